@@ -1,0 +1,30 @@
+//! Generates the C header with cbindgen into OUT_DIR (never outside it, so
+//! `cargo publish` verification works). The committed `include/hurray_coo.h`
+//! is compared with it by `tests/header.rs`; set HURRAY_COO_WRITE_HEADER=1 to
+//! refresh the committed copy (`scripts/update-header`).
+
+use std::path::PathBuf;
+
+fn main() {
+    let crate_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    println!("cargo:rerun-if-changed=src");
+    println!("cargo:rerun-if-changed=cbindgen.toml");
+    println!("cargo:rerun-if-env-changed=HURRAY_COO_WRITE_HEADER");
+
+    let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml"))
+        .expect("cbindgen.toml must parse");
+    let bindings = cbindgen::Builder::new()
+        .with_crate(&crate_dir)
+        .with_config(config)
+        .generate()
+        .expect("cbindgen could not generate the header");
+    let generated = out_dir.join("hurray_coo.h");
+    bindings.write_to_file(&generated);
+
+    if std::env::var_os("HURRAY_COO_WRITE_HEADER").is_some_and(|v| v == "1") {
+        let committed = crate_dir.join("include").join("hurray_coo.h");
+        std::fs::create_dir_all(committed.parent().unwrap()).unwrap();
+        bindings.write_to_file(committed);
+    }
+}

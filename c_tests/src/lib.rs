@@ -1,0 +1,1 @@
+//! Links the C test objects (built by build.rs) with the library.

@@ -1,0 +1,67 @@
+//! Owned, 64-byte-aligned byte storage allocated without aborting.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::error::CooError;
+use crate::size::BUFFER_ALIGN;
+
+/// One 64-byte, 64-aligned block; `Vec<Block>` gives aligned storage in safe
+/// Rust.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Block([u8; BUFFER_ALIGN]);
+
+// SAFETY: `Block` is `repr(C)` around a `[u8; 64]` with alignment 64: its size
+// is exactly 64, so it has no padding bytes, every bit pattern is valid, and
+// the all-zero pattern is valid. That is what `Zeroable` and `Pod` require.
+unsafe impl Zeroable for Block {}
+// SAFETY: see above.
+unsafe impl Pod for Block {}
+
+/// A heap copy of a byte buffer whose first byte is 64-byte aligned, with any
+/// tail of the last block zeroed.
+pub struct AlignedBuf {
+    blocks: Vec<Block>,
+    len: usize,
+}
+
+impl AlignedBuf {
+    /// Copy `src` into fresh aligned memory. Reports `Alloc` instead of
+    /// aborting when the memory cannot be had.
+    pub fn copy_from(src: &[u8], what: &'static str) -> Result<AlignedBuf, CooError> {
+        let nblocks = src.len().div_ceil(BUFFER_ALIGN);
+        let mut blocks: Vec<Block> = Vec::new();
+        blocks
+            .try_reserve_exact(nblocks)
+            .map_err(|_| CooError::Alloc {
+                bytes: src.len(),
+                what,
+            })?;
+        blocks.resize(nblocks, Block::zeroed());
+        bytemuck::cast_slice_mut::<Block, u8>(&mut blocks)[..src.len()].copy_from_slice(src);
+        Ok(AlignedBuf {
+            blocks,
+            len: src.len(),
+        })
+    }
+
+    /// The bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &bytemuck::cast_slice::<Block, u8>(&self.blocks)[..self.len]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copies_are_aligned_and_exact() {
+        for len in [0usize, 1, 63, 64, 65, 1000] {
+            let src: Vec<u8> = (0..len).map(|i| i as u8).collect();
+            let buf = AlignedBuf::copy_from(&src, "test").unwrap();
+            assert_eq!(buf.as_bytes(), &src[..]);
+            assert_eq!(buf.as_bytes().as_ptr() as usize % 64, 0);
+        }
+    }
+}

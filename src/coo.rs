@@ -1,0 +1,507 @@
+//! The COO tensor: structure, validation and lookup. Safe Rust, no FFI types.
+
+use std::cmp::Ordering;
+
+use crate::aligned::AlignedBuf;
+use crate::decode;
+use crate::error::CooError;
+use crate::size::{self, BUFFER_ALIGN, DYNAMIC_DIM, MAX_RANK};
+use crate::types::{TagClass, TypeInfo};
+
+/// How `Coo::new` treats the caller's buffers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Copy both buffers into library-owned 64-byte-aligned memory instead of
+    /// borrowing them.
+    pub copy: bool,
+    /// Skip the O(nnz) data checks (bounds, duplicates, order) and accept
+    /// unknown (reserved, private, unassigned) type tags without interpreting
+    /// their values. Structural checks always run.
+    pub permissive: bool,
+}
+
+/// The description of a COO tensor, as a caller hands it over.
+#[derive(Clone, Copy, Debug)]
+pub struct CooParts<'s, 'a> {
+    /// Element type tag.
+    pub type_tag: u8,
+    /// One extent per dimension; its length is the rank.
+    pub shape: &'s [u64],
+    /// Number of stored entries.
+    pub nnz: u64,
+    /// Whether entries claim strictly increasing lexicographic order.
+    pub is_sorted: bool,
+    /// Buffer 0: nnz packed values.
+    pub values: &'a [u8],
+    /// Buffer 1: nnz × rank little-endian `u64` coordinates.
+    pub indices: &'a [u8],
+}
+
+enum Storage<'a> {
+    Borrowed(&'a [u8]),
+    Owned(AlignedBuf),
+}
+
+impl Storage<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Storage::Borrowed(b) => b,
+            Storage::Owned(o) => o.as_bytes(),
+        }
+    }
+}
+
+/// A COO sparse tensor whose structure has been checked. Immutable once
+/// built; `Sync`, so it may be read from many threads at once.
+pub struct Coo<'a> {
+    tag: u8,
+    /// `None` when the tag is unknown and was accepted in permissive mode.
+    ty: Option<&'static TypeInfo>,
+    shape: Vec<u64>,
+    nnz: u64,
+    is_sorted: bool,
+    permissive: bool,
+    values: Storage<'a>,
+    indices: Storage<'a>,
+}
+
+/// Check a rank before anything sized by it is read.
+pub fn check_rank(rank: u32) -> Result<(), CooError> {
+    if rank == 0 || rank > MAX_RANK {
+        let hint = if rank == 0 {
+            " (rank 0 is a scalar, and scalars may not use a sparse layout)"
+        } else {
+            ""
+        };
+        return Err(CooError::InvalidRank { rank, hint });
+    }
+    Ok(())
+}
+
+/// Check flags-independent structure: type tag, rank, shape, buffer sizes,
+/// alignment of borrowed buffers, sub-byte padding. Returns the type facts
+/// (`None` for an unknown tag accepted because `permissive`).
+fn check_structure(
+    parts: &CooParts<'_, '_>,
+    borrowed: bool,
+    permissive: bool,
+) -> Result<Option<&'static TypeInfo>, CooError> {
+    let ty = match TagClass::of(parts.type_tag) {
+        TagClass::Known(info) => Some(info),
+        class @ TagClass::Invalid => {
+            return Err(CooError::InvalidType {
+                tag: parts.type_tag,
+                class,
+                hint: "",
+            })
+        }
+        _ if permissive => None,
+        class => {
+            return Err(CooError::InvalidType {
+                tag: parts.type_tag,
+                class,
+                hint: "; HURRAY_COO_PERMISSIVE accepts it without interpreting the values",
+            })
+        }
+    };
+    let rank = u32::try_from(parts.shape.len()).unwrap_or(u32::MAX);
+    check_rank(rank)?;
+    if let Some(dim) = parts.shape.iter().position(|&d| d == DYNAMIC_DIM) {
+        return Err(CooError::DynamicDimension { dim });
+    }
+
+    let need_indices = size::indices_bytes(parts.nnz, rank)?;
+    if let Some(ty) = ty {
+        let need_values = size::values_bytes(ty, parts.nnz)?;
+        if parts.values.len() as u64 != need_values {
+            return Err(CooError::BufferSize {
+                buffer: "values",
+                got: parts.values.len() as u64,
+                expected: need_values,
+                expected_why: format!("nnz {} of {}", parts.nnz, ty.name()),
+            });
+        }
+    }
+    if parts.indices.len() as u64 != need_indices {
+        return Err(CooError::BufferSize {
+            buffer: "indices",
+            got: parts.indices.len() as u64,
+            expected: need_indices,
+            expected_why: format!("nnz {} x rank {rank} x 8", parts.nnz),
+        });
+    }
+    if borrowed {
+        for (buffer, bytes) in [("values", parts.values), ("indices", parts.indices)] {
+            let addr = bytes.as_ptr() as usize;
+            if !bytes.is_empty() && addr % BUFFER_ALIGN != 0 {
+                return Err(CooError::Misaligned {
+                    buffer,
+                    addr,
+                    rem: addr % BUFFER_ALIGN,
+                });
+            }
+        }
+    }
+    if let Some(ty) = ty {
+        if let Some((byte, value, mask)) =
+            decode::first_nonzero_padding(ty, parts.values, parts.nnz)
+        {
+            return Err(CooError::NonzeroPadding {
+                byte,
+                value,
+                mask,
+                nnz: parts.nnz,
+                type_name: ty.name(),
+            });
+        }
+    }
+    Ok(ty)
+}
+
+impl<'a> Coo<'a> {
+    /// Build a tensor from `parts`. Structural checks always run; without
+    /// `opts.permissive` the full validation runs too and an invalid tensor
+    /// is refused. With `opts.copy` both buffers are copied (and may then be
+    /// dropped by the caller); otherwise they are borrowed for `'a`.
+    pub fn new(parts: CooParts<'_, 'a>, opts: Options) -> Result<Coo<'a>, CooError> {
+        let ty = check_structure(&parts, !opts.copy, opts.permissive)?;
+        let mut shape = Vec::new();
+        shape
+            .try_reserve_exact(parts.shape.len())
+            .map_err(|_| CooError::Alloc {
+                bytes: parts.shape.len() * 8,
+                what: "the shape",
+            })?;
+        shape.extend_from_slice(parts.shape);
+        let (values, indices) = if opts.copy {
+            (
+                Storage::Owned(AlignedBuf::copy_from(parts.values, "the values copy")?),
+                Storage::Owned(AlignedBuf::copy_from(parts.indices, "the indices copy")?),
+            )
+        } else {
+            (
+                Storage::Borrowed(parts.values),
+                Storage::Borrowed(parts.indices),
+            )
+        };
+        let coo = Coo {
+            tag: parts.type_tag,
+            ty,
+            shape,
+            nnz: parts.nnz,
+            is_sorted: parts.is_sorted,
+            permissive: opts.permissive,
+            values,
+            indices,
+        };
+        if !opts.permissive {
+            coo.check_data()?;
+        }
+        Ok(coo)
+    }
+
+    /// The element type tag.
+    pub fn type_tag(&self) -> u8 {
+        self.tag
+    }
+
+    /// The element type's facts, `None` for an unknown tag accepted in
+    /// permissive mode.
+    pub fn type_info(&self) -> Option<&'static TypeInfo> {
+        self.ty
+    }
+
+    /// The rank (1..=64).
+    pub fn rank(&self) -> u32 {
+        self.shape.len() as u32
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &[u64] {
+        &self.shape
+    }
+
+    /// The number of stored entries.
+    pub fn nnz(&self) -> u64 {
+        self.nnz
+    }
+
+    /// Whether the entries claim lexicographic order.
+    pub fn is_sorted(&self) -> bool {
+        self.is_sorted
+    }
+
+    /// Whether the tensor was built in permissive mode.
+    pub fn is_permissive(&self) -> bool {
+        self.permissive
+    }
+
+    /// Whether the buffers are library-owned copies.
+    pub fn is_copy(&self) -> bool {
+        matches!(self.values, Storage::Owned(_))
+    }
+
+    /// The values buffer.
+    pub fn values(&self) -> &[u8] {
+        self.values.bytes()
+    }
+
+    /// The indices buffer as bytes.
+    pub fn indices_bytes(&self) -> &[u8] {
+        self.indices.bytes()
+    }
+
+    /// The indices buffer as `u64` coordinates (entry `i`, dimension `d` at
+    /// `i * rank + d`).
+    pub fn indices(&self) -> &[u64] {
+        let bytes = self.indices.bytes();
+        if bytes.is_empty() {
+            &[]
+        } else {
+            // Non-empty storage is 64-byte aligned (checked when borrowed,
+            // guaranteed when owned) and a multiple of 8 bytes long.
+            bytemuck::cast_slice(bytes)
+        }
+    }
+
+    /// The coordinates of entry `i`.
+    pub fn entry(&self, i: usize) -> &[u64] {
+        let r = self.shape.len();
+        &self.indices()[i * r..(i + 1) * r]
+    }
+
+    fn parts(&self) -> CooParts<'_, '_> {
+        CooParts {
+            type_tag: self.tag,
+            shape: &self.shape,
+            nnz: self.nnz,
+            is_sorted: self.is_sorted,
+            values: self.values(),
+            indices: self.indices_bytes(),
+        }
+    }
+
+    /// Check everything the specification requires, whatever mode the tensor
+    /// was built in: the structural rules, then every coordinate in bounds, no
+    /// duplicate coordinate tuple and, when sorted, strict lexicographic
+    /// order. Reports the first violation (lowest entry number; at one entry,
+    /// bounds before duplicates and order).
+    pub fn validate(&self) -> Result<(), CooError> {
+        check_structure(&self.parts(), !self.is_copy(), false)?;
+        self.check_data()
+    }
+
+    fn out_of_bounds(&self, entry: usize) -> Option<CooError> {
+        let e = self.entry(entry);
+        let dim = e.iter().zip(&self.shape).position(|(c, x)| c >= x)?;
+        Some(CooError::OutOfBounds {
+            entry: entry as u64,
+            dim,
+            coord: e[dim],
+            extent: self.shape[dim],
+            coords: e.into(),
+        })
+    }
+
+    fn check_data(&self) -> Result<(), CooError> {
+        let r = self.shape.len();
+        let n = self.indices().len() / r;
+        if self.is_sorted {
+            for i in 0..n {
+                if let Some(err) = self.out_of_bounds(i) {
+                    return Err(err);
+                }
+                if i == 0 {
+                    continue;
+                }
+                let (prev, cur) = (self.entry(i - 1), self.entry(i));
+                match cur.cmp(prev) {
+                    Ordering::Greater => {}
+                    Ordering::Equal => {
+                        return Err(CooError::Duplicate {
+                            entry: i as u64,
+                            first: (i - 1) as u64,
+                            coords: cur.into(),
+                        })
+                    }
+                    Ordering::Less => {
+                        return Err(CooError::NotSorted {
+                            entry: i as u64,
+                            prev: (i - 1) as u64,
+                            coords: cur.into(),
+                            prev_coords: prev.into(),
+                        })
+                    }
+                }
+            }
+            return Ok(());
+        }
+        let first_oob = (0..n).find(|&i| self.out_of_bounds(i).is_some());
+        let checked = first_oob.unwrap_or(n);
+        if let Some((entry, first)) = self.first_duplicate(checked)? {
+            return Err(CooError::Duplicate {
+                entry: entry as u64,
+                first: first as u64,
+                coords: self.entry(entry).into(),
+            });
+        }
+        match first_oob.and_then(|i| self.out_of_bounds(i)) {
+            Some(err) => Err(err),
+            None => Ok(()),
+        }
+    }
+
+    /// Among entries `0..count` (all in bounds), the lowest entry `j` whose
+    /// coordinates equal those of an earlier entry `i`: `(j, i)`.
+    fn first_duplicate(&self, count: usize) -> Result<Option<(usize, usize)>, CooError> {
+        let alloc_err = |bytes| CooError::Alloc {
+            bytes,
+            what: "duplicate detection",
+        };
+        // Sorted (key, entry) pairs; within each run of equal keys the first
+        // two entries are the earliest original and its earliest duplicate.
+        let best = if let Some(strides) = size::linear_strides(&self.shape) {
+            let mut keys: Vec<(u64, usize)> = Vec::new();
+            keys.try_reserve_exact(count)
+                .map_err(|_| alloc_err(count.saturating_mul(16)))?;
+            keys.extend((0..count).map(|i| {
+                let key = self
+                    .entry(i)
+                    .iter()
+                    .zip(&strides)
+                    .fold(0u64, |k, (&c, &s)| k.wrapping_add(c.wrapping_mul(s)));
+                (key, i)
+            }));
+            keys.sort_unstable();
+            first_pair(&keys, |a, b| a.0 == b.0, |p| p.1)
+        } else {
+            let mut perm: Vec<usize> = Vec::new();
+            perm.try_reserve_exact(count)
+                .map_err(|_| alloc_err(count.saturating_mul(8)))?;
+            perm.extend(0..count);
+            perm.sort_unstable_by(|&a, &b| self.entry(a).cmp(self.entry(b)).then(a.cmp(&b)));
+            first_pair(&perm, |&a, &b| self.entry(a) == self.entry(b), |&p| p)
+        };
+        Ok(best)
+    }
+
+    /// Where entry `query` is stored, if it is. Errors when the query's rank
+    /// differs or a coordinate is outside the shape. Binary search when
+    /// sorted, a linear scan otherwise.
+    pub fn find(&self, query: &[u64]) -> Result<Option<usize>, CooError> {
+        if query.len() != self.shape.len() {
+            return Err(CooError::RankMismatch {
+                got: u32::try_from(query.len()).unwrap_or(u32::MAX),
+                expected: self.rank(),
+            });
+        }
+        if let Some(dim) = query.iter().zip(&self.shape).position(|(q, x)| q >= x) {
+            return Err(CooError::QueryOutOfBounds {
+                dim,
+                coord: query[dim],
+                extent: self.shape[dim],
+            });
+        }
+        let r = self.shape.len();
+        let idx = self.indices();
+        if self.is_sorted {
+            let (mut lo, mut hi) = (0usize, idx.len() / r);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                match idx[mid * r..(mid + 1) * r].cmp(query) {
+                    Ordering::Less => lo = mid + 1,
+                    Ordering::Greater => hi = mid,
+                    Ordering::Equal => return Ok(Some(mid)),
+                }
+            }
+            Ok(None)
+        } else {
+            Ok(idx.chunks_exact(r).position(|e| e == query))
+        }
+    }
+
+    fn interpretable(&self, what: &'static str) -> Result<&'static TypeInfo, CooError> {
+        self.ty.ok_or(CooError::UnsupportedType {
+            what,
+            tag: self.tag,
+            name: "unknown",
+            reason: "was accepted in permissive mode only, so its values are never interpreted",
+        })
+    }
+
+    /// Copy the element at `query` into `out`: its little-endian bytes for
+    /// whole-byte types, one byte holding the bit pattern for sub-byte types;
+    /// all-zero bytes when the element is not stored. Returns whether it is
+    /// stored.
+    pub fn lookup(&self, query: &[u64], out: &mut [u8]) -> Result<bool, CooError> {
+        let ty = self.interpretable("lookup")?;
+        let need = ty.lookup_bytes();
+        if out.len() < need {
+            return Err(CooError::BufferTooSmall {
+                what: "out_value",
+                got: out.len(),
+                needed: need,
+            });
+        }
+        match self.find(query)? {
+            Some(i) => {
+                decode::copy_element(ty, self.values(), i, out);
+                Ok(true)
+            }
+            None => {
+                out[..need].fill(0);
+                Ok(false)
+            }
+        }
+    }
+
+    /// The numeric value at `query` as an `f64` (0.0 when not stored), and
+    /// whether it is stored. Complex types are refused.
+    pub fn lookup_f64(&self, query: &[u64]) -> Result<(f64, bool), CooError> {
+        let ty = self.interpretable("lookup_f64")?;
+        if !ty.is_real() {
+            return Err(CooError::UnsupportedType {
+                what: "lookup_f64",
+                tag: ty.tag,
+                name: ty.name(),
+                reason: "is complex and has no single double value; use hurray_coo_lookup to read its (re, im) bytes",
+            });
+        }
+        let mut storage = [0u8; 16];
+        match self.find(query)? {
+            Some(i) => {
+                decode::copy_element(ty, self.values(), i, &mut storage);
+                let v = decode::to_f64(ty, &storage)
+                    .ok_or_else(|| CooError::Internal(format!("no f64 for {}", ty.name())))?;
+                Ok((v, true))
+            }
+            None => Ok((0.0, false)),
+        }
+    }
+}
+
+/// In `sorted` (grouped by `same`), the lowest second member of any group,
+/// with the group's first member: `(second, first)` as extracted by `id`.
+fn first_pair<T>(
+    sorted: &[T],
+    same: impl Fn(&T, &T) -> bool,
+    id: impl Fn(&T) -> usize,
+) -> Option<(usize, usize)> {
+    let mut best: Option<(usize, usize)> = None;
+    let mut k = 0;
+    while k + 1 < sorted.len() {
+        if same(&sorted[k], &sorted[k + 1]) {
+            let (first, second) = (id(&sorted[k]), id(&sorted[k + 1]));
+            if best.is_none_or(|(b, _)| second < b) {
+                best = Some((second, first));
+            }
+            // Skip the rest of this group.
+            let start = k;
+            while k + 1 < sorted.len() && same(&sorted[start], &sorted[k + 1]) {
+                k += 1;
+            }
+        }
+        k += 1;
+    }
+    best
+}

@@ -1,0 +1,191 @@
+//! The core's error type. Each variant maps to exactly one [`Status`]; its
+//! `Display` text is the message `hurray_last_error_message()` returns, so it
+//! names the culprit (entry, dimension, values) and what to do instead.
+
+use std::fmt;
+
+use crate::status::Status;
+use crate::types::TagClass;
+
+/// A coordinate tuple, displayed as `(2, 0)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Coords(pub Vec<u64>);
+
+impl fmt::Display for Coords {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("(")?;
+        for (d, c) in self.0.iter().enumerate() {
+            if d > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{c}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+impl From<&[u64]> for Coords {
+    fn from(c: &[u64]) -> Self {
+        Coords(c.to_vec())
+    }
+}
+
+/// Everything that can go wrong, with the details a user needs to fix it.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CooError {
+    #[error("{what} is NULL{hint}")]
+    NullPointer { what: &'static str, hint: &'static str },
+
+    #[error("flags 0x{flags:08X} has unknown bits 0x{unknown:08X} set; the known flags are HURRAY_COO_COPY (0x1) and HURRAY_COO_PERMISSIVE (0x2)")]
+    InvalidFlags { flags: u32, unknown: u32 },
+
+    #[error("type tag 0x{tag:02X} is {class}{hint}")]
+    InvalidType {
+        tag: u8,
+        class: TagClass,
+        hint: &'static str,
+    },
+
+    #[error("{what}: type tag 0x{tag:02X} ({name}) {reason}")]
+    UnsupportedType {
+        what: &'static str,
+        tag: u8,
+        name: &'static str,
+        reason: &'static str,
+    },
+
+    #[error("rank {rank} is invalid for COO: it must be 1..=64{hint}")]
+    InvalidRank { rank: u32, hint: &'static str },
+
+    #[error("shape dimension {dim} is UINT64_MAX, the dynamic-dimension sentinel: a COO tensor needs every dimension resolved")]
+    DynamicDimension { dim: usize },
+
+    #[error("{buffer} buffer is {got} bytes but {expected_why} needs exactly {expected} bytes")]
+    BufferSize {
+        buffer: &'static str,
+        got: u64,
+        expected: u64,
+        expected_why: String,
+    },
+
+    #[error("{buffer} buffer at address {addr:#x} is not 64-byte aligned (address mod 64 = {rem}); pass HURRAY_COO_COPY to let the library copy it into aligned memory, or allocate it 64-byte aligned")]
+    Misaligned {
+        buffer: &'static str,
+        addr: usize,
+        rem: usize,
+    },
+
+    #[error("size overflow: {what} does not fit")]
+    Overflow { what: String },
+
+    #[error("entry {entry} at {coords}: coordinate {coord} in dimension {dim} is out of bounds (shape[{dim}] = {extent})")]
+    OutOfBounds {
+        entry: u64,
+        dim: usize,
+        coord: u64,
+        extent: u64,
+        coords: Coords,
+    },
+
+    #[error("entry {entry} duplicates entry {first} at {coords}")]
+    Duplicate {
+        entry: u64,
+        first: u64,
+        coords: Coords,
+    },
+
+    #[error("entry {entry} at {coords} is not after entry {prev} at {prev_coords} in lexicographic order, but is_sorted is set")]
+    NotSorted {
+        entry: u64,
+        prev: u64,
+        coords: Coords,
+        prev_coords: Coords,
+    },
+
+    #[error("values buffer byte {byte} is 0x{value:02X}: its padding bits (mask 0x{mask:02X}) after the {nnz} {type_name} elements must be zero")]
+    NonzeroPadding {
+        byte: usize,
+        value: u8,
+        mask: u8,
+        nnz: u64,
+        type_name: &'static str,
+    },
+
+    #[error("query has rank {got} but the tensor has rank {expected}")]
+    RankMismatch { got: u32, expected: u32 },
+
+    #[error("query coordinate {coord} in dimension {dim} is out of bounds (shape[{dim}] = {extent})")]
+    QueryOutOfBounds { dim: usize, coord: u64, extent: u64 },
+
+    #[error("{what} has {got} bytes but {needed} are needed")]
+    BufferTooSmall {
+        what: &'static str,
+        got: usize,
+        needed: usize,
+    },
+
+    #[error("could not allocate {bytes} bytes for {what}")]
+    Alloc { bytes: usize, what: &'static str },
+
+    #[error("internal error: {0} (please report this)")]
+    Internal(String),
+
+    #[error("internal panic caught at the C boundary: {0} (please report this)")]
+    Panic(String),
+}
+
+impl CooError {
+    /// The status code that goes with this error.
+    pub fn status(&self) -> Status {
+        match self {
+            CooError::NullPointer { .. } => Status::NullPointer,
+            CooError::InvalidFlags { .. } => Status::InvalidFlags,
+            CooError::InvalidType { .. } => Status::InvalidType,
+            CooError::UnsupportedType { .. } => Status::UnsupportedType,
+            CooError::InvalidRank { .. } => Status::InvalidRank,
+            CooError::DynamicDimension { .. } => Status::InvalidShape,
+            CooError::BufferSize { .. } => Status::BufferSize,
+            CooError::Misaligned { .. } => Status::Misaligned,
+            CooError::Overflow { .. } => Status::Overflow,
+            CooError::OutOfBounds { .. } | CooError::QueryOutOfBounds { .. } => {
+                Status::IndexOutOfBounds
+            }
+            CooError::Duplicate { .. } => Status::Duplicate,
+            CooError::NotSorted { .. } => Status::NotSorted,
+            CooError::NonzeroPadding { .. } => Status::NonzeroPadding,
+            CooError::RankMismatch { .. } => Status::RankMismatch,
+            CooError::BufferTooSmall { .. } => Status::BufferTooSmall,
+            CooError::Alloc { .. } => Status::Alloc,
+            CooError::Internal(_) => Status::Internal,
+            CooError::Panic(_) => Status::InternalPanic,
+        }
+    }
+
+    /// A NULL-pointer error without a hint.
+    pub fn null(what: &'static str) -> CooError {
+        CooError::NullPointer { what, hint: "" }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_name_the_culprit() {
+        let e = CooError::Duplicate {
+            entry: 17,
+            first: 3,
+            coords: Coords(vec![2, 0]),
+        };
+        assert_eq!(e.to_string(), "entry 17 duplicates entry 3 at (2, 0)");
+        assert_eq!(e.status(), Status::Duplicate);
+        let e = CooError::Misaligned {
+            buffer: "values",
+            addr: 0x1004,
+            rem: 4,
+        };
+        assert!(e.to_string().contains("HURRAY_COO_COPY"));
+        assert_eq!(Coords(vec![]).to_string(), "()");
+    }
+}

@@ -1,0 +1,93 @@
+//! Constants exported to the C header as defines. The status numbers mirror
+//! `crate::status::Status` (the one table); `status_defines_match_the_table`
+//! checks that they agree.
+#![allow(non_camel_case_types)]
+
+/// A status code returned by every fallible function: HURRAY_OK (0) on
+/// success, a negative HURRAY_ERR_* value on failure. Positive values are
+/// reserved. Numbers never change meaning once released.
+pub type hurray_status = i32;
+
+/// Success.
+pub const HURRAY_OK: hurray_status = 0;
+/// A descriptor does not start with the magic bytes "HRRY".
+pub const HURRAY_ERR_INVALID_MAGIC: hurray_status = -1;
+/// A descriptor's major version is not supported.
+pub const HURRAY_ERR_VERSION_MISMATCH: hurray_status = -2;
+/// A descriptor's layout tag or layout field is invalid.
+pub const HURRAY_ERR_INVALID_LAYOUT: hurray_status = -3;
+/// The element type tag is invalid (0x00, 0xFF), reserved (0x47, 0x80-0xEF),
+/// private (0xF0-0xFE) or unassigned. Only 0x00 and 0xFF stay refused under
+/// HURRAY_COO_PERMISSIVE.
+pub const HURRAY_ERR_INVALID_TYPE: hurray_status = -4;
+/// A caller-provided output buffer is too small; the message says how many
+/// bytes are needed.
+pub const HURRAY_ERR_BUFFER_TOO_SMALL: hurray_status = -5;
+/// A required pointer argument is NULL (or a buffer pointer is NULL with a
+/// nonzero byte count).
+pub const HURRAY_ERR_NULL_POINTER: hurray_status = -6;
+/// A Rust panic was caught at the boundary. This is a bug in the library;
+/// please report it with the message.
+pub const HURRAY_ERR_INTERNAL_PANIC: hurray_status = -7;
+/// An internal invariant failed. This is a bug in the library.
+pub const HURRAY_ERR_INTERNAL: hurray_status = -10;
+/// A coordinate is outside the shape: a stored entry's (validation) or a
+/// query's (lookup).
+pub const HURRAY_ERR_INDEX_OUT_OF_BOUNDS: hurray_status = -11;
+/// The rank is outside 1..=64 (rank 0 is a scalar, which may not be sparse).
+pub const HURRAY_ERR_INVALID_RANK: hurray_status = -20;
+/// A shape dimension is UINT64_MAX, the dynamic-dimension sentinel.
+pub const HURRAY_ERR_INVALID_SHAPE: hurray_status = -21;
+/// The values or indices buffer does not have exactly the byte size the
+/// type, nnz and rank require.
+pub const HURRAY_ERR_BUFFER_SIZE: hurray_status = -22;
+/// A non-empty borrowed buffer is not 64-byte aligned (use HURRAY_COO_COPY).
+pub const HURRAY_ERR_MISALIGNED: hurray_status = -23;
+/// Two stored entries have the same coordinate tuple.
+pub const HURRAY_ERR_DUPLICATE: hurray_status = -24;
+/// is_sorted is set but the entries are not in strictly increasing
+/// lexicographic order.
+pub const HURRAY_ERR_NOT_SORTED: hurray_status = -25;
+/// A query's rank differs from the tensor's rank.
+pub const HURRAY_ERR_RANK_MISMATCH: hurray_status = -26;
+/// A size computation (such as nnz * rank * 8) overflows.
+pub const HURRAY_ERR_OVERFLOW: hurray_status = -27;
+/// Memory could not be allocated. Nothing was leaked and nothing aborted.
+pub const HURRAY_ERR_ALLOC: hurray_status = -28;
+/// Unknown bits are set in a flags argument.
+pub const HURRAY_ERR_INVALID_FLAGS: hurray_status = -29;
+/// Padding bits after the last element of a sub-byte values buffer are not 0.
+pub const HURRAY_ERR_NONZERO_PADDING: hurray_status = -30;
+/// The operation is not possible for this element type: a complex value as
+/// a double, or any value of a tag accepted only in permissive mode.
+pub const HURRAY_ERR_UNSUPPORTED_TYPE: hurray_status = -31;
+
+/// Flag for hurray_coo_create: borrow both buffers in place (zero-copy). The
+/// caller keeps them alive and unchanged until hurray_coo_free. The default.
+pub const HURRAY_COO_BORROW: u32 = 0;
+/// Flag for hurray_coo_create: copy both buffers into library-owned
+/// 64-byte-aligned memory; the caller may free its arrays as soon as create
+/// returns. Misaligned input buffers are accepted in this mode.
+pub const HURRAY_COO_COPY: u32 = 1;
+/// Flag for hurray_coo_create: skip the O(nnz) data checks (bounds,
+/// duplicates, order) and accept reserved, private and unassigned type tags
+/// without ever interpreting their values. Structural checks still run.
+/// hurray_coo_validate always runs every check.
+pub const HURRAY_COO_PERMISSIVE: u32 = 2;
+
+/// Largest number of bytes hurray_coo_lookup writes (float128, complex128);
+/// an out_value buffer of this size fits every element type.
+pub const HURRAY_LOOKUP_MAX_BYTES: usize = 16;
+
+/// Major version of this library (semantic versioning).
+pub const HURRAY_COO_VERSION_MAJOR: u32 = 0;
+/// Minor version of this library.
+pub const HURRAY_COO_VERSION_MINOR: u32 = 1;
+/// Patch version of this library.
+pub const HURRAY_COO_VERSION_PATCH: u32 = 0;
+/// MAJOR * 1000000 + MINOR * 1000 + PATCH, as hurray_coo_version_number()
+/// returns it at run time.
+pub const HURRAY_COO_VERSION_NUMBER: u32 = 1000;
+/// Version of the binary interface: it changes whenever an exported function
+/// changes signature or disappears, or a status code changes meaning.
+pub const HURRAY_COO_ABI_VERSION: u32 = 1;

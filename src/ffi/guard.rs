@@ -1,0 +1,162 @@
+//! The boundary's plumbing: the one panic barrier every export runs in, the
+//! thread-local last-error message, and the checked conversions from raw
+//! pointers. Every `unsafe` raw-pointer read of the library is in this file.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::ffi::{c_void, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::error::CooError;
+use crate::size::MAX_RANK;
+use crate::status::Status;
+
+thread_local! {
+    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+}
+
+fn set_message(msg: &str) {
+    let c = CString::new(msg.replace('\0', "\\0")).unwrap_or_default();
+    // `try_with` fails only while the thread is being torn down; then there is
+    // nobody left to read the message.
+    let _ = LAST_ERROR.try_with(|m| *m.borrow_mut() = c);
+}
+
+/// The calling thread's last message (empty after a success).
+pub(crate) fn last_message_ptr() -> *const std::ffi::c_char {
+    LAST_ERROR
+        .try_with(|m| m.borrow().as_ptr())
+        .unwrap_or(c"".as_ptr())
+}
+
+fn panic_text(payload: Box<dyn Any + Send>) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "non-string panic payload".to_owned()
+    }
+}
+
+/// Run a fallible export body behind the panic barrier: success clears the
+/// thread's message and returns `HURRAY_OK`; an error sets the message and
+/// returns its status; a panic becomes `HURRAY_ERR_INTERNAL_PANIC`.
+pub(crate) fn guard(f: impl FnOnce() -> Result<(), CooError>) -> i32 {
+    let err = match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(())) => {
+            set_message("");
+            return Status::Ok.code();
+        }
+        Ok(Err(e)) => e,
+        Err(payload) => CooError::Panic(panic_text(payload)),
+    };
+    set_message(&err.to_string());
+    err.status().code()
+}
+
+/// Run an infallible export body (an accessor) behind the panic barrier,
+/// returning `fallback` if it panics.
+pub(crate) fn guard_value<T>(fallback: T, f: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        set_message(&CooError::Panic(panic_text(payload)).to_string());
+        fallback
+    })
+}
+
+/// A caller's byte buffer as a slice; `&[]` when `len` is 0 (whatever `ptr`
+/// is, NULL included).
+///
+/// # Safety
+/// When `len > 0` and `ptr` is not NULL, `ptr` must be valid for reads of
+/// `len` bytes for `'a` and not be written meanwhile (the documented C
+/// contract of every function that takes a buffer).
+pub(crate) unsafe fn bytes<'a>(
+    ptr: *const c_void,
+    len: usize,
+    what: &'static str,
+) -> Result<&'a [u8], CooError> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if ptr.is_null() {
+        return Err(CooError::NullPointer {
+            what,
+            hint: " but its byte count is not 0",
+        });
+    }
+    if len > isize::MAX as usize {
+        return Err(CooError::Overflow {
+            what: format!("{what} byte count {len} (larger than the address space allows)"),
+        });
+    }
+    // SAFETY: `ptr` is non-null, `len` is at most isize::MAX, and the caller
+    // guarantees `len` readable, unchanging bytes for 'a (see above). u8 has
+    // alignment 1, so any address is suitably aligned.
+    Ok(unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) })
+}
+
+/// Up to 64 `u64`s (a shape or a query) copied off a caller's array.
+pub(crate) struct Small {
+    buf: [u64; MAX_RANK as usize],
+    len: usize,
+}
+
+impl Small {
+    pub(crate) fn as_slice(&self) -> &[u64] {
+        &self.buf[..self.len]
+    }
+}
+
+/// Copy `n` (at most 64, checked by the caller before) `u64`s from `ptr`.
+///
+/// # Safety
+/// `ptr`, when not NULL, must be valid for reads of `n` `uint64_t`.
+pub(crate) unsafe fn read_u64s(
+    ptr: *const u64,
+    n: u32,
+    what: &'static str,
+) -> Result<Small, CooError> {
+    if ptr.is_null() {
+        return Err(CooError::null(what));
+    }
+    let n = n as usize;
+    if n > MAX_RANK as usize {
+        return Err(CooError::Internal(format!("{what}: {n} values read")));
+    }
+    let mut out = Small {
+        buf: [0; MAX_RANK as usize],
+        len: n,
+    };
+    for (k, slot) in out.buf[..n].iter_mut().enumerate() {
+        // SAFETY: the caller guarantees `n` readable u64s at `ptr`; the read is
+        // unaligned-tolerant, so a misaligned array is read correctly, not UB.
+        *slot = unsafe { ptr.add(k).read_unaligned() };
+    }
+    Ok(out)
+}
+
+/// Write `value` through an optional out-pointer (skipped when NULL).
+///
+/// # Safety
+/// `ptr`, when not NULL, must be valid for a write of one `T`.
+pub(crate) unsafe fn write_opt<T>(ptr: *mut T, value: T) {
+    if !ptr.is_null() {
+        // SAFETY: non-null and writable per the caller's contract; unaligned
+        // writes are tolerated.
+        unsafe { ptr.write_unaligned(value) }
+    }
+}
+
+/// Write `value` through a required out-pointer.
+///
+/// # Safety
+/// As `write_opt`.
+pub(crate) unsafe fn write_req<T>(ptr: *mut T, value: T, what: &'static str) -> Result<(), CooError> {
+    if ptr.is_null() {
+        return Err(CooError::null(what));
+    }
+    // SAFETY: non-null; the caller's contract makes it writable.
+    unsafe { write_opt(ptr, value) };
+    Ok(())
+}
