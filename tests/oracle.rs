@@ -1,0 +1,185 @@
+//! Property tests against a deliberately simple oracle: random tensors
+//! (seeded, reproducible: the failing seed is printed) with injected
+//! duplicates, out-of-bounds coordinates and order violations. The library's
+//! verdict and first reported violation must match the oracle, and every
+//! lookup must match a HashMap.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::{Fixture, Rng};
+use hurray_coo::{CooError, Options, Status};
+
+#[derive(Debug, PartialEq)]
+enum Verdict {
+    Valid,
+    OutOfBounds { entry: u64, dim: usize },
+    Duplicate { entry: u64, first: u64 },
+    NotSorted { entry: u64 },
+}
+
+/// The rules, read naively: walk the entries in order; at each entry check
+/// bounds, then (sorted) order against the previous entry or (unsorted)
+/// equality with every earlier entry.
+fn oracle(shape: &[u64], entries: &[Vec<u64>], sorted: bool) -> Verdict {
+    for (j, e) in entries.iter().enumerate() {
+        if let Some(dim) = (0..shape.len()).find(|&d| e[d] >= shape[d]) {
+            return Verdict::OutOfBounds {
+                entry: j as u64,
+                dim,
+            };
+        }
+        if sorted && j > 0 {
+            let p = &entries[j - 1];
+            if e == p {
+                return Verdict::Duplicate {
+                    entry: j as u64,
+                    first: j as u64 - 1,
+                };
+            }
+            if e < p {
+                return Verdict::NotSorted { entry: j as u64 };
+            }
+        }
+        if !sorted {
+            if let Some(i) = (0..j).find(|&i| entries[i] == *e) {
+                return Verdict::Duplicate {
+                    entry: j as u64,
+                    first: i as u64,
+                };
+            }
+        }
+    }
+    Verdict::Valid
+}
+
+fn verdict_of(r: Result<(), CooError>) -> Verdict {
+    match r {
+        Ok(()) => Verdict::Valid,
+        Err(CooError::OutOfBounds { entry, dim, .. }) => Verdict::OutOfBounds { entry, dim },
+        Err(CooError::Duplicate { entry, first, .. }) => Verdict::Duplicate { entry, first },
+        Err(CooError::NotSorted { entry, .. }) => Verdict::NotSorted { entry },
+        Err(e) => panic!("unexpected error {e}"),
+    }
+}
+
+fn random_case(rng: &mut Rng) -> (Vec<u64>, Vec<Vec<u64>>, bool) {
+    let rank = [1usize, 1, 2, 2, 2, 3, 3, 4, 8, 64][rng.below(10) as usize];
+    let shape: Vec<u64> = (0..rank)
+        .map(|_| match rng.below(20) {
+            0 => 0,
+            1 => u64::MAX - 1,
+            2 => 1 << 40,
+            _ => 1 + rng.below(if rank > 4 { 2 } else { 6 }),
+        })
+        .collect();
+    let nnz = rng.below(40) as usize;
+    let sorted = rng.below(2) == 0;
+    let coord = |rng: &mut Rng, d: usize| -> u64 {
+        let x = shape[d];
+        if x == 0 || x > 1 << 32 {
+            rng.below(8)
+        } else {
+            rng.below(x)
+        }
+    };
+    let mut entries: Vec<Vec<u64>> = (0..nnz)
+        .map(|_| (0..rank).map(|d| coord(rng, d)).collect())
+        .collect();
+    if sorted {
+        entries.sort();
+        entries.dedup();
+    }
+    // Inject violations.
+    let n = entries.len();
+    if n > 1 {
+        match rng.below(6) {
+            0 => {
+                let (a, b) = (rng.below(n as u64) as usize, rng.below(n as u64) as usize);
+                entries[a] = entries[b].clone(); // duplicate
+            }
+            1 => {
+                let (a, b) = (rng.below(n as u64) as usize, rng.below(n as u64) as usize);
+                entries.swap(a, b); // order violation
+            }
+            2 => {
+                let (a, d) = (rng.below(n as u64) as usize, rng.below(rank as u64) as usize);
+                entries[a][d] = shape[d].saturating_add(rng.below(3)); // out of bounds
+            }
+            _ => {}
+        }
+    }
+    (shape, entries, sorted)
+}
+
+#[test]
+fn verdicts_and_lookups_match_the_oracle() {
+    let mut valid = 0;
+    let mut invalid = 0;
+    for seed in 0..4000u64 {
+        let mut rng = Rng::new(seed);
+        let (shape, entries, sorted) = random_case(&mut rng);
+        let refs: Vec<&[u64]> = entries.iter().map(|e| &e[..]).collect();
+        let f = Fixture::f32s(&shape, &refs, sorted);
+        let want = oracle(&shape, &entries, sorted);
+        let got = verdict_of(f.strict().map(|_| ()));
+        assert_eq!(got, want, "seed {seed}: shape {shape:?} sorted {sorted} entries {entries:?}");
+        // validate() on a permissive handle reaches the same verdict (copy
+        // mode too).
+        for copy in [false, true] {
+            let coo = f
+                .create(Options {
+                    copy,
+                    permissive: true,
+                })
+                .unwrap();
+            assert_eq!(verdict_of(coo.validate()), want, "seed {seed} (permissive)");
+        }
+        if want != Verdict::Valid {
+            invalid += 1;
+            continue;
+        }
+        valid += 1;
+        let coo = f.strict().unwrap();
+        let model: HashMap<&[u64], f64> = refs
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (*e, i as f64 + 1.0))
+            .collect();
+        // Every stored entry, and random in-bounds queries (mostly misses).
+        let mut queries: Vec<Vec<u64>> = entries.clone();
+        if shape.iter().all(|&x| x > 0) {
+            for _ in 0..20 {
+                queries.push(shape.iter().map(|&x| rng.below(x)).collect());
+            }
+        }
+        for q in &queries {
+            let want = model.get(&q[..]).map_or((0.0, false), |&v| (v, true));
+            assert_eq!(coo.lookup_f64(q).unwrap(), want, "seed {seed}: query {q:?}");
+        }
+    }
+    // The generator must exercise both outcomes substantially.
+    assert!(valid > 1000 && invalid > 1000, "valid {valid}, invalid {invalid}");
+}
+
+#[test]
+fn out_of_bounds_queries_are_errors_for_every_dimension() {
+    for seed in 0..300u64 {
+        let mut rng = Rng::new(seed ^ 0xABCD);
+        let (shape, _, _) = random_case(&mut rng);
+        let f = Fixture::f32s(&shape, &[], true);
+        let coo = f.strict().unwrap();
+        let d = rng.below(shape.len() as u64) as usize;
+        let mut q: Vec<u64> = shape.iter().map(|&x| x.saturating_sub(1)).collect();
+        q[d] = shape[d].saturating_add(rng.below(2));
+        if q[d] < shape[d] {
+            continue; // shape[d] == u64::MAX - 1 saturates only at u64::MAX
+        }
+        let e = coo.lookup_f64(&q).unwrap_err();
+        assert_eq!(e.status(), Status::IndexOutOfBounds, "seed {seed}");
+        // The first offending dimension is reported (a 0 extent offends too).
+        let first = (0..shape.len()).find(|&k| q[k] >= shape[k]).unwrap();
+        assert!(e.to_string().contains(&format!("dimension {first}")), "seed {seed}: {e}");
+    }
+}
