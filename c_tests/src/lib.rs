@@ -1,1 +1,62 @@
-//! Links the C test objects (built by build.rs) with the library.
+//! Runs the C tests in `c/` (compiled by build.rs) against the library.
+//! Only this unpublished crate links them; the shipped libhurray_coo never
+//! contains test code.
+
+// Link the library so that the C tests' hurray_* references resolve.
+extern crate hurray_coo;
+
+use std::ffi::{c_char, c_int, CStr};
+
+extern "C" {
+    fn ctest_api_count() -> usize;
+    fn ctest_api_name(i: usize) -> *const c_char;
+    fn ctest_api_run(i: usize) -> c_int;
+    fn ctest_threads_count() -> usize;
+    fn ctest_threads_name(i: usize) -> *const c_char;
+    fn ctest_threads_run(i: usize) -> c_int;
+    fn ctest_cpp_smoke() -> c_int;
+}
+
+/// A suite of C tests: its count, names and runner.
+pub struct Suite {
+    pub count: unsafe extern "C" fn() -> usize,
+    pub name: unsafe extern "C" fn(usize) -> *const c_char,
+    pub run: unsafe extern "C" fn(usize) -> c_int,
+}
+
+pub const API: Suite = Suite {
+    count: ctest_api_count,
+    name: ctest_api_name,
+    run: ctest_api_run,
+};
+
+pub const THREADS: Suite = Suite {
+    count: ctest_threads_count,
+    name: ctest_threads_name,
+    run: ctest_threads_run,
+};
+
+/// Runs every test of `suite`; returns the names of those that failed.
+pub fn run_suite(suite: &Suite) -> (usize, Vec<String>) {
+    let mut failed = Vec::new();
+    // SAFETY: the C functions take and return plain values; names are static
+    // NUL-terminated strings for every index below count().
+    let count = unsafe { (suite.count)() };
+    for i in 0..count {
+        let name = unsafe { CStr::from_ptr((suite.name)(i)) }
+            .to_string_lossy()
+            .into_owned();
+        let failures = unsafe { (suite.run)(i) };
+        eprintln!("ctest {name}: {failures} failed checks");
+        if failures != 0 {
+            failed.push(name);
+        }
+    }
+    (count, failed)
+}
+
+/// The C++ smoke test's failure count.
+pub fn cpp_smoke() -> c_int {
+    // SAFETY: a plain C++ function with extern "C" linkage and no arguments.
+    unsafe { ctest_cpp_smoke() }
+}

@@ -1,0 +1,609 @@
+/* C tests of the libhurray_coo API, as a C caller uses it. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc64.h"
+#include "ctest.h"
+
+static const uint64_t SEED_SHAPE[2] = {4, 4};
+static const float SEED_VALUES[3] = {1.5f, -0.5f, 2.0f};
+static const uint64_t SEED_INDICES[6] = {0, 1, 2, 0, 3, 3};
+
+/* A fixture: aligned copies of the seed's buffers. */
+typedef struct {
+    float *values;
+    uint64_t *indices;
+} seed_bufs;
+
+static seed_bufs seed_alloc(void) {
+    seed_bufs b;
+    b.values = alloc64(SEED_VALUES, sizeof SEED_VALUES, 0);
+    b.indices = alloc64(SEED_INDICES, sizeof SEED_INDICES, 0);
+    return b;
+}
+
+static void seed_release(seed_bufs b) {
+    free64(b.values);
+    free64(b.indices);
+}
+
+static hurray_status seed_create(seed_bufs b, uint32_t flags, hurray_coo **out) {
+    return hurray_coo_create(0x03, 2, SEED_SHAPE, 3, true, b.values, sizeof SEED_VALUES,
+                             b.indices, sizeof SEED_INDICES, flags, out);
+}
+
+static int test_seed_example(void) {
+    int failures = 0;
+    seed_bufs b = seed_alloc();
+    hurray_coo *coo = NULL;
+    const uint64_t present[2] = {2, 0};
+    const uint64_t absent[2] = {1, 2};
+    float f = 0.0f;
+    double d = 0.0;
+    bool found = false;
+    size_t nbytes = 0;
+
+    CHECK_STATUS(seed_create(b, HURRAY_COO_BORROW, &coo), HURRAY_OK, "");
+    CHECK(coo != NULL);
+    CHECK(strcmp(hurray_last_error_message(), "") == 0);
+    CHECK_STATUS(hurray_coo_validate(coo), HURRAY_OK, "");
+
+    CHECK(hurray_coo_rank(coo) == 2);
+    CHECK(hurray_coo_shape(coo)[0] == 4 && hurray_coo_shape(coo)[1] == 4);
+    CHECK(hurray_coo_nnz(coo) == 3);
+    CHECK(hurray_coo_type_tag(coo) == 0x03);
+    CHECK(hurray_coo_is_sorted(coo));
+    CHECK(hurray_coo_flags(coo) == 0);
+    /* Zero-copy: the handle reads the caller's memory in place. */
+    CHECK(hurray_coo_values(coo, &nbytes) == (const void *)b.values);
+    CHECK(nbytes == 12);
+    CHECK(hurray_coo_indices(coo, &nbytes) == b.indices);
+    CHECK(nbytes == 48);
+    CHECK(hurray_coo_values(coo, NULL) == (const void *)b.values);
+
+    CHECK_STATUS(hurray_coo_lookup(coo, present, 2, &f, sizeof f, &found), HURRAY_OK, "");
+    CHECK(found && f == -0.5f);
+    CHECK_STATUS(hurray_coo_lookup_f64(coo, present, 2, &d, &found), HURRAY_OK, "");
+    CHECK(found && d == -0.5);
+    f = 42.0f;
+    CHECK_STATUS(hurray_coo_lookup(coo, absent, 2, &f, sizeof f, &found), HURRAY_OK, "");
+    CHECK(!found && f == 0.0f);
+    CHECK_STATUS(hurray_coo_lookup_f64(coo, absent, 2, &d, NULL), HURRAY_OK, "");
+    CHECK(d == 0.0);
+
+    /* The library never wrote to the borrowed buffers. */
+    CHECK(memcmp(b.values, SEED_VALUES, sizeof SEED_VALUES) == 0);
+    CHECK(memcmp(b.indices, SEED_INDICES, sizeof SEED_INDICES) == 0);
+    hurray_coo_free(coo);
+    seed_release(b);
+    return failures;
+}
+
+static int test_copy_mode_owns_its_memory(void) {
+    int failures = 0;
+    seed_bufs b = seed_alloc();
+    hurray_coo *coo = NULL;
+    const uint64_t q[2] = {3, 3};
+    double d = 0.0;
+    bool found = false;
+    const void *v;
+    size_t nbytes = 0;
+
+    CHECK_STATUS(seed_create(b, HURRAY_COO_COPY, &coo), HURRAY_OK, "");
+    CHECK(hurray_coo_flags(coo) == HURRAY_COO_COPY);
+    v = hurray_coo_values(coo, &nbytes);
+    CHECK(v != (const void *)b.values && nbytes == 12);
+    CHECK(((uintptr_t)v % 64u) == 0);
+    CHECK(((uintptr_t)hurray_coo_indices(coo, NULL) % 64u) == 0);
+    /* The caller may scribble on and free its arrays at once. */
+    memset(b.values, 0xFF, sizeof SEED_VALUES);
+    memset(b.indices, 0xFF, sizeof SEED_INDICES);
+    seed_release(b);
+    CHECK_STATUS(hurray_coo_lookup_f64(coo, q, 2, &d, &found), HURRAY_OK, "");
+    CHECK(found && d == 2.0);
+    CHECK_STATUS(hurray_coo_validate(coo), HURRAY_OK, "");
+    hurray_coo_free(coo);
+
+    /* Copy mode accepts misaligned (but otherwise valid) buffers. */
+    {
+        float *mv = alloc64(SEED_VALUES, sizeof SEED_VALUES, 4);
+        uint64_t *mi = alloc64(SEED_INDICES, sizeof SEED_INDICES, 8);
+        CHECK_STATUS(hurray_coo_create(0x03, 2, SEED_SHAPE, 3, true, mv, 12, mi, 48,
+                                       HURRAY_COO_COPY, &coo),
+                     HURRAY_OK, "");
+        CHECK_STATUS(hurray_coo_lookup_f64(coo, q, 2, &d, &found), HURRAY_OK, "");
+        CHECK(found && d == 2.0);
+        hurray_coo_free(coo);
+        CHECK_STATUS(hurray_coo_create(0x03, 2, SEED_SHAPE, 3, true, mv, 12, mi, 48,
+                                       HURRAY_COO_BORROW, &coo),
+                     HURRAY_ERR_MISALIGNED, "HURRAY_COO_COPY");
+        CHECK(coo == NULL);
+        free64(mv);
+        free64(mi);
+    }
+    return failures;
+}
+
+#define SENTINEL ((hurray_coo *)(uintptr_t)0x1)
+
+static int test_null_pointers_never_crash(void) {
+    int failures = 0;
+    seed_bufs b = seed_alloc();
+    hurray_coo *coo = SENTINEL;
+    const uint64_t q[2] = {0, 1};
+    float f;
+    double d;
+    bool found;
+    uint64_t n;
+
+    CHECK_STATUS(seed_create(b, 0, NULL), HURRAY_ERR_NULL_POINTER, "out");
+    CHECK_STATUS(hurray_coo_create(0x03, 2, NULL, 3, true, b.values, 12, b.indices, 48, 0, &coo),
+                 HURRAY_ERR_NULL_POINTER, "shape");
+    CHECK(coo == NULL);
+    coo = SENTINEL;
+    CHECK_STATUS(hurray_coo_create(0x03, 2, SEED_SHAPE, 3, true, NULL, 12, b.indices, 48, 0, &coo),
+                 HURRAY_ERR_NULL_POINTER, "values");
+    CHECK(coo == NULL);
+    coo = SENTINEL;
+    CHECK_STATUS(hurray_coo_create(0x03, 2, SEED_SHAPE, 3, true, b.values, 12, NULL, 48, 0, &coo),
+                 HURRAY_ERR_NULL_POINTER, "indices");
+    CHECK(coo == NULL);
+
+    /* An empty tensor may pass NULL buffers. */
+    CHECK_STATUS(hurray_coo_create(0x03, 2, SEED_SHAPE, 0, true, NULL, 0, NULL, 0, 0, &coo),
+                 HURRAY_OK, "");
+    CHECK(hurray_coo_nnz(coo) == 0);
+    CHECK_STATUS(hurray_coo_validate(coo), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_lookup(coo, q, 2, &f, sizeof f, &found), HURRAY_OK, "");
+    CHECK(!found);
+    hurray_coo_free(coo);
+
+    CHECK_STATUS(hurray_coo_validate(NULL), HURRAY_ERR_NULL_POINTER, "coo");
+    CHECK_STATUS(hurray_coo_lookup(NULL, q, 2, &f, sizeof f, &found), HURRAY_ERR_NULL_POINTER,
+                 "coo");
+    CHECK_STATUS(hurray_coo_lookup_f64(NULL, q, 2, &d, &found), HURRAY_ERR_NULL_POINTER, "coo");
+    CHECK_STATUS(seed_create(b, 0, &coo), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_lookup(coo, NULL, 2, &f, sizeof f, &found), HURRAY_ERR_NULL_POINTER,
+                 "index");
+    CHECK_STATUS(hurray_coo_lookup(coo, q, 2, NULL, 4, &found), HURRAY_ERR_NULL_POINTER,
+                 "out_value");
+    CHECK_STATUS(hurray_coo_lookup_f64(coo, NULL, 2, &d, &found), HURRAY_ERR_NULL_POINTER,
+                 "index");
+    CHECK_STATUS(hurray_coo_lookup_f64(coo, q, 2, NULL, &found), HURRAY_ERR_NULL_POINTER,
+                 "out_value");
+    CHECK_STATUS(hurray_coo_lookup_f64(coo, q, 2, &d, NULL), HURRAY_OK, "");
+    CHECK(d == 1.5);
+    hurray_coo_free(coo);
+
+    CHECK(hurray_coo_rank(NULL) == 0);
+    CHECK(hurray_coo_nnz(NULL) == 0);
+    CHECK(hurray_coo_shape(NULL) == NULL);
+    CHECK(hurray_coo_type_tag(NULL) == 0);
+    CHECK(!hurray_coo_is_sorted(NULL));
+    CHECK(hurray_coo_flags(NULL) == 0);
+    n = 7;
+    CHECK(hurray_coo_values(NULL, (size_t *)&n) == NULL);
+    CHECK(hurray_coo_indices(NULL, NULL) == NULL);
+    CHECK_STATUS(hurray_type_values_bytes(0x03, 3, NULL), HURRAY_ERR_NULL_POINTER, "out_bytes");
+    hurray_coo_free(NULL);
+    seed_release(b);
+    return failures;
+}
+
+static int test_structural_errors_name_the_culprit(void) {
+    int failures = 0;
+    seed_bufs b = seed_alloc();
+    hurray_coo *coo = SENTINEL;
+    uint64_t shape65[65];
+    const uint64_t dyn_shape[2] = {4, UINT64_MAX};
+    size_t i;
+    for (i = 0; i < 65; i++) {
+        shape65[i] = 2;
+    }
+
+    CHECK_STATUS(seed_create(b, 0x4, &coo), HURRAY_ERR_INVALID_FLAGS, "0x00000004");
+    CHECK(coo == NULL);
+    coo = SENTINEL;
+    CHECK_STATUS(seed_create(b, 0x80000001u, &coo), HURRAY_ERR_INVALID_FLAGS, "0x80000000");
+    CHECK(coo == NULL);
+    CHECK_STATUS(hurray_coo_create(0x03, 0, SEED_SHAPE, 3, true, b.values, 12, b.indices, 48, 0,
+                                   &coo),
+                 HURRAY_ERR_INVALID_RANK, "rank 0");
+    CHECK_STATUS(hurray_coo_create(0x03, 65, shape65, 3, true, b.values, 12, b.indices, 48, 0,
+                                   &coo),
+                 HURRAY_ERR_INVALID_RANK, "rank 65");
+    CHECK_STATUS(hurray_coo_create(0x03, UINT32_MAX, shape65, 3, true, b.values, 12, b.indices, 48,
+                                   0, &coo),
+                 HURRAY_ERR_INVALID_RANK, "rank 4294967295");
+    CHECK_STATUS(hurray_coo_create(0x03, 2, dyn_shape, 3, true, b.values, 12, b.indices, 48, 0,
+                                   &coo),
+                 HURRAY_ERR_INVALID_SHAPE, "dimension 1");
+    CHECK_STATUS(hurray_coo_create(0x03, 2, SEED_SHAPE, 3, true, b.values, 11, b.indices, 48, 0,
+                                   &coo),
+                 HURRAY_ERR_BUFFER_SIZE, "values buffer is 11 bytes");
+    CHECK_STATUS(hurray_coo_create(0x03, 2, SEED_SHAPE, 3, true, b.values, 12, b.indices, 40, 0,
+                                   &coo),
+                 HURRAY_ERR_BUFFER_SIZE, "exactly 48 bytes");
+    /* nnz * rank * 8 overflows: refused before anything is read. */
+    CHECK_STATUS(hurray_coo_create(0x03, 2, SEED_SHAPE, UINT64_MAX / 8, true, b.values, 12,
+                                   b.indices, 48, 0, &coo),
+                 HURRAY_ERR_OVERFLOW, "nnz * rank * 8");
+    CHECK_STATUS(hurray_coo_create(0x03, 2, SEED_SHAPE, UINT64_MAX, true, b.values, 12, b.indices,
+                                   48, 0, &coo),
+                 HURRAY_ERR_OVERFLOW, "");
+    /* A length that cannot be a real buffer. */
+    CHECK_STATUS(hurray_coo_create(0x03, 2, SEED_SHAPE, 3, true, b.values, SIZE_MAX, b.indices, 48,
+                                   0, &coo),
+                 HURRAY_ERR_OVERFLOW, "values");
+    CHECK(coo == NULL);
+    seed_release(b);
+    return failures;
+}
+
+static int test_data_errors_name_entry_dimension_and_values(void) {
+    int failures = 0;
+    hurray_coo *coo = SENTINEL;
+    const uint64_t shape[2] = {4, 20};
+    float *vals = alloc64(NULL, 18 * sizeof(float), 0);
+    uint64_t idx[36];
+    uint64_t *aidx;
+    uint64_t i;
+
+    /* 18 distinct entries (i / 5, i mod 5 + 10), then entry 3 = (2, 0) and
+     * entry 17 = (2, 0): the issue's example message. */
+    for (i = 0; i < 18; i++) {
+        idx[2 * i] = i / 5;
+        idx[2 * i + 1] = i % 5 + 10;
+    }
+    idx[6] = 2;
+    idx[7] = 0;
+    idx[34] = 2;
+    idx[35] = 0;
+    aidx = alloc64(idx, sizeof idx, 0);
+    CHECK_STATUS(hurray_coo_create(0x03, 2, shape, 18, false, vals, 72, aidx, sizeof idx, 0, &coo),
+                 HURRAY_ERR_DUPLICATE, "entry 17 duplicates entry 3 at (2, 0)");
+    CHECK(coo == NULL);
+
+    /* Permissive mode accepts it; validate still finds it. */
+    CHECK_STATUS(hurray_coo_create(0x03, 2, shape, 18, false, vals, 72, aidx, sizeof idx,
+                                   HURRAY_COO_PERMISSIVE, &coo),
+                 HURRAY_OK, "");
+    CHECK(hurray_coo_flags(coo) == HURRAY_COO_PERMISSIVE);
+    CHECK_STATUS(hurray_coo_validate(coo), HURRAY_ERR_DUPLICATE,
+                 "entry 17 duplicates entry 3 at (2, 0)");
+    hurray_coo_free(coo);
+
+    /* Out of bounds: entry 5's second coordinate 20 with shape[1] = 20. */
+    aidx[11] = 20;
+    CHECK_STATUS(hurray_coo_create(0x03, 2, shape, 18, false, vals, 72, aidx, sizeof idx, 0, &coo),
+                 HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+                 "entry 5 at (1, 20): coordinate 20 in dimension 1 is out of bounds (shape[1] = 20)");
+    free64(aidx);
+
+    /* Sorted order violated at entry 1. */
+    {
+        const uint64_t unsorted[4] = {3, 3, 0, 1};
+        uint64_t *u = alloc64(unsorted, sizeof unsorted, 0);
+        CHECK_STATUS(hurray_coo_create(0x03, 2, shape, 2, true, vals, 8, u, 32, 0, &coo),
+                     HURRAY_ERR_NOT_SORTED, "entry 1 at (0, 1) is not after entry 0 at (3, 3)");
+        CHECK(coo == NULL);
+        free64(u);
+    }
+    free64(vals);
+    return failures;
+}
+
+static int test_every_type_tag(void) {
+    int failures = 0;
+    const uint64_t shape[1] = {8};
+    unsigned tag;
+    int known = 0;
+    for (tag = 0; tag <= 0xFF; tag++) {
+        hurray_coo *coo = SENTINEL;
+        uint64_t bytes = 0;
+        hurray_status strict = hurray_coo_create((uint8_t)tag, 1, shape, 0, true, NULL, 0, NULL,
+                                                 0, 0, &coo);
+        const char *name = hurray_type_name((uint8_t)tag);
+        CHECK(name != NULL);
+        if (strict == HURRAY_OK) {
+            known++;
+            CHECK(strcmp(name, "unknown") != 0);
+            CHECK(hurray_type_values_bytes((uint8_t)tag, 4, &bytes) == HURRAY_OK && bytes > 0);
+            hurray_coo_free(coo);
+            continue;
+        }
+        CHECK(strict == HURRAY_ERR_INVALID_TYPE);
+        CHECK(coo == NULL);
+        CHECK(strcmp(name, "unknown") == 0);
+        CHECK(hurray_type_values_bytes((uint8_t)tag, 4, &bytes) == HURRAY_ERR_INVALID_TYPE);
+        if (tag == 0x00 || tag == 0xFF) {
+            CHECK_STATUS(hurray_coo_create((uint8_t)tag, 1, shape, 0, true, NULL, 0, NULL, 0,
+                                           HURRAY_COO_PERMISSIVE, &coo),
+                         HURRAY_ERR_INVALID_TYPE, "invalid");
+            CHECK(coo == NULL);
+        } else {
+            /* Accepted in permissive mode, values never interpreted. */
+            const unsigned char opaque[3] = {1, 2, 3};
+            const uint64_t idx[1] = {5};
+            uint64_t *aidx = alloc64(idx, sizeof idx, 0);
+            unsigned char *av = alloc64(opaque, 3, 0);
+            const uint64_t q[1] = {5};
+            unsigned char out[16];
+            double d;
+            CHECK_STATUS(hurray_coo_create((uint8_t)tag, 1, shape, 1, true, av, 3, aidx, 8,
+                                           HURRAY_COO_PERMISSIVE, &coo),
+                         HURRAY_OK, "");
+            CHECK_STATUS(hurray_coo_lookup(coo, q, 1, out, sizeof out, NULL),
+                         HURRAY_ERR_UNSUPPORTED_TYPE, "never interpreted");
+            CHECK_STATUS(hurray_coo_lookup_f64(coo, q, 1, &d, NULL), HURRAY_ERR_UNSUPPORTED_TYPE,
+                         "permissive");
+            CHECK_STATUS(hurray_coo_validate(coo), HURRAY_ERR_INVALID_TYPE, "type tag 0x");
+            hurray_coo_free(coo);
+            free64(aidx);
+            free64(av);
+        }
+    }
+    CHECK(known == 26);
+    CHECK(strcmp(hurray_type_name(0x43), "float4_e2m1") == 0);
+    {
+        uint64_t bytes = 0;
+        CHECK(hurray_type_values_bytes(0x44, 5, &bytes) == HURRAY_OK && bytes == 6);
+        CHECK(hurray_type_values_bytes(0x20, 9, &bytes) == HURRAY_OK && bytes == 2);
+        CHECK(hurray_type_values_bytes(0x51, 2, &bytes) == HURRAY_OK && bytes == 32);
+        CHECK_STATUS(hurray_type_values_bytes(0x04, UINT64_MAX, &bytes), HURRAY_ERR_OVERFLOW,
+                     "values buffer size");
+    }
+    return failures;
+}
+
+static int test_lookup_contract(void) {
+    int failures = 0;
+    hurray_coo *coo = NULL;
+    const uint64_t shape[1] = {100};
+    /* int4, 5 entries: 1, -2, 7, -8, 3 -> nibbles 0x1, 0xE, 0x7, 0x8, 0x3 */
+    const unsigned char nibbles[3] = {0xE1, 0x87, 0x03};
+    const uint64_t idx[5] = {2, 10, 50, 70, 99};
+    unsigned char *av = alloc64(nibbles, 3, 0);
+    uint64_t *aidx = alloc64(idx, sizeof idx, 0);
+    const uint64_t q70[1] = {70};
+    const uint64_t q2d[2] = {70, 0};
+    const uint64_t q100[1] = {100};
+    unsigned char byte = 0;
+    double d = 0;
+    bool found = false;
+
+    CHECK_STATUS(hurray_coo_create(0x48, 1, shape, 5, true, av, 3, aidx, sizeof idx, 0, &coo),
+                 HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_lookup(coo, q70, 1, &byte, 1, &found), HURRAY_OK, "");
+    CHECK(found && byte == 0x8);
+    CHECK_STATUS(hurray_coo_lookup_f64(coo, q70, 1, &d, &found), HURRAY_OK, "");
+    CHECK(found && d == -8.0);
+    CHECK_STATUS(hurray_coo_lookup(coo, q2d, 2, &byte, 1, &found), HURRAY_ERR_RANK_MISMATCH,
+                 "query has rank 2 but the tensor has rank 1");
+    CHECK_STATUS(hurray_coo_lookup(coo, q100, 1, &byte, 1, &found), HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+                 "coordinate 100 in dimension 0");
+    CHECK_STATUS(hurray_coo_lookup_f64(coo, q100, 1, &d, &found), HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+                 "shape[0] = 100");
+    CHECK_STATUS(hurray_coo_lookup(coo, q70, 1, &byte, 0, &found), HURRAY_ERR_BUFFER_TOO_SMALL,
+                 "1 are needed");
+    hurray_coo_free(coo);
+
+    /* complex128: raw bytes yes, a double no. */
+    {
+        const double z[2] = {1.0, -2.0};
+        double *az = alloc64(z, sizeof z, 0);
+        double outz[2] = {0, 0};
+        const uint64_t q[1] = {2};
+        CHECK_STATUS(hurray_coo_create(0x51, 1, shape, 1, true, az, 16, aidx, 8, 0, &coo),
+                     HURRAY_OK, "");
+        CHECK_STATUS(hurray_coo_lookup(coo, q, 1, outz, 8, NULL), HURRAY_ERR_BUFFER_TOO_SMALL,
+                     "16 are needed");
+        CHECK_STATUS(hurray_coo_lookup(coo, q, 1, outz, sizeof outz, &found), HURRAY_OK, "");
+        CHECK(found && outz[0] == 1.0 && outz[1] == -2.0);
+        CHECK_STATUS(hurray_coo_lookup_f64(coo, q, 1, &d, &found), HURRAY_ERR_UNSUPPORTED_TYPE,
+                     "complex");
+        hurray_coo_free(coo);
+        free64(az);
+    }
+    /* float16 with an infinity and a NaN. */
+    {
+        const uint16_t h[2] = {0x7C00, 0x7E01};
+        uint16_t *ah = alloc64(h, sizeof h, 0);
+        const uint64_t q0[1] = {2};
+        const uint64_t q1[1] = {10};
+        CHECK_STATUS(hurray_coo_create(0x01, 1, shape, 2, true, ah, 4, aidx, 16, 0, &coo),
+                     HURRAY_OK, "");
+        CHECK_STATUS(hurray_coo_lookup_f64(coo, q0, 1, &d, NULL), HURRAY_OK, "");
+        CHECK(isinf(d) && d > 0);
+        CHECK_STATUS(hurray_coo_lookup_f64(coo, q1, 1, &d, NULL), HURRAY_OK, "");
+        CHECK(isnan(d));
+        hurray_coo_free(coo);
+        free64(ah);
+    }
+    free64(av);
+    free64(aidx);
+    return failures;
+}
+
+static int test_status_names_and_messages(void) {
+    int failures = 0;
+    static const struct {
+        hurray_status code;
+        const char *name;
+    } table[] = {
+        {HURRAY_OK, "HURRAY_OK"},
+        {HURRAY_ERR_INVALID_MAGIC, "HURRAY_ERR_INVALID_MAGIC"},
+        {HURRAY_ERR_VERSION_MISMATCH, "HURRAY_ERR_VERSION_MISMATCH"},
+        {HURRAY_ERR_INVALID_LAYOUT, "HURRAY_ERR_INVALID_LAYOUT"},
+        {HURRAY_ERR_INVALID_TYPE, "HURRAY_ERR_INVALID_TYPE"},
+        {HURRAY_ERR_BUFFER_TOO_SMALL, "HURRAY_ERR_BUFFER_TOO_SMALL"},
+        {HURRAY_ERR_NULL_POINTER, "HURRAY_ERR_NULL_POINTER"},
+        {HURRAY_ERR_INTERNAL_PANIC, "HURRAY_ERR_INTERNAL_PANIC"},
+        {HURRAY_ERR_INTERNAL, "HURRAY_ERR_INTERNAL"},
+        {HURRAY_ERR_INDEX_OUT_OF_BOUNDS, "HURRAY_ERR_INDEX_OUT_OF_BOUNDS"},
+        {HURRAY_ERR_INVALID_RANK, "HURRAY_ERR_INVALID_RANK"},
+        {HURRAY_ERR_INVALID_SHAPE, "HURRAY_ERR_INVALID_SHAPE"},
+        {HURRAY_ERR_BUFFER_SIZE, "HURRAY_ERR_BUFFER_SIZE"},
+        {HURRAY_ERR_MISALIGNED, "HURRAY_ERR_MISALIGNED"},
+        {HURRAY_ERR_DUPLICATE, "HURRAY_ERR_DUPLICATE"},
+        {HURRAY_ERR_NOT_SORTED, "HURRAY_ERR_NOT_SORTED"},
+        {HURRAY_ERR_RANK_MISMATCH, "HURRAY_ERR_RANK_MISMATCH"},
+        {HURRAY_ERR_OVERFLOW, "HURRAY_ERR_OVERFLOW"},
+        {HURRAY_ERR_ALLOC, "HURRAY_ERR_ALLOC"},
+        {HURRAY_ERR_INVALID_FLAGS, "HURRAY_ERR_INVALID_FLAGS"},
+        {HURRAY_ERR_NONZERO_PADDING, "HURRAY_ERR_NONZERO_PADDING"},
+        {HURRAY_ERR_UNSUPPORTED_TYPE, "HURRAY_ERR_UNSUPPORTED_TYPE"},
+    };
+    size_t i;
+    int code;
+    for (i = 0; i < sizeof table / sizeof table[0]; i++) {
+        CHECK(strcmp(hurray_status_name(table[i].code), table[i].name) == 0);
+    }
+    for (code = -100; code <= 100; code++) {
+        CHECK(hurray_status_name(code) != NULL);
+    }
+    CHECK(strcmp(hurray_status_name(1), "HURRAY_ERR_UNKNOWN_STATUS") == 0);
+    CHECK(strcmp(hurray_status_name(-8), "HURRAY_ERR_UNKNOWN_STATUS") == 0);
+    CHECK(strcmp(hurray_status_name(INT32_MIN), "HURRAY_ERR_UNKNOWN_STATUS") == 0);
+    /* A failure sets the message; the next success clears it. */
+    CHECK(hurray_coo_validate(NULL) == HURRAY_ERR_NULL_POINTER);
+    CHECK(strstr(hurray_last_error_message(), "coo is NULL") != NULL);
+    {
+        uint64_t bytes;
+        CHECK(hurray_type_values_bytes(0x03, 1, &bytes) == HURRAY_OK);
+    }
+    CHECK(hurray_last_error_message() != NULL);
+    CHECK(strcmp(hurray_last_error_message(), "") == 0);
+    return failures;
+}
+
+static int test_versions_agree(void) {
+    int failures = 0;
+    char buf[32];
+    CHECK(hurray_coo_abi_version() == HURRAY_COO_ABI_VERSION);
+    CHECK(hurray_coo_version_number() == HURRAY_COO_VERSION_NUMBER);
+    CHECK(HURRAY_COO_VERSION_NUMBER == HURRAY_COO_VERSION_MAJOR * 1000000 +
+                                           HURRAY_COO_VERSION_MINOR * 1000 +
+                                           HURRAY_COO_VERSION_PATCH);
+    snprintf(buf, sizeof buf, "%d.%d.%d", HURRAY_COO_VERSION_MAJOR, HURRAY_COO_VERSION_MINOR,
+             HURRAY_COO_VERSION_PATCH);
+    CHECK(strcmp(hurray_coo_version_string(), buf) == 0);
+    return failures;
+}
+
+/* Release callback bookkeeping. */
+static int release_calls;
+static void *release_seen;
+static void count_release(void *ctx) {
+    release_calls++;
+    release_seen = ctx;
+}
+
+static int test_release_callback_runs_exactly_once(void) {
+    int failures = 0;
+    seed_bufs b = seed_alloc();
+    hurray_coo *coo = NULL;
+    int token = 0;
+
+    /* Borrowed: at free, not before. */
+    release_calls = 0;
+    CHECK_STATUS(hurray_coo_create_with_release(0x03, 2, SEED_SHAPE, 3, true, b.values, 12,
+                                                b.indices, 48, 0, count_release, &token, &coo),
+                 HURRAY_OK, "");
+    CHECK(release_calls == 0);
+    CHECK_STATUS(hurray_coo_validate(coo), HURRAY_OK, "");
+    hurray_coo_free(coo);
+    CHECK(release_calls == 1 && release_seen == &token);
+
+    /* Copy: right after the copy, before create returns. */
+    release_calls = 0;
+    CHECK_STATUS(hurray_coo_create_with_release(0x03, 2, SEED_SHAPE, 3, true, b.values, 12,
+                                                b.indices, 48, HURRAY_COO_COPY, count_release,
+                                                &token, &coo),
+                 HURRAY_OK, "");
+    CHECK(release_calls == 1);
+    hurray_coo_free(coo);
+    CHECK(release_calls == 1);
+
+    /* Failure: before create returns, whatever failed. */
+    release_calls = 0;
+    CHECK_STATUS(hurray_coo_create_with_release(0x03, 2, SEED_SHAPE, 3, true, b.values, 11,
+                                                b.indices, 48, 0, count_release, NULL, &coo),
+                 HURRAY_ERR_BUFFER_SIZE, "");
+    CHECK(release_calls == 1 && release_seen == NULL && coo == NULL);
+    CHECK_STATUS(hurray_coo_create_with_release(0x03, 2, SEED_SHAPE, 3, true, b.values, 12,
+                                                b.indices, 48, 0, count_release, NULL, NULL),
+                 HURRAY_ERR_NULL_POINTER, "out");
+    CHECK(release_calls == 2);
+    CHECK_STATUS(hurray_coo_create_with_release(0x03, 2, SEED_SHAPE, 3, true, b.values, 12,
+                                                b.indices, 48, 0x10, count_release, NULL, &coo),
+                 HURRAY_ERR_INVALID_FLAGS, "");
+    CHECK(release_calls == 3);
+
+    /* No callback is fine. */
+    CHECK_STATUS(hurray_coo_create_with_release(0x03, 2, SEED_SHAPE, 3, true, b.values, 12,
+                                                b.indices, 48, 0, NULL, &token, &coo),
+                 HURRAY_OK, "");
+    hurray_coo_free(coo);
+    CHECK(release_calls == 3);
+    seed_release(b);
+    return failures;
+}
+
+static int test_rank_64_and_huge_shapes(void) {
+    int failures = 0;
+    uint64_t shape[64];
+    uint64_t idx[128];
+    uint64_t q[64];
+    double vals[2] = {3.0, 4.0};
+    double *av = alloc64(vals, sizeof vals, 0);
+    uint64_t *aidx;
+    hurray_coo *coo = NULL;
+    double d = 0;
+    bool found = false;
+    int i;
+    for (i = 0; i < 64; i++) {
+        shape[i] = (uint64_t)1 << 40; /* 2^2560 elements */
+        idx[i] = 0;
+        idx[64 + i] = (uint64_t)i;
+        q[i] = (uint64_t)i;
+    }
+    aidx = alloc64(idx, sizeof idx, 0);
+    CHECK_STATUS(hurray_coo_create(0x04, 64, shape, 2, true, av, 16, aidx, sizeof idx, 0, &coo),
+                 HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_lookup_f64(coo, q, 64, &d, &found), HURRAY_OK, "");
+    CHECK(found && d == 4.0);
+    hurray_coo_free(coo);
+    free64(aidx);
+    free64(av);
+    return failures;
+}
+
+static const struct {
+    const char *name;
+    ctest_fn fn;
+} TESTS[] = {
+    {"seed_example", test_seed_example},
+    {"copy_mode_owns_its_memory", test_copy_mode_owns_its_memory},
+    {"null_pointers_never_crash", test_null_pointers_never_crash},
+    {"structural_errors_name_the_culprit", test_structural_errors_name_the_culprit},
+    {"data_errors_name_entry_dimension_and_values",
+     test_data_errors_name_entry_dimension_and_values},
+    {"every_type_tag", test_every_type_tag},
+    {"lookup_contract", test_lookup_contract},
+    {"status_names_and_messages", test_status_names_and_messages},
+    {"versions_agree", test_versions_agree},
+    {"release_callback_runs_exactly_once", test_release_callback_runs_exactly_once},
+    {"rank_64_and_huge_shapes", test_rank_64_and_huge_shapes},
+};
+
+/* Entry points for the Rust runner. */
+size_t ctest_api_count(void);
+const char *ctest_api_name(size_t i);
+int ctest_api_run(size_t i);
+
+size_t ctest_api_count(void) { return sizeof TESTS / sizeof TESTS[0]; }
+const char *ctest_api_name(size_t i) { return i < ctest_api_count() ? TESTS[i].name : NULL; }
+int ctest_api_run(size_t i) { return i < ctest_api_count() ? TESTS[i].fn() : -1; }

@@ -1,0 +1,126 @@
+/* Concurrency from C: one handle shared by several threads doing lookups
+ * (the handle is immutable, so this needs no locking), thread-local error
+ * messages, and free plus release callback on a thread other than the
+ * creator's. */
+#define _POSIX_C_SOURCE 200112L
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "alloc64.h"
+#include "ctest.h"
+
+#define DIM 64u
+#define NTHREADS 4
+
+typedef struct {
+    const hurray_coo *coo;
+    int failures;
+    unsigned seed;
+} worker_arg;
+
+/* Entry (i, j) with (i + j) % 3 == 0 stores i * DIM + j. */
+static void *worker(void *p) {
+    worker_arg *a = p;
+    int failures = 0;
+    unsigned round, i, j;
+    for (round = 0; round < 20; round++) {
+        for (i = 0; i < DIM; i++) {
+            for (j = 0; j < DIM; j++) {
+                const uint64_t q[2] = {i, j};
+                double d = -1;
+                bool found = false;
+                hurray_status st = hurray_coo_lookup_f64(a->coo, q, 2, &d, &found);
+                bool want = (i + j) % 3 == 0;
+                CHECK(st == HURRAY_OK);
+                CHECK(found == want);
+                CHECK(d == (want ? (double)(i * DIM + j) : 0.0));
+            }
+        }
+        /* Each thread's message is its own. */
+        if ((a->seed + round) % 2 == 0) {
+            const uint64_t bad[2] = {DIM, 0};
+            double d;
+            CHECK(hurray_coo_lookup_f64(a->coo, bad, 2, &d, NULL) ==
+                  HURRAY_ERR_INDEX_OUT_OF_BOUNDS);
+            CHECK(strstr(hurray_last_error_message(), "coordinate 64 in dimension 0") != NULL);
+        } else {
+            CHECK(hurray_coo_validate(a->coo) == HURRAY_OK);
+            CHECK(strcmp(hurray_last_error_message(), "") == 0);
+        }
+    }
+    a->failures = failures;
+    return NULL;
+}
+
+static int released;
+static void on_release(void *ctx) {
+    (void)ctx;
+    released++;
+}
+
+static void *free_it(void *p) {
+    hurray_coo_free(p);
+    return NULL;
+}
+
+static int test_shared_handle_concurrent_lookups(void) {
+    int failures = 0;
+    uint64_t shape[2] = {DIM, DIM};
+    uint64_t n = 0, i, j;
+    double vals[DIM * DIM];
+    uint64_t idx[2 * DIM * DIM];
+    double *av;
+    uint64_t *aidx;
+    hurray_coo *coo = NULL;
+    pthread_t th[NTHREADS];
+    worker_arg args[NTHREADS];
+    int t;
+
+    for (i = 0; i < DIM; i++) {
+        for (j = 0; j < DIM; j++) {
+            if ((i + j) % 3 == 0) {
+                vals[n] = (double)(i * DIM + j);
+                idx[2 * n] = i;
+                idx[2 * n + 1] = j;
+                n++;
+            }
+        }
+    }
+    av = alloc64(vals, n * sizeof(double), 0);
+    aidx = alloc64(idx, 2 * n * sizeof(uint64_t), 0);
+    released = 0;
+    CHECK(hurray_coo_create_with_release(0x04, 2, shape, n, true, av, n * sizeof(double), aidx,
+                                         2 * n * sizeof(uint64_t), 0, on_release, NULL,
+                                         &coo) == HURRAY_OK);
+    for (t = 0; t < NTHREADS; t++) {
+        args[t].coo = coo;
+        args[t].failures = 0;
+        args[t].seed = (unsigned)t;
+        CHECK(pthread_create(&th[t], NULL, worker, &args[t]) == 0);
+    }
+    for (t = 0; t < NTHREADS; t++) {
+        CHECK(pthread_join(th[t], NULL) == 0);
+        failures += args[t].failures;
+    }
+    /* Free from another thread: the release callback runs there, once. */
+    {
+        pthread_t f;
+        CHECK(pthread_create(&f, NULL, free_it, coo) == 0);
+        CHECK(pthread_join(f, NULL) == 0);
+        CHECK(released == 1);
+    }
+    free64(av);
+    free64(aidx);
+    return failures;
+}
+
+size_t ctest_threads_count(void);
+const char *ctest_threads_name(size_t i);
+int ctest_threads_run(size_t i);
+
+size_t ctest_threads_count(void) { return 1; }
+const char *ctest_threads_name(size_t i) {
+    return i == 0 ? "shared_handle_concurrent_lookups" : NULL;
+}
+int ctest_threads_run(size_t i) { return i == 0 ? test_shared_handle_concurrent_lookups() : -1; }

@@ -1,0 +1,22 @@
+//! The C test suites, run by cargo test.
+
+use hurray_coo_c_tests::{cpp_smoke, run_suite, API, THREADS};
+
+#[test]
+fn c_api_suite_passes() {
+    let (count, failed) = run_suite(&API);
+    assert!(count >= 11, "only {count} C tests found");
+    assert!(failed.is_empty(), "C tests failed: {failed:?} (details on stderr)");
+}
+
+#[test]
+fn c_threads_suite_passes() {
+    let (count, failed) = run_suite(&THREADS);
+    assert!(count >= 1);
+    assert!(failed.is_empty(), "C tests failed: {failed:?}");
+}
+
+#[test]
+fn header_compiles_and_works_from_cpp() {
+    assert_eq!(cpp_smoke(), 0);
+}
