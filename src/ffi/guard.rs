@@ -160,3 +160,59 @@ pub(crate) unsafe fn write_req<T>(ptr: *mut T, value: T, what: &'static str) -> 
     unsafe { write_opt(ptr, value) };
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CStr;
+
+    fn message() -> String {
+        // SAFETY: last_message_ptr returns a valid NUL-terminated string.
+        unsafe { CStr::from_ptr(last_message_ptr()) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    #[test]
+    fn a_panic_becomes_internal_panic_with_its_message() {
+        let status = guard(|| panic!("boom at entry 3"));
+        assert_eq!(status, Status::InternalPanic.code());
+        assert!(message().contains("boom at entry 3"), "{}", message());
+        let status = guard(|| std::panic::panic_any(42u8));
+        assert_eq!(status, Status::InternalPanic.code());
+        assert!(message().contains("non-string panic payload"));
+        assert_eq!(guard_value(7, || panic!("accessor")), 7);
+        assert!(message().contains("accessor"));
+    }
+
+    #[test]
+    fn success_clears_and_errors_set_the_thread_message() {
+        assert_eq!(guard(|| Err(CooError::null("coo"))), Status::NullPointer.code());
+        assert_eq!(message(), "coo is NULL");
+        // Another thread has its own, empty, message.
+        std::thread::spawn(|| assert_eq!(message(), "")).join().unwrap();
+        assert_eq!(guard(|| Ok(())), 0);
+        assert_eq!(message(), "");
+        // Interior NULs cannot truncate or break the message.
+        guard(|| Err(CooError::Internal("a\0b".into())));
+        assert!(message().contains("a\\0b"));
+    }
+
+    #[test]
+    fn empty_and_null_buffers() {
+        // SAFETY: len 0 never reads; NULL with len > 0 is refused.
+        unsafe {
+            assert_eq!(bytes(std::ptr::null(), 0, "values").unwrap(), &[] as &[u8]);
+            assert_eq!(
+                bytes(std::ptr::null(), 4, "values").unwrap_err().status(),
+                Status::NullPointer
+            );
+            let x = [1u8; 4];
+            let too_long = (isize::MAX as usize) + 1;
+            assert_eq!(
+                bytes(x.as_ptr().cast(), too_long, "values").unwrap_err().status(),
+                Status::Overflow
+            );
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! Links the README's C example against the built shared library exactly as
+//! a user would (cc -I include -L ... -lhurray_coo), runs it, and checks what
+//! it prints.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// target/<profile>, from this test binary's path (target/<profile>/deps/…).
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().to_path_buf()
+}
+
+fn run(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn c_program_links_against_the_shared_library_and_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let dir = profile_dir();
+    let release = dir.file_name().is_some_and(|n| n == "release");
+    // cargo test builds the rlib only; build the cdylib the way a user does.
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut build = Command::new(cargo);
+    build.current_dir(root).args(["build", "--quiet", "-p", "hurray-coo"]);
+    if release {
+        build.arg("--release");
+    }
+    run(&mut build);
+    let so = dir.join("libhurray_coo.so");
+    assert!(so.exists(), "{} was not built", so.display());
+
+    let exe = dir.join("seed_example_linked");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    run(Command::new(cc)
+        .current_dir(root)
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Iinclude"])
+        .arg("examples/seed.c")
+        .arg(format!("-L{}", dir.display()))
+        .arg("-lhurray_coo")
+        .arg("-o")
+        .arg(&exe));
+    let out = run(Command::new(&exe).env("LD_LIBRARY_PATH", &dir));
+    for line in [
+        "created a 4x4 float32 COO tensor with 3 non-zeros",
+        "validate: ok",
+        "(0, 1) = 1.5\n",
+        "(2, 0) = -0.5\n",
+        "(3, 3) = 2\n",
+        "(1, 2) = 0 (not stored: implicit zero)",
+        "(4, 0): HURRAY_ERR_INDEX_OUT_OF_BOUNDS: query coordinate 4 in dimension 0",
+    ] {
+        assert!(out.contains(line), "output lacks {line:?}:\n{out}");
+    }
+    // The program resolved its hurray_* symbols from the shared library.
+    let ldd = run(Command::new("ldd").arg(&exe).env("LD_LIBRARY_PATH", &dir));
+    assert!(ldd.contains("libhurray_coo.so"), "not dynamically linked:\n{ldd}");
+}
