@@ -131,11 +131,7 @@ pub fn f128_to_f64(bits: u128) -> f64 {
             f64::INFINITY
         } else {
             // Significant bits binary64 keeps at this magnitude.
-            let keep = if msb_exp >= -1022 {
-                53
-            } else {
-                msb_exp + 1075
-            };
+            let keep = if msb_exp >= -1022 { 53 } else { msb_exp + 1075 };
             let shift = nbits - keep;
             let r = if shift >= 0 {
                 round_shift(sig, shift as u32)
@@ -211,7 +207,10 @@ mod tests {
         assert_eq!(val(0x01, &0x7C00u16.to_le_bytes()), f64::INFINITY);
         assert_eq!(val(0x01, &0xFC00u16.to_le_bytes()), f64::NEG_INFINITY);
         assert!(val(0x01, &0x7E00u16.to_le_bytes()).is_nan());
-        assert_eq!(val(0x01, &0x8000u16.to_le_bytes()).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(
+            val(0x01, &0x8000u16.to_le_bytes()).to_bits(),
+            (-0.0f64).to_bits()
+        );
         assert_eq!(val(0x02, &0x3F80u16.to_le_bytes()), 1.0);
         assert_eq!(val(0x02, &0xC0A0u16.to_le_bytes()), -5.0);
         assert_eq!(val(0x02, &0x0001u16.to_le_bytes()), 2f64.powi(-133));
@@ -298,7 +297,10 @@ mod tests {
         let min_sub = (16383u128 - 1074) << 112;
         assert_eq!(f128_to_f64(min_sub), f64::from_bits(1));
         assert_eq!(f128_to_f64((16383u128 - 1075) << 112), 0.0);
-        assert_eq!(f128_to_f64(((16383u128 - 1075) << 112) | 1), f64::from_bits(1));
+        assert_eq!(
+            f128_to_f64(((16383u128 - 1075) << 112) | 1),
+            f64::from_bits(1)
+        );
         // Every double survives a round trip through binary128.
         for x in [0.1, -3.75, 1e300, 1e-310, 2f64.powi(-1022), 123456.789] {
             assert_eq!(f128_to_f64(f64_as_f128(x)), x, "{x}");

@@ -34,7 +34,10 @@ impl From<&[u64]> for Coords {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum CooError {
     #[error("{what} is NULL{hint}")]
-    NullPointer { what: &'static str, hint: &'static str },
+    NullPointer {
+        what: &'static str,
+        hint: &'static str,
+    },
 
     #[error("flags 0x{flags:08X} has unknown bits 0x{unknown:08X} set; the known flags are HURRAY_COO_COPY (0x1) and HURRAY_COO_PERMISSIVE (0x2)")]
     InvalidFlags { flags: u32, unknown: u32 },
@@ -114,7 +117,9 @@ pub enum CooError {
     #[error("query has rank {got} but the tensor has rank {expected}")]
     RankMismatch { got: u32, expected: u32 },
 
-    #[error("query coordinate {coord} in dimension {dim} is out of bounds (shape[{dim}] = {extent})")]
+    #[error(
+        "query coordinate {coord} in dimension {dim} is out of bounds (shape[{dim}] = {extent})"
+    )]
     QueryOutOfBounds { dim: usize, coord: u64, extent: u64 },
 
     #[error("{what} has {got} bytes but {needed} are needed")]

@@ -126,7 +126,13 @@ pub static TYPES: [TypeInfo; 26] = [
     t(0x16, c"int64", 64, 1, Encoding::Int),
     t(0x17, c"uint64", 64, 1, Encoding::UInt),
     t(0x20, c"bool", 1, 1, Encoding::Bool),
-    t(0x40, c"float8_e4m3", 8, 2, mini(4, 3, Specials::NanOnlyAllOnes)),
+    t(
+        0x40,
+        c"float8_e4m3",
+        8,
+        2,
+        mini(4, 3, Specials::NanOnlyAllOnes),
+    ),
     t(0x41, c"float8_e5m2", 8, 2, mini(5, 2, Specials::Ieee)),
     t(0x42, c"float8_e8m0", 8, 2, Encoding::E8M0),
     t(0x43, c"float4_e2m1", 4, 2, mini(2, 1, Specials::None)),
@@ -228,7 +234,11 @@ mod tests {
 
     #[test]
     fn tier_1_is_exactly_the_core_types() {
-        let tier1: Vec<u8> = TYPES.iter().filter(|t| t.tier == 1).map(|t| t.tag).collect();
+        let tier1: Vec<u8> = TYPES
+            .iter()
+            .filter(|t| t.tier == 1)
+            .map(|t| t.tag)
+            .collect();
         assert_eq!(
             tier1,
             [0x01, 0x02, 0x03, 0x04, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x20]

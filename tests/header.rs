@@ -10,7 +10,10 @@ fn committed_header_matches_a_fresh_generation() {
             .lines()
             .zip(committed.lines())
             .position(|(a, b)| a != b)
-            .map_or(generated.lines().count().min(committed.lines().count()), |l| l);
+            .map_or(
+                generated.lines().count().min(committed.lines().count()),
+                |l| l,
+            );
         panic!(
             "include/hurray_coo.h is out of date (first difference at line {}); \
              run scripts/update-header and commit the result",
@@ -22,9 +25,15 @@ fn committed_header_matches_a_fresh_generation() {
 #[test]
 fn header_has_no_rust_code_fences_or_core_items() {
     let h = include_str!("../include/hurray_coo.h");
-    assert!(!h.contains("```"), "a rustdoc code fence leaked into the header");
+    assert!(
+        !h.contains("```"),
+        "a rustdoc code fence leaked into the header"
+    );
     for leaked in ["enum Status", "BUFFER_ALIGN", "MAX_RANK", "DYNAMIC_DIM"] {
-        assert!(!h.contains(leaked), "core item {leaked} leaked into the header");
+        assert!(
+            !h.contains(leaked),
+            "core item {leaked} leaked into the header"
+        );
     }
 }
 
@@ -43,7 +52,10 @@ fn every_export_is_declared_in_the_header() {
                 continue;
             };
             let name = &rest[..rest.find('(').unwrap()];
-            assert!(name.starts_with("hurray_"), "export {name} lacks the hurray_ prefix");
+            assert!(
+                name.starts_with("hurray_"),
+                "export {name} lacks the hurray_ prefix"
+            );
             let declared = [" ", "*"]
                 .iter()
                 .any(|before| h.contains(&format!("{before}{name}(")));

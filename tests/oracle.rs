@@ -104,7 +104,10 @@ fn random_case(rng: &mut Rng) -> (Vec<u64>, Vec<Vec<u64>>, bool) {
                 entries.swap(a, b); // order violation
             }
             2 => {
-                let (a, d) = (rng.below(n as u64) as usize, rng.below(rank as u64) as usize);
+                let (a, d) = (
+                    rng.below(n as u64) as usize,
+                    rng.below(rank as u64) as usize,
+                );
                 entries[a][d] = shape[d].saturating_add(rng.below(3)); // out of bounds
             }
             _ => {}
@@ -124,7 +127,10 @@ fn verdicts_and_lookups_match_the_oracle() {
         let f = Fixture::f32s(&shape, &refs, sorted);
         let want = oracle(&shape, &entries, sorted);
         let got = verdict_of(f.strict().map(|_| ()));
-        assert_eq!(got, want, "seed {seed}: shape {shape:?} sorted {sorted} entries {entries:?}");
+        assert_eq!(
+            got, want,
+            "seed {seed}: shape {shape:?} sorted {sorted} entries {entries:?}"
+        );
         // validate() on a permissive handle reaches the same verdict (copy
         // mode too).
         for copy in [false, true] {
@@ -160,7 +166,10 @@ fn verdicts_and_lookups_match_the_oracle() {
         }
     }
     // The generator must exercise both outcomes substantially.
-    assert!(valid > 1000 && invalid > 1000, "valid {valid}, invalid {invalid}");
+    assert!(
+        valid > 1000 && invalid > 1000,
+        "valid {valid}, invalid {invalid}"
+    );
 }
 
 #[test]
@@ -180,6 +189,9 @@ fn out_of_bounds_queries_are_errors_for_every_dimension() {
         assert_eq!(e.status(), Status::IndexOutOfBounds, "seed {seed}");
         // The first offending dimension is reported (a 0 extent offends too).
         let first = (0..shape.len()).find(|&k| q[k] >= shape[k]).unwrap();
-        assert!(e.to_string().contains(&format!("dimension {first}")), "seed {seed}: {e}");
+        assert!(
+            e.to_string().contains(&format!("dimension {first}")),
+            "seed {seed}: {e}"
+        );
     }
 }

@@ -80,7 +80,11 @@ fn rank_0_is_refused_scalars_may_not_be_sparse() {
 #[test]
 fn rank_above_64_is_refused_and_64_is_accepted() {
     let f = Fixture::new(0x03, &[2; 65], &[], &[], true);
-    assert_err(&err_of(f.strict()), Status::InvalidRank, &["rank 65", "1..=64"]);
+    assert_err(
+        &err_of(f.strict()),
+        Status::InvalidRank,
+        &["rank 65", "1..=64"],
+    );
     let e0 = [0u64; 64];
     let mut e1 = [0u64; 64];
     e1[63] = 1;
@@ -163,11 +167,7 @@ fn invalid_tags_are_refused_even_in_permissive_mode() {
         let f = Fixture::new(tag, &[4], &[], &[], true);
         let msg = format!("0x{tag:02X}");
         assert_err(&err_of(f.strict()), Status::InvalidType, &[&msg, "invalid"]);
-        assert_err(
-            &err_of(f.create(PERMISSIVE)),
-            Status::InvalidType,
-            &[&msg],
-        );
+        assert_err(&err_of(f.create(PERMISSIVE)), Status::InvalidType, &[&msg]);
     }
 }
 
@@ -198,7 +198,10 @@ fn unknown_tags_are_refused_unless_permissive_and_then_never_interpreted() {
             Status::UnsupportedType,
             &["never interpreted"],
         );
-        assert_eq!(coo.lookup_f64(&[1]).unwrap_err().status(), Status::UnsupportedType);
+        assert_eq!(
+            coo.lookup_f64(&[1]).unwrap_err().status(),
+            Status::UnsupportedType
+        );
         // validate() checks everything the spec requires, the tag included.
         assert_eq!(coo.validate().unwrap_err().status(), Status::InvalidType);
     }
@@ -231,8 +234,13 @@ fn every_element_type_is_accepted_sized_and_read_back_exactly() {
             let entries: Vec<Vec<u64>> = (0..n as u64).map(|i| vec![i * 3]).collect();
             let refs: Vec<&[u64]> = entries.iter().map(|e| &e[..]).collect();
             let (values, expected): (Vec<u8>, Vec<Vec<u8>>) = if ty.is_sub_byte() {
-                let pats: Vec<u8> = (0..n).map(|i| ((i * 5 + 1) as u8) & ((1u16 << ty.bits) - 1) as u8).collect();
-                (pack(ty.bits, &pats), pats.iter().map(|&p| vec![p]).collect())
+                let pats: Vec<u8> = (0..n)
+                    .map(|i| ((i * 5 + 1) as u8) & ((1u16 << ty.bits) - 1) as u8)
+                    .collect();
+                (
+                    pack(ty.bits, &pats),
+                    pats.iter().map(|&p| vec![p]).collect(),
+                )
             } else {
                 let w = (ty.bits / 8) as usize;
                 let v: Vec<u8> = (0..n * w).map(|k| (k * 7 + 3) as u8).collect();
@@ -276,11 +284,11 @@ fn every_element_type_is_accepted_sized_and_read_back_exactly() {
 #[test]
 fn sub_byte_padding_bits_must_be_zero() {
     let cases: [(u8, usize, Vec<u8>); 5] = [
-        (0x20, 5, vec![0x0D | 0x20]), // bool: bits 5..8 are padding
-        (0x48, 3, vec![0x21, 0x13]),  // int4: high nibble of byte 1
-        (0x4B, 3, vec![0x27 | 0x40]), // uint2: bits 6..8
+        (0x20, 5, vec![0x0D | 0x20]),      // bool: bits 5..8 are padding
+        (0x48, 3, vec![0x21, 0x13]),       // int4: high nibble of byte 1
+        (0x4B, 3, vec![0x27 | 0x40]),      // uint2: bits 6..8
         (0x44, 1, vec![0x3F, 0x00, 0x01]), // float6: last byte of the group
-        (0x43, 1, vec![0x17]),        // float4_e2m1: high nibble
+        (0x43, 1, vec![0x17]),             // float4_e2m1: high nibble
     ];
     for (tag, n, values) in cases {
         let entries: Vec<Vec<u64>> = (0..n as u64).map(|i| vec![i]).collect();
@@ -322,12 +330,22 @@ fn lookup_f64_decodes_each_real_type_and_refuses_complex() {
         (0x48, vec![0x09], -7.0),
         (0x4A, vec![0x02], -2.0),
         (0x20, vec![0x01], 1.0),
-        (0x46, ((0x3FFFu128 << 112) | (1u128 << 111)).to_le_bytes().to_vec(), 1.5),
+        (
+            0x46,
+            ((0x3FFFu128 << 112) | (1u128 << 111))
+                .to_le_bytes()
+                .to_vec(),
+            1.5,
+        ),
     ];
     for (tag, values, want) in cases {
         let f = Fixture::new(tag, &[3], &[&[1]], &values, true);
         let coo = f.strict().unwrap();
-        assert_eq!(coo.lookup_f64(&[1]).unwrap(), (want, true), "tag 0x{tag:02X}");
+        assert_eq!(
+            coo.lookup_f64(&[1]).unwrap(),
+            (want, true),
+            "tag 0x{tag:02X}"
+        );
     }
     for tag in [0x50u8, 0x51] {
         let w = if tag == 0x50 { 8 } else { 16 };
@@ -353,7 +371,11 @@ fn indices_buffer_must_be_nnz_times_rank_times_8() {
     assert_err(
         &err_of(f.strict()),
         Status::BufferSize,
-        &["indices buffer is 40 bytes", "nnz 3 x rank 2 x 8", "exactly 48 bytes"],
+        &[
+            "indices buffer is 40 bytes",
+            "nnz 3 x rank 2 x 8",
+            "exactly 48 bytes",
+        ],
     );
 }
 
@@ -393,7 +415,11 @@ fn borrowed_buffers_must_be_64_byte_aligned_copy_accepts_any() {
         assert_err(
             &err_of(f.strict()),
             Status::Misaligned,
-            &["values buffer", "HURRAY_COO_COPY", &format!("mod 64 = {skew}")],
+            &[
+                "values buffer",
+                "HURRAY_COO_COPY",
+                &format!("mod 64 = {skew}"),
+            ],
         );
         let coo = f.create(COPY).unwrap();
         assert_eq!(coo.values().as_ptr() as usize % 64, 0);
@@ -419,7 +445,11 @@ fn every_coordinate_must_be_in_bounds() {
     assert_err(
         &err_of(f.strict()),
         Status::IndexOutOfBounds,
-        &["entry 2 at (2, 5)", "coordinate 5 in dimension 1", "shape[1] = 5"],
+        &[
+            "entry 2 at (2, 5)",
+            "coordinate 5 in dimension 1",
+            "shape[1] = 5",
+        ],
     );
     let f = Fixture::f32s(&[4, 5], &[&[0, 1], &[4, 0]], true);
     assert_err(
@@ -466,10 +496,18 @@ fn sorted_entries_must_be_strictly_increasing() {
 fn first_violation_is_the_lowest_entry() {
     // Duplicate at entry 2 comes before the out-of-bounds entry 3.
     let f = Fixture::f32s(&[4], &[&[1], &[2], &[1], &[9]], false);
-    assert_err(&err_of(f.strict()), Status::Duplicate, &["entry 2 duplicates entry 0"]);
+    assert_err(
+        &err_of(f.strict()),
+        Status::Duplicate,
+        &["entry 2 duplicates entry 0"],
+    );
     // Out-of-bounds entry 1 comes before the duplicate at entry 3.
     let f = Fixture::f32s(&[4], &[&[1], &[9], &[2], &[1]], false);
-    assert_err(&err_of(f.strict()), Status::IndexOutOfBounds, &["entry 1 at (9)"]);
+    assert_err(
+        &err_of(f.strict()),
+        Status::IndexOutOfBounds,
+        &["entry 1 at (9)"],
+    );
 }
 
 #[test]

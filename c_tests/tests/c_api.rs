@@ -6,7 +6,10 @@ use hurray_coo_c_tests::{cpp_smoke, run_suite, API, THREADS};
 fn c_api_suite_passes() {
     let (count, failed) = run_suite(&API);
     assert!(count >= 11, "only {count} C tests found");
-    assert!(failed.is_empty(), "C tests failed: {failed:?} (details on stderr)");
+    assert!(
+        failed.is_empty(),
+        "C tests failed: {failed:?} (details on stderr)"
+    );
 }
 
 #[test]

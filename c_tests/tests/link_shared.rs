@@ -30,7 +30,9 @@ fn c_program_links_against_the_shared_library_and_runs() {
     // cargo test builds the rlib only; build the cdylib the way a user does.
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut build = Command::new(cargo);
-    build.current_dir(root).args(["build", "--quiet", "-p", "hurray-coo"]);
+    build
+        .current_dir(root)
+        .args(["build", "--quiet", "-p", "hurray-coo"]);
     if release {
         build.arg("--release");
     }
@@ -42,7 +44,14 @@ fn c_program_links_against_the_shared_library_and_runs() {
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     run(Command::new(cc)
         .current_dir(root)
-        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Iinclude"])
+        .args([
+            "-std=c11",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-Iinclude",
+        ])
         .arg("examples/seed.c")
         .arg(format!("-L{}", dir.display()))
         .arg("-lhurray_coo")
@@ -62,5 +71,8 @@ fn c_program_links_against_the_shared_library_and_runs() {
     }
     // The program resolved its hurray_* symbols from the shared library.
     let ldd = run(Command::new("ldd").arg(&exe).env("LD_LIBRARY_PATH", &dir));
-    assert!(ldd.contains("libhurray_coo.so"), "not dynamically linked:\n{ldd}");
+    assert!(
+        ldd.contains("libhurray_coo.so"),
+        "not dynamically linked:\n{ldd}"
+    );
 }

@@ -152,7 +152,11 @@ pub(crate) unsafe fn write_opt<T>(ptr: *mut T, value: T) {
 ///
 /// # Safety
 /// As `write_opt`.
-pub(crate) unsafe fn write_req<T>(ptr: *mut T, value: T, what: &'static str) -> Result<(), CooError> {
+pub(crate) unsafe fn write_req<T>(
+    ptr: *mut T,
+    value: T,
+    what: &'static str,
+) -> Result<(), CooError> {
     if ptr.is_null() {
         return Err(CooError::null(what));
     }
@@ -187,10 +191,15 @@ mod tests {
 
     #[test]
     fn success_clears_and_errors_set_the_thread_message() {
-        assert_eq!(guard(|| Err(CooError::null("coo"))), Status::NullPointer.code());
+        assert_eq!(
+            guard(|| Err(CooError::null("coo"))),
+            Status::NullPointer.code()
+        );
         assert_eq!(message(), "coo is NULL");
         // Another thread has its own, empty, message.
-        std::thread::spawn(|| assert_eq!(message(), "")).join().unwrap();
+        std::thread::spawn(|| assert_eq!(message(), ""))
+            .join()
+            .unwrap();
         assert_eq!(guard(|| Ok(())), 0);
         assert_eq!(message(), "");
         // Interior NULs cannot truncate or break the message.
@@ -210,7 +219,9 @@ mod tests {
             let x = [1u8; 4];
             let too_long = (isize::MAX as usize) + 1;
             assert_eq!(
-                bytes(x.as_ptr().cast(), too_long, "values").unwrap_err().status(),
+                bytes(x.as_ptr().cast(), too_long, "values")
+                    .unwrap_err()
+                    .status(),
                 Status::Overflow
             );
         }

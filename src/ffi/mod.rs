@@ -1,6 +1,11 @@
 //! The C ABI. Each export converts its arguments (through `guard.rs`), calls
 //! the core and maps the result; every body runs inside the panic barrier.
 #![allow(non_camel_case_types)]
+// Each export's safety contract (what may be NULL, what must stay valid and
+// for how long) is written in its doc comment for C readers, who see it in
+// the generated header; a Rust-style "# Safety" heading would only add noise
+// there.
+#![allow(clippy::missing_safety_doc)]
 
 mod consts;
 mod guard;
@@ -393,7 +398,9 @@ pub unsafe extern "C" fn hurray_coo_type_tag(coo: *const hurray_coo) -> u8 {
 #[no_mangle]
 pub unsafe extern "C" fn hurray_coo_is_sorted(coo: *const hurray_coo) -> bool {
     // SAFETY: `coo` is NULL or live, per the contract.
-    guard_value(false, || unsafe { handle(coo) }.is_ok_and(|h| h.coo.is_sorted()))
+    guard_value(false, || {
+        unsafe { handle(coo) }.is_ok_and(|h| h.coo.is_sorted())
+    })
 }
 
 /// The HURRAY_COO_COPY and HURRAY_COO_PERMISSIVE flags the handle was created
@@ -496,7 +503,6 @@ pub extern "C" fn hurray_type_name(type_tag: u8) -> *const c_char {
     })
 }
 
-
 /// The name of a status code ("HURRAY_OK", "HURRAY_ERR_DUPLICATE", ...), or
 /// "HURRAY_ERR_UNKNOWN_STATUS" for a code that is not defined. Never NULL;
 /// static storage. Thread safety: safe from any thread.
@@ -594,7 +600,10 @@ mod tests {
             (HURRAY_ERR_NULL_POINTER, "HURRAY_ERR_NULL_POINTER"),
             (HURRAY_ERR_INTERNAL_PANIC, "HURRAY_ERR_INTERNAL_PANIC"),
             (HURRAY_ERR_INTERNAL, "HURRAY_ERR_INTERNAL"),
-            (HURRAY_ERR_INDEX_OUT_OF_BOUNDS, "HURRAY_ERR_INDEX_OUT_OF_BOUNDS"),
+            (
+                HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+                "HURRAY_ERR_INDEX_OUT_OF_BOUNDS",
+            ),
             (HURRAY_ERR_INVALID_RANK, "HURRAY_ERR_INVALID_RANK"),
             (HURRAY_ERR_INVALID_SHAPE, "HURRAY_ERR_INVALID_SHAPE"),
             (HURRAY_ERR_BUFFER_SIZE, "HURRAY_ERR_BUFFER_SIZE"),
