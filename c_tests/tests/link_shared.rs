@@ -37,6 +37,7 @@ fn c_program_links_against_the_shared_library_and_runs() {
         build.arg("--release");
     }
     run(&mut build);
+    // (the same build also produces libhurray_coo.a)
     let so = dir.join("libhurray_coo.so");
     assert!(so.exists(), "{} was not built", so.display());
 
@@ -69,6 +70,34 @@ fn c_program_links_against_the_shared_library_and_runs() {
     ] {
         assert!(out.contains(line), "output lacks {line:?}:\n{out}");
     }
+    // The shared library exports exactly the hurray_* API (no Rust internals,
+    // no test code), and the static library carries no test objects.
+    let dynsym = run(Command::new("nm").args(["-D", "--defined-only"]).arg(&so));
+    let exported: Vec<&str> = dynsym
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2))
+        .collect();
+    assert!(exported.len() >= 21, "only {} exports", exported.len());
+    for sym in &exported {
+        assert!(
+            sym.starts_with("hurray_"),
+            "{sym} leaks from libhurray_coo.so"
+        );
+    }
+    let header = std::fs::read_to_string(root.join("include/hurray_coo.h")).unwrap();
+    for sym in &exported {
+        assert!(
+            header.contains(&format!("{sym}(")),
+            "{sym} is exported but not declared"
+        );
+    }
+    let archive = run(Command::new("nm").arg(dir.join("libhurray_coo.a")));
+    assert!(
+        !archive.contains("ctest_"),
+        "C test code inside libhurray_coo.a"
+    );
+    assert!(archive.contains("T hurray_coo_create"));
+
     // The program resolved its hurray_* symbols from the shared library.
     let ldd = run(Command::new("ldd").arg(&exe).env("LD_LIBRARY_PATH", &dir));
     assert!(
