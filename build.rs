@@ -14,9 +14,11 @@ fn main() {
 
     let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml"))
         .expect("cbindgen.toml must parse");
+    // Only the FFI module (and the files it declares) is the C API; the core's
+    // public Rust items never reach the header.
     let bindings = cbindgen::Builder::new()
-        .with_crate(&crate_dir)
         .with_config(config)
+        .with_src(crate_dir.join("src/ffi/mod.rs"))
         .generate()
         .expect("cbindgen could not generate the header");
     let generated = out_dir.join("hurray_coo.h");

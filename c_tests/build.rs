@@ -11,7 +11,12 @@ fn main() {
     println!("cargo:rerun-if-changed={}", c_dir.display());
     println!("cargo:rerun-if-changed={}", include.display());
 
-    let c_files = ["alloc64.c", "test_api.c", "test_threads.c"];
+    let c_files = [
+        "alloc64.c",
+        "test_api.c",
+        "test_descriptor.c",
+        "test_threads.c",
+    ];
     let mut c = cc::Build::new();
     c.include(&include)
         .include(&c_dir)

@@ -82,6 +82,73 @@
 #define HURRAY_COO_ABI_VERSION 1
 
 /**
+ * Descriptor option: add a statistics section holding nnz and
+ * sparsity_ratio only (what the reference implementation writes).
+ */
+#define HURRAY_DESCRIPTOR_STATISTICS_COUNTS 1
+
+/**
+ * Descriptor option: add a statistics section with everything
+ * hurray_coo_statistics computes for the element type.
+ */
+#define HURRAY_DESCRIPTOR_STATISTICS_FULL 2
+
+/**
+ * Descriptor flags bit: a quantization section is present.
+ */
+#define HURRAY_DESCRIPTOR_HAS_QUANTIZATION 1
+
+/**
+ * Descriptor flags bit: a shard section is present.
+ */
+#define HURRAY_DESCRIPTOR_HAS_SHARD 2
+
+/**
+ * Descriptor flags bit: an extension-type section is present.
+ */
+#define HURRAY_DESCRIPTOR_HAS_EXTENSION_TYPE 4
+
+/**
+ * Descriptor flags bit: a statistics section is present.
+ */
+#define HURRAY_DESCRIPTOR_HAS_STATISTICS 8
+
+/**
+ * Descriptor flags bit: a composite-member section is present.
+ */
+#define HURRAY_DESCRIPTOR_HAS_COMPOSITE_MEMBER 16
+
+/**
+ * Statistics mask bit: nnz is valid.
+ */
+#define HURRAY_STAT_NNZ 1
+
+/**
+ * Statistics mask bit: sparsity_ratio is valid.
+ */
+#define HURRAY_STAT_SPARSITY 2
+
+/**
+ * Statistics mask bit: value_min, value_max and value_abs_max are valid.
+ */
+#define HURRAY_STAT_VALUE_RANGE 4
+
+/**
+ * Statistics mask bit: value_mean and value_stddev are valid.
+ */
+#define HURRAY_STAT_VALUE_STATS 8
+
+/**
+ * Statistics mask bit: nm_n and nm_m are valid.
+ */
+#define HURRAY_STAT_NM_SPARSITY 16
+
+/**
+ * Statistics mask bit: has_nan and has_inf are valid.
+ */
+#define HURRAY_STAT_NAN_INF 32
+
+/**
  * An opaque COO tensor handle. Create it with hurray_coo_create (or
  * hurray_coo_create_with_release), release it with hurray_coo_free. It is
  * immutable after creation: every function taking a const hurray_coo * may
@@ -102,6 +169,125 @@ typedef int32_t hurray_status;
  * calls hurray_coo_free, or the creating thread), so it must be thread-safe.
  */
 typedef void (*hurray_release_fn)(void *ctx);
+
+/**
+ * What a COO descriptor declares, read without any buffer (so a consumer
+ * can size its allocations before the data arrives).
+ */
+typedef struct hurray_descriptor_info {
+  /**
+   * Format version of the descriptor.
+   */
+  uint8_t version_major;
+  /**
+   * Format minor version (higher minors' trailing bytes are skipped).
+   */
+  uint8_t version_minor;
+  /**
+   * descriptor_length: bytes the descriptor occupies.
+   */
+  uint32_t descriptor_length;
+  /**
+   * HURRAY_DESCRIPTOR_HAS_* bits.
+   */
+  uint32_t flags;
+  /**
+   * Element type tag.
+   */
+  uint8_t type_tag;
+  /**
+   * Rank (1..=64).
+   */
+  uint32_t rank;
+  /**
+   * Shape; entries at and past rank are 0.
+   */
+  uint64_t shape[64];
+  /**
+   * Number of stored entries.
+   */
+  uint64_t nnz;
+  /**
+   * Entries declared in lexicographic order.
+   */
+  bool is_sorted;
+  /**
+   * Declared byte size of buffer 0 (values).
+   */
+  uint64_t values_bytes;
+  /**
+   * Declared byte size of buffer 1 (indices).
+   */
+  uint64_t indices_bytes;
+  /**
+   * Declared alignment of buffer 0.
+   */
+  uint32_t values_alignment;
+  /**
+   * Declared alignment of buffer 1.
+   */
+  uint32_t indices_alignment;
+  /**
+   * Byte length of a quantization section that was skipped (permissive
+   * mode), 0 if none.
+   */
+  uint32_t quantization_bytes;
+} hurray_descriptor_info;
+
+/**
+ * The fields of a Hurray statistics section. A field is meaningful only
+ * when its HURRAY_STAT_* bit is set in computed_mask.
+ */
+typedef struct hurray_statistics {
+  /**
+   * HURRAY_STAT_* bits of the valid fields.
+   */
+  uint32_t computed_mask;
+  /**
+   * Number of stored entries.
+   */
+  uint64_t nnz;
+  /**
+   * 1 - nnz / total_elements (total computed in floating point).
+   */
+  double sparsity_ratio;
+  /**
+   * Smallest element value, implicit zeros included, NaN excluded.
+   */
+  double value_min;
+  /**
+   * Largest element value, implicit zeros included, NaN excluded.
+   */
+  double value_max;
+  /**
+   * max(|value_min|, |value_max|).
+   */
+  double value_abs_max;
+  /**
+   * Mean over all elements (implicit zeros included, NaN excluded).
+   */
+  double value_mean;
+  /**
+   * Population standard deviation over the same elements.
+   */
+  double value_stddev;
+  /**
+   * N of an N:M structured-sparsity pattern.
+   */
+  uint8_t nm_n;
+  /**
+   * M of an N:M structured-sparsity pattern.
+   */
+  uint8_t nm_m;
+  /**
+   * At least one stored value is NaN.
+   */
+  bool has_nan;
+  /**
+   * At least one stored value is infinite.
+   */
+  bool has_inf;
+} hurray_statistics;
 
 /**
  * Success.
@@ -147,6 +333,11 @@ typedef void (*hurray_release_fn)(void *ctx);
  * please report it with the message.
  */
 #define HURRAY_ERR_INTERNAL_PANIC -7
+
+/**
+ * A descriptor's buffer handle has an undefined sync mode (not 0, 1 or 2).
+ */
+#define HURRAY_ERR_INVALID_SYNC_MODE -8
 
 /**
  * An internal invariant failed. This is a bug in the library.
@@ -222,7 +413,41 @@ typedef void (*hurray_release_fn)(void *ctx);
  */
 #define HURRAY_ERR_UNSUPPORTED_TYPE -31
 
+/**
+ * A descriptor is shorter than its fields (or its descriptor_length) need.
+ */
+#define HURRAY_ERR_TRUNCATED -40
 
+/**
+ * Reserved descriptor flag bits or reserved bytes are not zero.
+ */
+#define HURRAY_ERR_RESERVED_BITS -41
+
+/**
+ * A descriptor declares a buffer on a device other than the host CPU; this
+ * library reads host memory only.
+ */
+#define HURRAY_ERR_UNSUPPORTED_DEVICE -42
+
+/**
+ * A descriptor's buffer handle is invalid: alignment not a power of two (at
+ * least 64 when non-empty), reserved or invalid device tag, undefined memory
+ * class, or a CPU buffer of memory class peer.
+ */
+#define HURRAY_ERR_INVALID_BUFFER_HANDLE -43
+
+/**
+ * A descriptor's statistics section is invalid: reserved computed_mask bits,
+ * or a valid statistics nnz that differs from the COO nnz.
+ */
+#define HURRAY_ERR_INVALID_STATISTICS -44
+
+/**
+ * The descriptor needs a feature this library does not apply: a
+ * quantization section (accepted and skipped with HURRAY_COO_PERMISSIVE), or
+ * an event/consumer-stream sync mode.
+ */
+#define HURRAY_ERR_UNSUPPORTED_FEATURE -45
 
 #ifdef __cplusplus
 extern "C" {
@@ -490,6 +715,149 @@ const char *hurray_coo_version_string(void);
  * header and library match.
  */
 uint32_t hurray_coo_abi_version(void);
+
+/**
+ * The size in bytes of the descriptor hurray_coo_encode_descriptor writes
+ * for coo with these options, written to *out_len.
+ *
+ * options: 0 (no statistics), HURRAY_DESCRIPTOR_STATISTICS_COUNTS or
+ * HURRAY_DESCRIPTOR_STATISTICS_FULL (not both).
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER (coo, out_len),
+ * HURRAY_ERR_INVALID_FLAGS, HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: safe on a shared handle.
+ */
+hurray_status hurray_coo_descriptor_size(const struct hurray_coo *coo,
+                                         uint32_t options,
+                                         size_t *out_len);
+
+/**
+ * Write coo's Hurray tensor descriptor (format 1.0, layout COO, byte_offset
+ * 0, two CPU buffer handles with their exact byte sizes, alignment 64, or 1
+ * for an empty buffer, producer-synced, standard memory) into out.
+ *
+ * out: capacity writable bytes (NULL only if capacity is 0). out_written
+ * (not NULL) receives the descriptor's length; when capacity is too small
+ * it receives the length needed and HURRAY_ERR_BUFFER_TOO_SMALL is returned
+ * with nothing written. A handle built with HURRAY_COO_PERMISSIVE is
+ * validated first: only valid tensors are described. The caller owns out;
+ * the library keeps no reference to it. Use hurray_coo_values and
+ * hurray_coo_indices for the two buffers that go with the descriptor.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS,
+ * HURRAY_ERR_BUFFER_TOO_SMALL, HURRAY_ERR_UNSUPPORTED_TYPE (a tag accepted
+ * only in permissive mode), any validation status (permissive handles),
+ * HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: safe on a shared handle.
+ */
+hurray_status hurray_coo_encode_descriptor(const struct hurray_coo *coo,
+                                           uint32_t options,
+                                           uint8_t *out,
+                                           size_t capacity,
+                                           size_t *out_written);
+
+/**
+ * Read a Hurray COO tensor descriptor (bytes, len) and build a handle over
+ * the two buffers that go with it, exactly as hurray_coo_create would (same
+ * flags, same validation, same ownership: borrowed buffers must stay alive
+ * and unchanged until hurray_coo_free).
+ *
+ * Every field is checked: magic, major version 1 (a higher minor version's
+ * trailing bytes are skipped), descriptor_length (never read past it, nor
+ * past len), reserved flag bits and bytes, layout tag COO (the message names
+ * the layout found), type tag, rank, shape, byte_offset 0, is_sorted,
+ * buffer_count 2, each buffer handle (CPU device only, producer-synced,
+ * memory class, alignment), and values_bytes and indices_bytes against the
+ * declared byte sizes. A shard section is checked and kept
+ * (hurray_coo_shard); a statistics section is checked (its nnz must match)
+ * and kept (hurray_coo_descriptor_statistics); a quantization section is
+ * refused unless HURRAY_COO_PERMISSIVE, which skips it (see
+ * hurray_coo_descriptor_flags). The descriptor bytes are read during the
+ * call only. On failure *out is NULL.
+ *
+ * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS,
+ * HURRAY_ERR_TRUNCATED, HURRAY_ERR_INVALID_MAGIC, HURRAY_ERR_VERSION_MISMATCH,
+ * HURRAY_ERR_RESERVED_BITS, HURRAY_ERR_INVALID_LAYOUT, HURRAY_ERR_INVALID_TYPE,
+ * HURRAY_ERR_INVALID_RANK, HURRAY_ERR_INVALID_SHAPE (also a shard out of its
+ * parent), HURRAY_ERR_INVALID_BUFFER_HANDLE, HURRAY_ERR_UNSUPPORTED_DEVICE,
+ * HURRAY_ERR_INVALID_SYNC_MODE, HURRAY_ERR_UNSUPPORTED_FEATURE,
+ * HURRAY_ERR_INVALID_STATISTICS, HURRAY_ERR_BUFFER_SIZE, and every status of
+ * hurray_coo_create.
+ * Thread safety: may be called from any thread.
+ */
+hurray_status hurray_coo_from_descriptor(const uint8_t *bytes_ptr,
+                                         size_t len,
+                                         const void *values,
+                                         size_t values_bytes,
+                                         const uint64_t *indices,
+                                         size_t indices_bytes,
+                                         uint32_t flags,
+                                         struct hurray_coo **out);
+
+/**
+ * Read and check a COO descriptor without its buffers and report what it
+ * declares in *out (not NULL). flags: 0 or HURRAY_COO_PERMISSIVE (which, as
+ * for hurray_coo_from_descriptor, accepts unknown type tags and skips a
+ * quantization section). The bytes are read during the call only.
+ *
+ * Returns HURRAY_OK or any descriptor status of hurray_coo_from_descriptor.
+ * Thread safety: may be called from any thread.
+ */
+hurray_status hurray_descriptor_inspect(const uint8_t *bytes_ptr,
+                                        size_t len,
+                                        uint32_t flags,
+                                        struct hurray_descriptor_info *out);
+
+/**
+ * Compute statistics over all logical elements of coo (stored values and
+ * implicit zeros) in one pass over the values, into *out (not NULL):
+ * nnz, sparsity_ratio (when the tensor has elements), and for real element
+ * types the value range, mean and population standard deviation (stable
+ * one-pass algorithm; NaN values excluded and flagged; mean/stddev marked
+ * valid only when finite), and has_nan/has_inf. Complex types and tags
+ * accepted in permissive mode get nnz and sparsity only. computed_mask says
+ * which fields are valid.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: safe on a shared handle.
+ */
+hurray_status hurray_coo_statistics(const struct hurray_coo *coo,
+                                    struct hurray_statistics *out);
+
+/**
+ * The statistics section of the descriptor coo was read from, as it was
+ * declared (advisory: only its nnz was checked). *out_present (not NULL)
+ * says whether there was one; *out (not NULL) is written only then.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: safe on a shared handle.
+ */
+hurray_status hurray_coo_descriptor_statistics(const struct hurray_coo *coo,
+                                               struct hurray_statistics *out,
+                                               bool *out_present);
+
+/**
+ * The shard section of the descriptor coo was read from: pointers to rank
+ * parent extents and rank offsets, owned by the handle and valid until
+ * hurray_coo_free. *out_present (not NULL) says whether there was one;
+ * the two pointers (not NULL) are set to NULL when there was none.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: safe on a shared handle.
+ */
+hurray_status hurray_coo_shard(const struct hurray_coo *coo,
+                               const uint64_t **out_parent_shape,
+                               const uint64_t **out_offset,
+                               bool *out_present);
+
+/**
+ * The HURRAY_DESCRIPTOR_HAS_* flags of the descriptor coo was read from
+ * (e.g. HURRAY_DESCRIPTOR_HAS_QUANTIZATION when a quantization section was
+ * skipped in permissive mode); 0 for a handle not read from a descriptor,
+ * and when coo is NULL.
+ * Thread safety: safe on a shared handle.
+ */
+uint32_t hurray_coo_descriptor_flags(const struct hurray_coo *coo);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -132,6 +132,46 @@ pub enum CooError {
     #[error("could not allocate {bytes} bytes for {what}")]
     Alloc { bytes: usize, what: &'static str },
 
+    #[error("descriptor truncated: {field} at byte {offset} needs {needed} bytes but only {available} are there")]
+    Truncated {
+        field: &'static str,
+        offset: usize,
+        needed: usize,
+        available: usize,
+    },
+
+    #[error("not a Hurray descriptor: the magic bytes are {got:02X?}, expected [48, 52, 52, 59] (\"HRRY\")")]
+    InvalidMagic { got: [u8; 4] },
+
+    #[error(
+        "descriptor version {major}.{minor} is not supported: this library reads major version 1"
+    )]
+    UnsupportedVersion { major: u8, minor: u8 },
+
+    #[error("{0}")]
+    Reserved(String),
+
+    #[error("{0}")]
+    Layout(String),
+
+    #[error("{0}")]
+    BufferHandle(String),
+
+    #[error("{0}")]
+    Device(String),
+
+    #[error("{0}")]
+    SyncMode(String),
+
+    #[error("{0}")]
+    Unsupported(String),
+
+    #[error("{0}")]
+    Shard(String),
+
+    #[error("{0}")]
+    Statistics(String),
+
     #[error("internal error: {0} (please report this)")]
     Internal(String),
 
@@ -161,6 +201,17 @@ impl CooError {
             CooError::RankMismatch { .. } => Status::RankMismatch,
             CooError::BufferTooSmall { .. } => Status::BufferTooSmall,
             CooError::Alloc { .. } => Status::Alloc,
+            CooError::Truncated { .. } => Status::Truncated,
+            CooError::InvalidMagic { .. } => Status::InvalidMagic,
+            CooError::UnsupportedVersion { .. } => Status::VersionMismatch,
+            CooError::Reserved(_) => Status::ReservedBits,
+            CooError::Layout(_) => Status::InvalidLayout,
+            CooError::BufferHandle(_) => Status::InvalidBufferHandle,
+            CooError::Device(_) => Status::UnsupportedDevice,
+            CooError::SyncMode(_) => Status::InvalidSyncMode,
+            CooError::Unsupported(_) => Status::UnsupportedFeature,
+            CooError::Shard(_) => Status::InvalidShape,
+            CooError::Statistics(_) => Status::InvalidStatistics,
             CooError::Internal(_) => Status::Internal,
             CooError::Panic(_) => Status::InternalPanic,
         }

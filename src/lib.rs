@@ -14,9 +14,11 @@ compile_error!("hurray-coo reads the little-endian Hurray format in place and su
 mod aligned;
 pub mod coo;
 pub mod decode;
+pub mod descriptor;
 pub mod error;
 pub mod ffi;
 pub mod size;
+pub mod stats;
 pub mod status;
 pub mod types;
 

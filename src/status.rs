@@ -3,8 +3,8 @@
 //! Every code the library can return is a variant of [`Status`], numbered
 //! explicitly. The numbers are part of the ABI: once released they never change
 //! meaning. Where the format's reference C ABI (`hurray-ffi`) has a code with
-//! the same meaning, the same number is used (-1 … -7, -10, -11); -8 and -9 are
-//! left free because the reference uses them for GPU sync-mode errors.
+//! the same meaning, the same number is used (-1 … -8, -10, -11); -9 is left
+//! free (the reference uses it for a GPU sync-mode handoff mismatch).
 //!
 //! The C header exposes the same numbers as `HURRAY_…` defines (see
 //! `ffi::status_codes`); a test checks that both agree, name for name.
@@ -31,6 +31,8 @@ pub enum Status {
     NullPointer = -6,
     /// A Rust panic was caught at the boundary (a bug in this library).
     InternalPanic = -7,
+    /// A descriptor's buffer handle has an undefined sync mode.
+    InvalidSyncMode = -8,
     /// An internal invariant failed (a bug in this library).
     Internal = -10,
     /// A coordinate is outside the shape (stored entry or query).
@@ -61,11 +63,24 @@ pub enum Status {
     /// The operation cannot be performed on this element type (complex values
     /// as a double, or values of a type accepted only in permissive mode).
     UnsupportedType = -31,
+    /// A descriptor ends before its fields do.
+    Truncated = -40,
+    /// Reserved flag bits or reserved bytes of a descriptor are not zero.
+    ReservedBits = -41,
+    /// A buffer lives on a device other than the host CPU.
+    UnsupportedDevice = -42,
+    /// A buffer handle is invalid (alignment, device tag, memory class).
+    InvalidBufferHandle = -43,
+    /// A statistics section is invalid (reserved mask bits, nnz mismatch).
+    InvalidStatistics = -44,
+    /// The descriptor uses a feature this library does not apply
+    /// (quantization, non-producer sync) outside permissive mode.
+    UnsupportedFeature = -45,
 }
 
 impl Status {
     /// Every status, in table order.
-    pub const ALL: [Status; 22] = [
+    pub const ALL: [Status; 29] = [
         Status::Ok,
         Status::InvalidMagic,
         Status::VersionMismatch,
@@ -74,6 +89,7 @@ impl Status {
         Status::BufferTooSmall,
         Status::NullPointer,
         Status::InternalPanic,
+        Status::InvalidSyncMode,
         Status::Internal,
         Status::IndexOutOfBounds,
         Status::InvalidRank,
@@ -88,6 +104,12 @@ impl Status {
         Status::InvalidFlags,
         Status::NonzeroPadding,
         Status::UnsupportedType,
+        Status::Truncated,
+        Status::ReservedBits,
+        Status::UnsupportedDevice,
+        Status::InvalidBufferHandle,
+        Status::InvalidStatistics,
+        Status::UnsupportedFeature,
     ];
 
     /// The numeric code.
@@ -111,6 +133,7 @@ impl Status {
             Status::BufferTooSmall => c"HURRAY_ERR_BUFFER_TOO_SMALL",
             Status::NullPointer => c"HURRAY_ERR_NULL_POINTER",
             Status::InternalPanic => c"HURRAY_ERR_INTERNAL_PANIC",
+            Status::InvalidSyncMode => c"HURRAY_ERR_INVALID_SYNC_MODE",
             Status::Internal => c"HURRAY_ERR_INTERNAL",
             Status::IndexOutOfBounds => c"HURRAY_ERR_INDEX_OUT_OF_BOUNDS",
             Status::InvalidRank => c"HURRAY_ERR_INVALID_RANK",
@@ -125,6 +148,12 @@ impl Status {
             Status::InvalidFlags => c"HURRAY_ERR_INVALID_FLAGS",
             Status::NonzeroPadding => c"HURRAY_ERR_NONZERO_PADDING",
             Status::UnsupportedType => c"HURRAY_ERR_UNSUPPORTED_TYPE",
+            Status::Truncated => c"HURRAY_ERR_TRUNCATED",
+            Status::ReservedBits => c"HURRAY_ERR_RESERVED_BITS",
+            Status::UnsupportedDevice => c"HURRAY_ERR_UNSUPPORTED_DEVICE",
+            Status::InvalidBufferHandle => c"HURRAY_ERR_INVALID_BUFFER_HANDLE",
+            Status::InvalidStatistics => c"HURRAY_ERR_INVALID_STATISTICS",
+            Status::UnsupportedFeature => c"HURRAY_ERR_UNSUPPORTED_FEATURE",
         }
     }
 }
@@ -162,7 +191,7 @@ mod tests {
         assert_eq!(Status::InternalPanic.code(), -7);
         assert_eq!(Status::Internal.code(), -10);
         assert_eq!(Status::IndexOutOfBounds.code(), -11);
-        assert_eq!(Status::from_code(-8), None);
+        assert_eq!(Status::InvalidSyncMode.code(), -8);
         assert_eq!(Status::from_code(-9), None);
     }
 }

@@ -11,6 +11,9 @@ extern "C" {
     fn ctest_api_count() -> usize;
     fn ctest_api_name(i: usize) -> *const c_char;
     fn ctest_api_run(i: usize) -> c_int;
+    fn ctest_descriptor_count() -> usize;
+    fn ctest_descriptor_name(i: usize) -> *const c_char;
+    fn ctest_descriptor_run(i: usize) -> c_int;
     fn ctest_threads_count() -> usize;
     fn ctest_threads_name(i: usize) -> *const c_char;
     fn ctest_threads_run(i: usize) -> c_int;
@@ -28,6 +31,12 @@ pub const API: Suite = Suite {
     count: ctest_api_count,
     name: ctest_api_name,
     run: ctest_api_run,
+};
+
+pub const DESCRIPTOR: Suite = Suite {
+    count: ctest_descriptor_count,
+    name: ctest_descriptor_name,
+    run: ctest_descriptor_run,
 };
 
 pub const THREADS: Suite = Suite {

@@ -1,11 +1,21 @@
 //! The C test suites, run by cargo test.
 
-use hurray_coo_c_tests::{cpp_smoke, run_suite, API, THREADS};
+use hurray_coo_c_tests::{cpp_smoke, run_suite, API, DESCRIPTOR, THREADS};
 
 #[test]
 fn c_api_suite_passes() {
     let (count, failed) = run_suite(&API);
     assert!(count >= 11, "only {count} C tests found");
+    assert!(
+        failed.is_empty(),
+        "C tests failed: {failed:?} (details on stderr)"
+    );
+}
+
+#[test]
+fn c_descriptor_suite_passes() {
+    let (count, failed) = run_suite(&DESCRIPTOR);
+    assert!(count >= 5, "only {count} C tests found");
     assert!(
         failed.is_empty(),
         "C tests failed: {failed:?} (details on stderr)"

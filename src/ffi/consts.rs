@@ -29,6 +29,8 @@ pub const HURRAY_ERR_NULL_POINTER: hurray_status = -6;
 /// A Rust panic was caught at the boundary. This is a bug in the library;
 /// please report it with the message.
 pub const HURRAY_ERR_INTERNAL_PANIC: hurray_status = -7;
+/// A descriptor's buffer handle has an undefined sync mode (not 0, 1 or 2).
+pub const HURRAY_ERR_INVALID_SYNC_MODE: hurray_status = -8;
 /// An internal invariant failed. This is a bug in the library.
 pub const HURRAY_ERR_INTERNAL: hurray_status = -10;
 /// A coordinate is outside the shape: a stored entry's (validation) or a
@@ -61,6 +63,24 @@ pub const HURRAY_ERR_NONZERO_PADDING: hurray_status = -30;
 /// The operation is not possible for this element type: a complex value as
 /// a double, or any value of a tag accepted only in permissive mode.
 pub const HURRAY_ERR_UNSUPPORTED_TYPE: hurray_status = -31;
+/// A descriptor is shorter than its fields (or its descriptor_length) need.
+pub const HURRAY_ERR_TRUNCATED: hurray_status = -40;
+/// Reserved descriptor flag bits or reserved bytes are not zero.
+pub const HURRAY_ERR_RESERVED_BITS: hurray_status = -41;
+/// A descriptor declares a buffer on a device other than the host CPU; this
+/// library reads host memory only.
+pub const HURRAY_ERR_UNSUPPORTED_DEVICE: hurray_status = -42;
+/// A descriptor's buffer handle is invalid: alignment not a power of two (at
+/// least 64 when non-empty), reserved or invalid device tag, undefined memory
+/// class, or a CPU buffer of memory class peer.
+pub const HURRAY_ERR_INVALID_BUFFER_HANDLE: hurray_status = -43;
+/// A descriptor's statistics section is invalid: reserved computed_mask bits,
+/// or a valid statistics nnz that differs from the COO nnz.
+pub const HURRAY_ERR_INVALID_STATISTICS: hurray_status = -44;
+/// The descriptor needs a feature this library does not apply: a
+/// quantization section (accepted and skipped with HURRAY_COO_PERMISSIVE), or
+/// an event/consumer-stream sync mode.
+pub const HURRAY_ERR_UNSUPPORTED_FEATURE: hurray_status = -45;
 
 /// Flag for hurray_coo_create: borrow both buffers in place (zero-copy). The
 /// caller keeps them alive and unchanged until hurray_coo_free. The default.

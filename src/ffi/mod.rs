@@ -8,11 +8,13 @@
 #![allow(clippy::missing_safety_doc)]
 
 mod consts;
+mod descriptor;
 mod guard;
 
 use std::ffi::{c_char, c_void};
 
 pub use consts::*;
+pub use descriptor::*;
 use guard::{bytes, guard, guard_value, read_u64s, write_opt, write_req};
 
 use crate::coo::{check_rank, Coo, CooParts, Options};
@@ -33,6 +35,8 @@ pub struct hurray_coo {
     // Declared first so it is dropped first: the tensor stops reading the
     // caller's buffers before the release callback runs.
     coo: Coo<'static>,
+    /// The descriptor the handle was read from, if any.
+    desc: Option<crate::descriptor::Descriptor>,
     _release: Option<Release>,
 }
 
@@ -174,12 +178,7 @@ pub unsafe extern "C" fn hurray_coo_create_with_release(
     guard(move || {
         // SAFETY: `out` is checked for NULL by write_req.
         unsafe { write_req(out, std::ptr::null_mut(), "out")? };
-        if flags & !KNOWN_FLAGS != 0 {
-            return Err(CooError::InvalidFlags {
-                flags,
-                unknown: flags & !KNOWN_FLAGS,
-            });
-        }
+        let opts = check_flags(flags)?;
         check_rank(rank)?;
         // SAFETY: rank is 1..=64 and the caller guarantees `rank` readable
         // extents at `shape`; buffer pointers are valid for their byte counts
@@ -200,20 +199,47 @@ pub unsafe extern "C" fn hurray_coo_create_with_release(
             values,
             indices,
         };
-        let opts = Options {
-            copy: flags & HURRAY_COO_COPY != 0,
-            permissive: flags & HURRAY_COO_PERMISSIVE != 0,
-        };
-        let coo = Coo::new(parts, opts)?;
-        let release = if opts.copy { None } else { release };
-        let h = box_handle(hurray_coo {
-            coo,
-            _release: release,
-        })?;
         // SAFETY: `out` was checked non-null above.
-        unsafe { write_opt(out, h) };
-        Ok(())
+        unsafe { build_handle(parts, opts, release, None, out) }
     })
+}
+
+/// The create flags as core options; unknown bits are refused.
+fn check_flags(flags: u32) -> Result<Options, CooError> {
+    if flags & !KNOWN_FLAGS != 0 {
+        return Err(CooError::InvalidFlags {
+            flags,
+            unknown: flags & !KNOWN_FLAGS,
+        });
+    }
+    Ok(Options {
+        copy: flags & HURRAY_COO_COPY != 0,
+        permissive: flags & HURRAY_COO_PERMISSIVE != 0,
+    })
+}
+
+/// Build the tensor and its handle and store it in `*out`. The release
+/// guard is kept by a borrowed handle and dropped (so called) otherwise.
+///
+/// # Safety
+/// `out` is non-null and writable.
+unsafe fn build_handle(
+    parts: CooParts<'_, 'static>,
+    opts: Options,
+    release: Option<Release>,
+    desc: Option<crate::descriptor::Descriptor>,
+    out: *mut *mut hurray_coo,
+) -> Result<(), CooError> {
+    let coo = Coo::new(parts, opts)?;
+    let release = if opts.copy { None } else { release };
+    let h = box_handle(hurray_coo {
+        coo,
+        desc,
+        _release: release,
+    })?;
+    // SAFETY: per this function's contract.
+    unsafe { write_opt(out, h) };
+    Ok(())
 }
 
 /// Free a handle created by hurray_coo_create*. NULL is a no-op. Calls the
@@ -590,7 +616,7 @@ mod tests {
 
     #[test]
     fn status_defines_match_the_table() {
-        let defines: [(hurray_status, &str); 22] = [
+        let defines: [(hurray_status, &str); 29] = [
             (HURRAY_OK, "HURRAY_OK"),
             (HURRAY_ERR_INVALID_MAGIC, "HURRAY_ERR_INVALID_MAGIC"),
             (HURRAY_ERR_VERSION_MISMATCH, "HURRAY_ERR_VERSION_MISMATCH"),
@@ -599,6 +625,7 @@ mod tests {
             (HURRAY_ERR_BUFFER_TOO_SMALL, "HURRAY_ERR_BUFFER_TOO_SMALL"),
             (HURRAY_ERR_NULL_POINTER, "HURRAY_ERR_NULL_POINTER"),
             (HURRAY_ERR_INTERNAL_PANIC, "HURRAY_ERR_INTERNAL_PANIC"),
+            (HURRAY_ERR_INVALID_SYNC_MODE, "HURRAY_ERR_INVALID_SYNC_MODE"),
             (HURRAY_ERR_INTERNAL, "HURRAY_ERR_INTERNAL"),
             (
                 HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
@@ -616,6 +643,24 @@ mod tests {
             (HURRAY_ERR_INVALID_FLAGS, "HURRAY_ERR_INVALID_FLAGS"),
             (HURRAY_ERR_NONZERO_PADDING, "HURRAY_ERR_NONZERO_PADDING"),
             (HURRAY_ERR_UNSUPPORTED_TYPE, "HURRAY_ERR_UNSUPPORTED_TYPE"),
+            (HURRAY_ERR_TRUNCATED, "HURRAY_ERR_TRUNCATED"),
+            (HURRAY_ERR_RESERVED_BITS, "HURRAY_ERR_RESERVED_BITS"),
+            (
+                HURRAY_ERR_UNSUPPORTED_DEVICE,
+                "HURRAY_ERR_UNSUPPORTED_DEVICE",
+            ),
+            (
+                HURRAY_ERR_INVALID_BUFFER_HANDLE,
+                "HURRAY_ERR_INVALID_BUFFER_HANDLE",
+            ),
+            (
+                HURRAY_ERR_INVALID_STATISTICS,
+                "HURRAY_ERR_INVALID_STATISTICS",
+            ),
+            (
+                HURRAY_ERR_UNSUPPORTED_FEATURE,
+                "HURRAY_ERR_UNSUPPORTED_FEATURE",
+            ),
         ];
         assert_eq!(defines.len(), Status::ALL.len());
         for ((code, name), status) in defines.iter().zip(Status::ALL) {
