@@ -1,15 +1,41 @@
 #!/usr/bin/env bash
-# Runs every test of the project: Rust unit, rule, oracle and header tests,
-# and the C/C++ tests (built with the cc crate) including the link-as-a-user
-# test. Installs what a fresh machine lacks.
+# Runs every test of the project, installing what a fresh machine lacks:
+#  1. cargo test: Rust unit, rule, oracle, descriptor/interop, ABI, header and
+#     fuzz-replay tests, and the C/C++ suites (cc crate), link and alloc tests;
+#  2. the C suites again under AddressSanitizer + UndefinedBehaviorSanitizer;
+#  3. the C suites under valgrind memcheck (no leaks, no errors);
+#  4. the thread stress test under valgrind helgrind (no data races).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v cargo >/dev/null || { echo "cargo is required (https://rustup.rs)" >&2; exit 1; }
 missing=()
 command -v cc >/dev/null || missing+=(gcc)
 command -v c++ >/dev/null || missing+=(g++)
+command -v valgrind >/dev/null || missing+=(valgrind)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing ${missing[*]}" >&2
   apt-get update -qq && apt-get install -y -qq "${missing[@]}"
 fi
+target="${CARGO_TARGET_DIR:-$PWD/target}"
+
+echo "== 1/4 cargo test --workspace"
 cargo test --workspace
+
+echo "== 2/4 C tests under ASan + UBSan"
+HURRAY_CTEST_SANITIZE=address,undefined HURRAY_SKIP_RLIMIT_TESTS=1 \
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  CARGO_TARGET_DIR="$target/sanitize" cargo test -p hurray-coo-c-tests --test c_api
+
+echo "== 3/4 C tests under valgrind memcheck"
+HURRAY_SKIP_RLIMIT_TESTS=1 \
+CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect" \
+  cargo test -p hurray-coo-c-tests --test c_api
+
+echo "== 4/4 thread stress under valgrind helgrind"
+cargo build --quiet -p hurray-coo
+mkdir -p "$target/stress"
+cc -std=c99 -O1 -g -pthread -Iinclude -Ic_tests/c c_tests/c/stress_main.c \
+  c_tests/c/test_threads.c c_tests/c/alloc64.c -L"$target/debug" -lhurray_coo \
+  -Wl,-rpath,"$target/debug" -o "$target/stress/stress"
+valgrind -q --tool=helgrind --error-exitcode=99 "$target/stress/stress"
+echo "1 passed, 0 failed: helgrind thread stress"

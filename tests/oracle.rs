@@ -195,3 +195,118 @@ fn out_of_bounds_queries_are_errors_for_every_dimension() {
         );
     }
 }
+
+/// Packed values for `n` elements of `ty` with per-element patterns, padding
+/// zero; and each element's expected lookup bytes.
+fn random_values(rng: &mut Rng, ty: &hurray_coo::TypeInfo, n: usize) -> (Vec<u8>, Vec<Vec<u8>>) {
+    let len = hurray_coo::size::values_bytes(ty, n as u64).unwrap() as usize;
+    if !ty.is_sub_byte() {
+        let v: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        let w = ty.lookup_bytes();
+        let each = v.chunks(w).map(|c| c.to_vec()).collect();
+        return (v, each);
+    }
+    let mut v = vec![0u8; len];
+    let mut each = Vec::new();
+    for i in 0..n {
+        let p = (rng.next() as u8) & ((1u16 << ty.bits) - 1) as u8;
+        for b in 0..ty.bits as usize {
+            if p >> b & 1 == 1 {
+                let bit = i * ty.bits as usize + b;
+                v[bit / 8] |= 1 << (bit % 8);
+            }
+        }
+        each.push(vec![p]);
+    }
+    (v, each)
+}
+
+#[test]
+fn every_type_rank_and_padding_matches_the_oracle() {
+    let mut checked = [0usize; 3]; // valid, data violation, padding violation
+    for seed in 0..3000u64 {
+        let mut rng = Rng::new(seed ^ 0x5EED);
+        let ty = &hurray_coo::TYPES[rng.below(hurray_coo::TYPES.len() as u64) as usize];
+        let rank = if rng.below(10) == 0 {
+            64
+        } else {
+            1 + rng.below(8) as usize
+        };
+        let shape: Vec<u64> = (0..rank)
+            .map(|_| {
+                if rank > 8 {
+                    1 + rng.below(2)
+                } else {
+                    1 + rng.below(5)
+                }
+            })
+            .collect();
+        let sorted = rng.below(2) == 0;
+        let mut entries: Vec<Vec<u64>> = (0..rng.below(24))
+            .map(|_| shape.iter().map(|&x| rng.below(x)).collect())
+            .collect();
+        if sorted {
+            entries.sort();
+            entries.dedup();
+        }
+        let n = entries.len();
+        if n > 1 && rng.below(3) == 0 {
+            let (a, b) = (rng.below(n as u64) as usize, rng.below(n as u64) as usize);
+            entries[a] = entries[b].clone();
+        }
+        let (mut values, each) = random_values(&mut rng, ty, n);
+        // Inject a padding violation where the type has padding.
+        let used = n * ty.bits as usize;
+        let pad_bits = values.len() * 8 - used;
+        let bad_padding = ty.is_sub_byte() && pad_bits > 0 && rng.below(4) == 0;
+        if bad_padding {
+            let bit = used + rng.below(pad_bits as u64) as usize;
+            values[bit / 8] |= 1 << (bit % 8);
+        }
+        let refs: Vec<&[u64]> = entries.iter().map(|e| &e[..]).collect();
+        let f = Fixture::new(ty.tag, &shape, &refs, &values, sorted);
+        let got = f.strict().map(|_| ());
+        if bad_padding {
+            assert_eq!(
+                got.unwrap_err().status(),
+                Status::NonzeroPadding,
+                "seed {seed}"
+            );
+            checked[2] += 1;
+            continue;
+        }
+        let want = oracle(&shape, &entries, sorted);
+        assert_eq!(
+            verdict_of(got),
+            want,
+            "seed {seed}: {} rank {rank}",
+            ty.name()
+        );
+        if want != Verdict::Valid {
+            checked[1] += 1;
+            continue;
+        }
+        checked[0] += 1;
+        let coo = f.strict().unwrap();
+        let model: HashMap<&[u64], &Vec<u8>> = refs.iter().copied().zip(each.iter()).collect();
+        for _ in 0..8 {
+            let q: Vec<u64> = shape.iter().map(|&x| rng.below(x)).collect();
+            let mut out = [0xA5u8; 16];
+            let found = coo.lookup(&q, &mut out).unwrap();
+            let w = ty.lookup_bytes();
+            match model.get(&q[..]) {
+                Some(bytes) => assert!(found && out[..w] == bytes[..], "seed {seed}"),
+                None => assert!(!found && out[..w].iter().all(|&b| b == 0), "seed {seed}"),
+            }
+        }
+        for (e, bytes) in refs.iter().zip(&each) {
+            let mut out = [0u8; 16];
+            assert!(coo.lookup(e, &mut out).unwrap());
+            assert_eq!(&out[..bytes.len()], &bytes[..], "seed {seed}");
+        }
+    }
+    assert!(
+        checked.iter().all(|&c| c > 100),
+        "coverage too thin: {checked:?}"
+    );
+}

@@ -11,12 +11,15 @@
 #include "ctest.h"
 
 #define DIM 64u
-#define NTHREADS 4
+#define NTHREADS 8
 
 typedef struct {
     const hurray_coo *coo;
     int failures;
     unsigned seed;
+    hurray_statistics stats; /* single-threaded answers to compare with */
+    uint8_t desc[256];
+    size_t desc_len;
 } worker_arg;
 
 /* Entry (i, j) with (i + j) % 3 == 0 stores i * DIM + j. */
@@ -24,7 +27,7 @@ static void *worker(void *p) {
     worker_arg *a = p;
     int failures = 0;
     unsigned round, i, j;
-    for (round = 0; round < 20; round++) {
+    for (round = 0; round < 10; round++) {
         for (i = 0; i < DIM; i++) {
             for (j = 0; j < DIM; j++) {
                 const uint64_t q[2] = {i, j};
@@ -36,6 +39,18 @@ static void *worker(void *p) {
                 CHECK(found == want);
                 CHECK(d == (want ? (double)(i * DIM + j) : 0.0));
             }
+        }
+        /* Whole-tensor reads agree with the single-threaded answers. */
+        {
+            hurray_statistics st;
+            uint8_t desc[256];
+            size_t n = 0;
+            CHECK(hurray_coo_statistics(a->coo, &st) == HURRAY_OK);
+            CHECK(st.computed_mask == a->stats.computed_mask && st.nnz == a->stats.nnz);
+            CHECK(st.value_mean == a->stats.value_mean && st.value_max == a->stats.value_max);
+            CHECK(hurray_coo_encode_descriptor(a->coo, HURRAY_DESCRIPTOR_STATISTICS_FULL, desc,
+                                               sizeof desc, &n) == HURRAY_OK);
+            CHECK(n == a->desc_len && memcmp(desc, a->desc, n) == 0);
         }
         /* Each thread's message is its own. */
         if ((a->seed + round) % 2 == 0) {
@@ -97,6 +112,9 @@ static int test_shared_handle_concurrent_lookups(void) {
         args[t].coo = coo;
         args[t].failures = 0;
         args[t].seed = (unsigned)t;
+        CHECK(hurray_coo_statistics(coo, &args[t].stats) == HURRAY_OK);
+        CHECK(hurray_coo_encode_descriptor(coo, HURRAY_DESCRIPTOR_STATISTICS_FULL, args[t].desc,
+                                           sizeof args[t].desc, &args[t].desc_len) == HURRAY_OK);
         CHECK(pthread_create(&th[t], NULL, worker, &args[t]) == 0);
     }
     for (t = 0; t < NTHREADS; t++) {

@@ -14,10 +14,14 @@ extern "C" {
     fn ctest_descriptor_count() -> usize;
     fn ctest_descriptor_name(i: usize) -> *const c_char;
     fn ctest_descriptor_run(i: usize) -> c_int;
+    fn ctest_hostile_count() -> usize;
+    fn ctest_hostile_name(i: usize) -> *const c_char;
+    fn ctest_hostile_run(i: usize) -> c_int;
     fn ctest_threads_count() -> usize;
     fn ctest_threads_name(i: usize) -> *const c_char;
     fn ctest_threads_run(i: usize) -> c_int;
     fn ctest_cpp_smoke() -> c_int;
+    fn ctest_alloc_failure() -> c_int;
 }
 
 /// A suite of C tests: its count, names and runner.
@@ -37,6 +41,12 @@ pub const DESCRIPTOR: Suite = Suite {
     count: ctest_descriptor_count,
     name: ctest_descriptor_name,
     run: ctest_descriptor_run,
+};
+
+pub const HOSTILE: Suite = Suite {
+    count: ctest_hostile_count,
+    name: ctest_hostile_name,
+    run: ctest_hostile_run,
 };
 
 pub const THREADS: Suite = Suite {
@@ -68,4 +78,10 @@ pub fn run_suite(suite: &Suite) -> (usize, Vec<String>) {
 pub fn cpp_smoke() -> c_int {
     // SAFETY: a plain C++ function with extern "C" linkage and no arguments.
     unsafe { ctest_cpp_smoke() }
+}
+
+/// The allocation-failure test's failure count (it forks; see test_alloc.c).
+pub fn alloc_failure() -> c_int {
+    // SAFETY: a plain C function without arguments.
+    unsafe { ctest_alloc_failure() }
 }

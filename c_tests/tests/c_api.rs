@@ -1,6 +1,6 @@
 //! The C test suites, run by cargo test.
 
-use hurray_coo_c_tests::{cpp_smoke, run_suite, API, DESCRIPTOR, THREADS};
+use hurray_coo_c_tests::{cpp_smoke, run_suite, API, DESCRIPTOR, HOSTILE, THREADS};
 
 #[test]
 fn c_api_suite_passes() {
@@ -16,6 +16,16 @@ fn c_api_suite_passes() {
 fn c_descriptor_suite_passes() {
     let (count, failed) = run_suite(&DESCRIPTOR);
     assert!(count >= 5, "only {count} C tests found");
+    assert!(
+        failed.is_empty(),
+        "C tests failed: {failed:?} (details on stderr)"
+    );
+}
+
+#[test]
+fn c_hostile_battery_passes() {
+    let (count, failed) = run_suite(&HOSTILE);
+    assert!(count >= 2);
     assert!(
         failed.is_empty(),
         "C tests failed: {failed:?} (details on stderr)"

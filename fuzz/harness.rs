@@ -1,0 +1,446 @@
+//! Fuzz harnesses over the C ABI, shared by the libFuzzer targets
+//! (`fuzz/fuzz_targets/*.rs`, run with cargo fuzz) and the deterministic
+//! replay in `tests/fuzz_replay.rs` (run by cargo test in CI).
+//!
+//! Each harness turns arbitrary bytes into calls a hostile C caller could
+//! make (honest buffer lengths, everything else arbitrary), and checks the
+//! library's promises: no crash, *out NULL exactly on failure, a message on
+//! every failure, validated handles stay valid, lookups agree with a model,
+//! descriptors round-trip.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::ffi::{c_void, CStr};
+use std::ptr::{null, null_mut};
+
+use ::hurray_coo::ffi::*;
+
+/// Reads fields off the fuzz input; runs dry as zeros.
+pub struct Input<'a>(&'a [u8]);
+
+impl<'a> Input<'a> {
+    pub fn new(d: &'a [u8]) -> Self {
+        Input(d)
+    }
+    pub fn u8(&mut self) -> u8 {
+        match self.0.split_first() {
+            Some((&b, rest)) => {
+                self.0 = rest;
+                b
+            }
+            None => 0,
+        }
+    }
+    pub fn u16(&mut self) -> u16 {
+        u16::from(self.u8()) | u16::from(self.u8()) << 8
+    }
+    pub fn u64(&mut self) -> u64 {
+        (0..8).fold(0, |v, k| v | u64::from(self.u8()) << (8 * k))
+    }
+    /// Mostly small values, sometimes any u64.
+    pub fn small_or_any(&mut self, small: u64) -> u64 {
+        match self.u8() % 8 {
+            0 => self.u64(),
+            1 => u64::MAX - u64::from(self.u8() % 4),
+            _ => u64::from(self.u8()) % small.max(1),
+        }
+    }
+    pub fn take(&mut self, n: usize) -> &'a [u8] {
+        let n = n.min(self.0.len());
+        let (a, b) = self.0.split_at(n);
+        self.0 = b;
+        a
+    }
+    pub fn rest(&mut self) -> &'a [u8] {
+        self.take(self.0.len())
+    }
+}
+
+/// `bytes` at `skew` bytes past a 64-byte boundary (owned).
+pub struct Aligned {
+    v: Vec<u8>,
+    off: usize,
+    len: usize,
+}
+
+impl Aligned {
+    pub fn new(bytes: &[u8], skew: usize) -> Aligned {
+        let mut v = vec![0u8; bytes.len() + 128];
+        let off = (64 - v.as_ptr() as usize % 64) % 64 + skew % 64;
+        v[off..off + bytes.len()].copy_from_slice(bytes);
+        Aligned {
+            v,
+            off,
+            len: bytes.len(),
+        }
+    }
+    pub fn ptr(&self) -> *const c_void {
+        if self.len == 0 {
+            null()
+        } else {
+            self.v[self.off..].as_ptr().cast()
+        }
+    }
+    pub fn len(&self) -> usize {
+        self.len
+    }
+}
+
+fn message() -> String {
+    // SAFETY: the library returns a valid NUL-terminated string, never NULL.
+    unsafe { CStr::from_ptr(hurray_last_error_message()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Checks common to every status-returning call.
+fn check_status(st: hurray_status) {
+    // SAFETY: any code may be named.
+    let name = unsafe { CStr::from_ptr(hurray_status_name(st)) };
+    assert!(name.to_bytes().starts_with(b"HURRAY_"));
+    assert!(st <= 0, "positive status {st}");
+    assert_ne!(st, HURRAY_ERR_INTERNAL_PANIC, "panic: {}", message());
+    assert_ne!(st, HURRAY_ERR_INTERNAL, "internal error: {}", message());
+    if st != HURRAY_OK {
+        assert!(!message().is_empty(), "status {st} without a message");
+    }
+}
+
+/// Exercise a live handle the way a reader would.
+///
+/// # Safety
+/// `coo` is a live handle.
+unsafe fn exercise(coo: *mut hurray_coo, inp: &mut Input<'_>, expect_valid: bool) {
+    unsafe {
+        let st = hurray_coo_validate(coo);
+        check_status(st);
+        if expect_valid {
+            assert_eq!(
+                st,
+                HURRAY_OK,
+                "a validated handle failed validation: {}",
+                message()
+            );
+        }
+        let rank = hurray_coo_rank(coo);
+        assert!((1..=64).contains(&rank));
+        let shape = std::slice::from_raw_parts(hurray_coo_shape(coo), rank as usize);
+        for _ in 0..(inp.u8() % 8) {
+            let qrank = if inp.u8() % 16 == 0 {
+                u32::from(inp.u8())
+            } else {
+                rank
+            };
+            let mut q = [0u64; 256];
+            for (d, slot) in q.iter_mut().enumerate().take(qrank as usize) {
+                let x = shape.get(d).copied().unwrap_or(1);
+                *slot = if inp.u8() % 8 == 0 {
+                    inp.u64()
+                } else {
+                    u64::from(inp.u8()) % x.max(1)
+                };
+            }
+            let mut out = [0u8; 16];
+            let cap = if inp.u8() % 8 == 0 {
+                usize::from(inp.u8() % 17)
+            } else {
+                16
+            };
+            let mut found = false;
+            check_status(hurray_coo_lookup(
+                coo,
+                q.as_ptr(),
+                qrank,
+                out.as_mut_ptr().cast(),
+                cap,
+                &mut found,
+            ));
+            let mut d = 0.0;
+            check_status(hurray_coo_lookup_f64(
+                coo,
+                q.as_ptr(),
+                qrank,
+                &mut d,
+                null_mut(),
+            ));
+        }
+        let mut stats = hurray_statistics::default();
+        check_status(hurray_coo_statistics(coo, &mut stats));
+        // Round trip through a descriptor.
+        let opts = u32::from(inp.u8() % 3);
+        let mut desc = [0u8; 1024];
+        let mut n = 0usize;
+        let st = hurray_coo_encode_descriptor(coo, opts, desc.as_mut_ptr(), desc.len(), &mut n);
+        check_status(st);
+        if st == HURRAY_OK {
+            let (mut vb, mut ib) = (0usize, 0usize);
+            let v = hurray_coo_values(coo, &mut vb);
+            let i = hurray_coo_indices(coo, &mut ib);
+            let mut back: *mut hurray_coo = null_mut();
+            let st2 = hurray_coo_from_descriptor(desc.as_ptr(), n, v, vb, i, ib, 0, &mut back);
+            assert_eq!(st2, HURRAY_OK, "own descriptor refused: {}", message());
+            assert_eq!(hurray_coo_nnz(back), hurray_coo_nnz(coo));
+            assert_eq!(hurray_coo_rank(back), rank);
+            assert_eq!(hurray_coo_type_tag(back), hurray_coo_type_tag(coo));
+            hurray_coo_free(back);
+        }
+    }
+}
+
+/// hurray_coo_create with arbitrary arguments and honest buffers. Half the
+/// inputs take the "consistent" path: buffer sizes derived from the type,
+/// nnz and rank, coordinates mostly inside the shape, so that validation,
+/// lookups and the writer are reached, not just the argument checks.
+pub fn create(data: &[u8]) {
+    let mut inp = Input::new(data);
+    let consistent = inp.u8() % 2 == 0;
+    let tag = inp.u8();
+    let rank = if consistent {
+        1 + u32::from(inp.u8() % 6)
+    } else {
+        u32::from(inp.u8() % 70)
+    };
+    let shape: Vec<u64> = (0..rank.min(64))
+        .map(|_| {
+            if consistent {
+                1 + u64::from(inp.u8() % 8)
+            } else {
+                inp.small_or_any(6)
+            }
+        })
+        .collect();
+    let shape_ptr = if !consistent && inp.u8() % 32 == 0 {
+        null()
+    } else {
+        shape.as_ptr()
+    };
+    let nnz = if consistent {
+        u64::from(inp.u8() % 24)
+    } else {
+        inp.small_or_any(12)
+    };
+    let sorted = inp.u8() % 2 == 0;
+    let flags = match inp.u8() % 8 {
+        0 if !consistent => inp.u64() as u32,
+        k => u32::from(k % 4),
+    };
+    let skew = usize::from(inp.u8() % 8 == 0) * usize::from(inp.u8());
+    let (values, indices) = if consistent {
+        let mut vbytes = 0u64;
+        // SAFETY: out pointer valid.
+        let known = unsafe { hurray_type_values_bytes(tag, nnz, &mut vbytes) } == HURRAY_OK;
+        let vlen = if known {
+            vbytes as usize
+        } else {
+            usize::from(inp.u8())
+        };
+        let mut vals: Vec<u8> = (0..vlen).map(|_| inp.u8()).collect();
+        if inp.u8() % 4 != 0 {
+            // Mostly clear the last byte's high bits (sub-byte padding).
+            if let Some(last) = vals.last_mut() {
+                *last &= 0x0F >> (inp.u8() % 4);
+            }
+        }
+        let mut coords: Vec<u64> = Vec::new();
+        for _ in 0..nnz {
+            for &x in &shape {
+                coords.push(if inp.u8() % 16 == 0 {
+                    x
+                } else {
+                    u64::from(inp.u8()) % x
+                });
+            }
+        }
+        if sorted && inp.u8() % 4 != 0 {
+            let r = rank as usize;
+            let mut entries: Vec<&[u64]> = coords.chunks(r).collect();
+            entries.sort();
+            coords = entries.concat();
+        }
+        let idx: Vec<u8> = coords.iter().flat_map(|c| c.to_le_bytes()).collect();
+        (Aligned::new(&vals, skew), Aligned::new(&idx, 0))
+    } else {
+        let vlen = usize::from(inp.u16() % 2048);
+        (
+            Aligned::new(inp.take(vlen), skew),
+            Aligned::new(inp.rest(), 0),
+        )
+    };
+    let mut coo: *mut hurray_coo = 1 as *mut hurray_coo;
+    // SAFETY: every buffer is valid for its stated length; shape holds
+    // min(rank, 64) entries and the library reads shape only for ranks 1..=64.
+    let st = unsafe {
+        hurray_coo_create(
+            tag,
+            rank,
+            shape_ptr,
+            nnz,
+            sorted,
+            values.ptr(),
+            values.len(),
+            indices.ptr().cast(),
+            indices.len(),
+            flags,
+            &mut coo,
+        )
+    };
+    check_status(st);
+    if st != HURRAY_OK {
+        assert!(coo.is_null(), "*out not NULL after failure");
+        return;
+    }
+    assert!(!coo.is_null());
+    // SAFETY: a live handle over buffers that outlive it.
+    unsafe {
+        exercise(
+            coo,
+            &mut Input::new(data),
+            flags & HURRAY_COO_PERMISSIVE == 0,
+        );
+        hurray_coo_free(coo);
+    }
+}
+
+/// The descriptor reader on arbitrary bytes; the bytes after the descriptor
+/// feed the buffers it declares.
+pub fn descriptor(data: &[u8]) {
+    let flags = u32::from(data.first().copied().unwrap_or(0) & 3);
+    let data = data.get(1..).unwrap_or(&[]);
+    let mut info = std::mem::MaybeUninit::<hurray_descriptor_info>::uninit();
+    // SAFETY: data is valid for its length; info is writable.
+    let st = unsafe {
+        hurray_descriptor_inspect(
+            data.as_ptr(),
+            data.len(),
+            flags & HURRAY_COO_PERMISSIVE,
+            info.as_mut_ptr(),
+        )
+    };
+    check_status(st);
+    // Also with the exact pointer/length pairs a careless caller might pass.
+    // SAFETY: NULL with length 0 is allowed.
+    check_status(unsafe { hurray_descriptor_inspect(null(), 0, 0, info.as_mut_ptr()) });
+    if st != HURRAY_OK {
+        let mut coo: *mut hurray_coo = 1 as *mut hurray_coo;
+        // SAFETY: valid lengths throughout.
+        let st2 = unsafe {
+            hurray_coo_from_descriptor(
+                data.as_ptr(),
+                data.len(),
+                null(),
+                0,
+                null(),
+                0,
+                flags,
+                &mut coo,
+            )
+        };
+        check_status(st2);
+        assert_ne!(st2, HURRAY_OK);
+        assert!(coo.is_null());
+        return;
+    }
+    // SAFETY: written on success.
+    let info = unsafe { info.assume_init() };
+    let dlen = info.descriptor_length as usize;
+    let payload = &data[dlen.min(data.len())..];
+    let cap = 1 << 20;
+    if info.values_bytes > cap || info.indices_bytes > cap {
+        return;
+    }
+    let fill = |n: usize| -> Vec<u8> {
+        (0..n)
+            .map(|k| payload.get(k % payload.len().max(1)).copied().unwrap_or(0))
+            .collect()
+    };
+    let values = Aligned::new(&fill(info.values_bytes as usize), 0);
+    let indices = Aligned::new(&fill(info.indices_bytes as usize), 0);
+    let mut coo: *mut hurray_coo = null_mut();
+    // SAFETY: valid lengths throughout; buffers outlive the handle.
+    let st = unsafe {
+        hurray_coo_from_descriptor(
+            data.as_ptr(),
+            data.len(),
+            values.ptr(),
+            values.len(),
+            indices.ptr().cast(),
+            indices.len(),
+            flags,
+            &mut coo,
+        )
+    };
+    check_status(st);
+    if st == HURRAY_OK {
+        // SAFETY: live handle.
+        unsafe {
+            assert_eq!(hurray_coo_nnz(coo), info.nnz);
+            exercise(
+                coo,
+                &mut Input::new(payload),
+                flags & HURRAY_COO_PERMISSIVE == 0,
+            );
+            hurray_coo_free(coo);
+        }
+    } else {
+        assert!(coo.is_null());
+    }
+}
+
+/// A valid tensor built from the input; every lookup must agree with a
+/// HashMap model, sorted (binary search) and unsorted (scan) alike.
+pub fn lookup(data: &[u8]) {
+    let mut inp = Input::new(data);
+    let rank = 1 + usize::from(inp.u8() % 4);
+    let shape: Vec<u64> = (0..rank).map(|_| 1 + u64::from(inp.u8() % 16)).collect();
+    let mut model: HashMap<Vec<u64>, f64> = HashMap::new();
+    let mut order: Vec<Vec<u64>> = Vec::new();
+    for _ in 0..inp.u8() {
+        let e: Vec<u64> = shape.iter().map(|&x| u64::from(inp.u8()) % x).collect();
+        if !model.contains_key(&e) {
+            model.insert(e.clone(), model.len() as f64 + 0.5);
+            order.push(e);
+        }
+    }
+    let sorted = inp.u8() % 2 == 0;
+    if sorted {
+        order.sort();
+    }
+    let vals: Vec<u8> = order.iter().flat_map(|e| model[e].to_le_bytes()).collect();
+    let idx: Vec<u8> = order
+        .iter()
+        .flatten()
+        .flat_map(|c| c.to_le_bytes())
+        .collect();
+    let (values, indices) = (Aligned::new(&vals, 0), Aligned::new(&idx, 0));
+    let mut coo: *mut hurray_coo = null_mut();
+    // SAFETY: valid buffers that outlive the handle.
+    let st = unsafe {
+        hurray_coo_create(
+            0x04,
+            rank as u32,
+            shape.as_ptr(),
+            order.len() as u64,
+            sorted,
+            values.ptr(),
+            values.len(),
+            indices.ptr().cast(),
+            indices.len(),
+            0,
+            &mut coo,
+        )
+    };
+    assert_eq!(st, HURRAY_OK, "{}", message());
+    for _ in 0..64 {
+        let q: Vec<u64> = shape.iter().map(|&x| u64::from(inp.u8()) % x).collect();
+        let (mut d, mut found) = (f64::NAN, false);
+        // SAFETY: live handle, query of the tensor's rank.
+        let st = unsafe { hurray_coo_lookup_f64(coo, q.as_ptr(), rank as u32, &mut d, &mut found) };
+        assert_eq!(st, HURRAY_OK);
+        match model.get(&q) {
+            Some(&v) => assert!(found && d == v, "{q:?}: got {d}, want {v}"),
+            None => assert!(!found && d == 0.0, "{q:?}: phantom {d}"),
+        }
+    }
+    // SAFETY: live handle, freed once.
+    unsafe { hurray_coo_free(coo) };
+}
