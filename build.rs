@@ -24,6 +24,18 @@ fn main() {
     let generated = out_dir.join("hurray_coo.h");
     bindings.write_to_file(&generated);
 
+    // The shared library's soname follows the ABI version (the one number that
+    // changes on a binary break): libhurray_coo.so.<ABI>.
+    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+        let consts = std::fs::read_to_string(crate_dir.join("src/ffi/consts.rs")).unwrap();
+        let abi: u32 = consts
+            .lines()
+            .find_map(|l| l.strip_prefix("pub const HURRAY_COO_ABI_VERSION: u32 = "))
+            .and_then(|v| v.trim_end_matches(';').parse().ok())
+            .expect("HURRAY_COO_ABI_VERSION not found in src/ffi/consts.rs");
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libhurray_coo.so.{abi}");
+    }
+
     if std::env::var_os("HURRAY_COO_WRITE_HEADER").is_some_and(|v| v == "1") {
         let committed = crate_dir.join("include").join("hurray_coo.h");
         std::fs::create_dir_all(committed.parent().unwrap()).unwrap();

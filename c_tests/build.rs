@@ -80,4 +80,19 @@ fn main() {
         .file(c_dir.join("header_cpp.cpp"))
         .flags(&sanitize_flags)
         .compile("hurray_ctests_cpp");
+
+    // The C++17 wrapper header, with g++ and warnings as errors.
+    cc::Build::new()
+        .cpp(true)
+        .include(&include)
+        .std("c++17")
+        .warnings(true)
+        .extra_warnings(true)
+        .warnings_into_errors(true)
+        .flag("-pedantic")
+        .flag("-Wshadow")
+        .flag("-Wconversion")
+        .file(c_dir.join("test_cpp17.cpp"))
+        .flags(&sanitize_flags)
+        .compile("hurray_ctests_cpp17");
 }

@@ -28,6 +28,136 @@
 #include <stdint.h>
 
 /**
+ * Element type tag float16.
+ */
+#define HURRAY_TYPE_FLOAT16 1
+
+/**
+ * Element type tag bfloat16.
+ */
+#define HURRAY_TYPE_BFLOAT16 2
+
+/**
+ * Element type tag float32.
+ */
+#define HURRAY_TYPE_FLOAT32 3
+
+/**
+ * Element type tag float64.
+ */
+#define HURRAY_TYPE_FLOAT64 4
+
+/**
+ * Element type tag int8.
+ */
+#define HURRAY_TYPE_INT8 16
+
+/**
+ * Element type tag uint8.
+ */
+#define HURRAY_TYPE_UINT8 17
+
+/**
+ * Element type tag int16.
+ */
+#define HURRAY_TYPE_INT16 18
+
+/**
+ * Element type tag uint16.
+ */
+#define HURRAY_TYPE_UINT16 19
+
+/**
+ * Element type tag int32.
+ */
+#define HURRAY_TYPE_INT32 20
+
+/**
+ * Element type tag uint32.
+ */
+#define HURRAY_TYPE_UINT32 21
+
+/**
+ * Element type tag int64.
+ */
+#define HURRAY_TYPE_INT64 22
+
+/**
+ * Element type tag uint64.
+ */
+#define HURRAY_TYPE_UINT64 23
+
+/**
+ * Element type tag bool.
+ */
+#define HURRAY_TYPE_BOOL 32
+
+/**
+ * Element type tag float8_e4m3.
+ */
+#define HURRAY_TYPE_FLOAT8_E4M3 64
+
+/**
+ * Element type tag float8_e5m2.
+ */
+#define HURRAY_TYPE_FLOAT8_E5M2 65
+
+/**
+ * Element type tag float8_e8m0.
+ */
+#define HURRAY_TYPE_FLOAT8_E8M0 66
+
+/**
+ * Element type tag float4_e2m1.
+ */
+#define HURRAY_TYPE_FLOAT4_E2M1 67
+
+/**
+ * Element type tag float6_e2m3.
+ */
+#define HURRAY_TYPE_FLOAT6_E2M3 68
+
+/**
+ * Element type tag float6_e3m2.
+ */
+#define HURRAY_TYPE_FLOAT6_E3M2 69
+
+/**
+ * Element type tag float128.
+ */
+#define HURRAY_TYPE_FLOAT128 70
+
+/**
+ * Element type tag int4.
+ */
+#define HURRAY_TYPE_INT4 72
+
+/**
+ * Element type tag uint4.
+ */
+#define HURRAY_TYPE_UINT4 73
+
+/**
+ * Element type tag int2.
+ */
+#define HURRAY_TYPE_INT2 74
+
+/**
+ * Element type tag uint2.
+ */
+#define HURRAY_TYPE_UINT2 75
+
+/**
+ * Element type tag complex64.
+ */
+#define HURRAY_TYPE_COMPLEX64 80
+
+/**
+ * Element type tag complex128.
+ */
+#define HURRAY_TYPE_COMPLEX128 81
+
+/**
  * Flag for hurray_coo_create: borrow both buffers in place (zero-copy). The
  * caller keeps them alive and unchanged until hurray_coo_free. The default.
  */

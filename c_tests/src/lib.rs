@@ -22,6 +22,7 @@ extern "C" {
     fn ctest_threads_run(i: usize) -> c_int;
     fn ctest_cpp_smoke() -> c_int;
     fn ctest_alloc_failure() -> c_int;
+    fn ctest_cpp17() -> c_int;
 }
 
 /// A suite of C tests: its count, names and runner.
@@ -84,4 +85,11 @@ pub fn cpp_smoke() -> c_int {
 pub fn alloc_failure() -> c_int {
     // SAFETY: a plain C function without arguments.
     unsafe { ctest_alloc_failure() }
+}
+
+/// The C++17 wrapper tests' failure count.
+pub fn cpp17() -> c_int {
+    // SAFETY: a plain C++ function with C linkage, no arguments; it catches
+    // its own exceptions.
+    unsafe { ctest_cpp17() }
 }

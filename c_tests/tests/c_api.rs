@@ -1,6 +1,6 @@
 //! The C test suites, run by cargo test.
 
-use hurray_coo_c_tests::{cpp_smoke, run_suite, API, DESCRIPTOR, HOSTILE, THREADS};
+use hurray_coo_c_tests::{cpp17, cpp_smoke, run_suite, API, DESCRIPTOR, HOSTILE, THREADS};
 
 #[test]
 fn c_api_suite_passes() {
@@ -42,4 +42,9 @@ fn c_threads_suite_passes() {
 #[test]
 fn header_compiles_and_works_from_cpp() {
     assert_eq!(cpp_smoke(), 0);
+}
+
+#[test]
+fn cpp17_wrapper_works() {
+    assert_eq!(cpp17(), 0);
 }

@@ -40,6 +40,20 @@ fn c_program_links_against_the_shared_library_and_runs() {
     // (the same build also produces libhurray_coo.a)
     let so = dir.join("libhurray_coo.so");
     assert!(so.exists(), "{} was not built", so.display());
+    // The library's soname is libhurray_coo.so.<ABI>; in-tree, point it at
+    // the build output (make build does the same).
+    let soname = format!(
+        "libhurray_coo.so.{}",
+        hurray_coo::ffi::HURRAY_COO_ABI_VERSION
+    );
+    let link = dir.join(&soname);
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink("libhurray_coo.so", &link).unwrap();
+    let dynamic = run(Command::new("readelf").arg("-d").arg(&so));
+    assert!(
+        dynamic.contains(&format!("Library soname: [{soname}]")),
+        "{dynamic}"
+    );
 
     let exe = dir.join("seed_example_linked");
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());

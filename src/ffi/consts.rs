@@ -82,6 +82,61 @@ pub const HURRAY_ERR_INVALID_STATISTICS: hurray_status = -44;
 /// an event/consumer-stream sync mode.
 pub const HURRAY_ERR_UNSUPPORTED_FEATURE: hurray_status = -45;
 
+// Element type tags (the format's type table; tied to crate::types::TYPES by
+// a test).
+/// Element type tag float16.
+pub const HURRAY_TYPE_FLOAT16: u8 = 0x01;
+/// Element type tag bfloat16.
+pub const HURRAY_TYPE_BFLOAT16: u8 = 0x02;
+/// Element type tag float32.
+pub const HURRAY_TYPE_FLOAT32: u8 = 0x03;
+/// Element type tag float64.
+pub const HURRAY_TYPE_FLOAT64: u8 = 0x04;
+/// Element type tag int8.
+pub const HURRAY_TYPE_INT8: u8 = 0x10;
+/// Element type tag uint8.
+pub const HURRAY_TYPE_UINT8: u8 = 0x11;
+/// Element type tag int16.
+pub const HURRAY_TYPE_INT16: u8 = 0x12;
+/// Element type tag uint16.
+pub const HURRAY_TYPE_UINT16: u8 = 0x13;
+/// Element type tag int32.
+pub const HURRAY_TYPE_INT32: u8 = 0x14;
+/// Element type tag uint32.
+pub const HURRAY_TYPE_UINT32: u8 = 0x15;
+/// Element type tag int64.
+pub const HURRAY_TYPE_INT64: u8 = 0x16;
+/// Element type tag uint64.
+pub const HURRAY_TYPE_UINT64: u8 = 0x17;
+/// Element type tag bool.
+pub const HURRAY_TYPE_BOOL: u8 = 0x20;
+/// Element type tag float8_e4m3.
+pub const HURRAY_TYPE_FLOAT8_E4M3: u8 = 0x40;
+/// Element type tag float8_e5m2.
+pub const HURRAY_TYPE_FLOAT8_E5M2: u8 = 0x41;
+/// Element type tag float8_e8m0.
+pub const HURRAY_TYPE_FLOAT8_E8M0: u8 = 0x42;
+/// Element type tag float4_e2m1.
+pub const HURRAY_TYPE_FLOAT4_E2M1: u8 = 0x43;
+/// Element type tag float6_e2m3.
+pub const HURRAY_TYPE_FLOAT6_E2M3: u8 = 0x44;
+/// Element type tag float6_e3m2.
+pub const HURRAY_TYPE_FLOAT6_E3M2: u8 = 0x45;
+/// Element type tag float128.
+pub const HURRAY_TYPE_FLOAT128: u8 = 0x46;
+/// Element type tag int4.
+pub const HURRAY_TYPE_INT4: u8 = 0x48;
+/// Element type tag uint4.
+pub const HURRAY_TYPE_UINT4: u8 = 0x49;
+/// Element type tag int2.
+pub const HURRAY_TYPE_INT2: u8 = 0x4A;
+/// Element type tag uint2.
+pub const HURRAY_TYPE_UINT2: u8 = 0x4B;
+/// Element type tag complex64.
+pub const HURRAY_TYPE_COMPLEX64: u8 = 0x50;
+/// Element type tag complex128.
+pub const HURRAY_TYPE_COMPLEX128: u8 = 0x51;
+
 /// Flag for hurray_coo_create: borrow both buffers in place (zero-copy). The
 /// caller keeps them alive and unchanged until hurray_coo_free. The default.
 pub const HURRAY_COO_BORROW: u32 = 0;

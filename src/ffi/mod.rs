@@ -615,6 +615,42 @@ mod tests {
     }
 
     #[test]
+    fn type_defines_match_the_type_table() {
+        let defines: [(u8, &str); 26] = [
+            (HURRAY_TYPE_FLOAT16, "float16"),
+            (HURRAY_TYPE_BFLOAT16, "bfloat16"),
+            (HURRAY_TYPE_FLOAT32, "float32"),
+            (HURRAY_TYPE_FLOAT64, "float64"),
+            (HURRAY_TYPE_INT8, "int8"),
+            (HURRAY_TYPE_UINT8, "uint8"),
+            (HURRAY_TYPE_INT16, "int16"),
+            (HURRAY_TYPE_UINT16, "uint16"),
+            (HURRAY_TYPE_INT32, "int32"),
+            (HURRAY_TYPE_UINT32, "uint32"),
+            (HURRAY_TYPE_INT64, "int64"),
+            (HURRAY_TYPE_UINT64, "uint64"),
+            (HURRAY_TYPE_BOOL, "bool"),
+            (HURRAY_TYPE_FLOAT8_E4M3, "float8_e4m3"),
+            (HURRAY_TYPE_FLOAT8_E5M2, "float8_e5m2"),
+            (HURRAY_TYPE_FLOAT8_E8M0, "float8_e8m0"),
+            (HURRAY_TYPE_FLOAT4_E2M1, "float4_e2m1"),
+            (HURRAY_TYPE_FLOAT6_E2M3, "float6_e2m3"),
+            (HURRAY_TYPE_FLOAT6_E3M2, "float6_e3m2"),
+            (HURRAY_TYPE_FLOAT128, "float128"),
+            (HURRAY_TYPE_INT4, "int4"),
+            (HURRAY_TYPE_UINT4, "uint4"),
+            (HURRAY_TYPE_INT2, "int2"),
+            (HURRAY_TYPE_UINT2, "uint2"),
+            (HURRAY_TYPE_COMPLEX64, "complex64"),
+            (HURRAY_TYPE_COMPLEX128, "complex128"),
+        ];
+        assert_eq!(defines.len(), types::TYPES.len());
+        for ((tag, name), t) in defines.iter().zip(types::TYPES.iter()) {
+            assert_eq!((*tag, *name), (t.tag, t.name()));
+        }
+    }
+
+    #[test]
     fn status_defines_match_the_table() {
         let defines: [(hurray_status, &str); 29] = [
             (HURRAY_OK, "HURRAY_OK"),

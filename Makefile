@@ -1,0 +1,56 @@
+# Build and install libhurray_coo for C, C++ and Fortran users.
+#   make                       # cargo build --release
+#   make install PREFIX=/opt/hurray [DESTDIR=/tmp/stage]
+#   make uninstall PREFIX=/opt/hurray
+# Installs: lib/libhurray_coo.so.VERSION with soname libhurray_coo.so.ABI and
+# the usual symlinks, lib/libhurray_coo.a, include/hurray_coo.h, .hpp, .f90
+# (Fortran module source: compile it with your own compiler),
+# lib/pkgconfig/hurray_coo.pc and lib/cmake/hurray_coo/ (find_package).
+
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DESTDIR ?=
+CARGO ?= cargo
+PROFILE ?= release
+TARGET_DIR ?= $(or $(CARGO_TARGET_DIR),target)
+BUILD := $(TARGET_DIR)/$(if $(filter dev,$(PROFILE)),debug,$(PROFILE))
+
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+VERSION_MAJOR := $(word 1,$(subst ., ,$(VERSION)))
+VERSION_MINOR := $(word 2,$(subst ., ,$(VERSION)))
+ABI := $(shell sed -n 's/^pub const HURRAY_COO_ABI_VERSION: u32 = \([0-9]*\);/\1/p' src/ffi/consts.rs)
+NATIVE_LIBS := -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+REAL := libhurray_coo.so.$(VERSION)
+SONAME := libhurray_coo.so.$(ABI)
+SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+  -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+  -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' -e 's|@VERSION_MINOR@|$(VERSION_MINOR)|g' \
+  -e 's|@ABI@|$(ABI)|g' -e 's|@NATIVE_LIBS@|$(NATIVE_LIBS)|g' \
+  -e 's|@NATIVE_LIBS_CMAKE@|$(subst -l,,$(subst $() ,;,$(NATIVE_LIBS)))|g'
+
+.PHONY: all build install uninstall
+all: build
+
+# Also links the soname next to the build output, so that programs linked
+# in-tree (-L target/release) find libhurray_coo.so.ABI at run time.
+build:
+	$(CARGO) build --profile $(PROFILE) -p hurray-coo
+	ln -sf libhurray_coo.so $(BUILD)/$(SONAME)
+
+install: build
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake/hurray_coo $(DESTDIR)$(INCLUDEDIR)
+	install -m 755 $(BUILD)/libhurray_coo.so $(DESTDIR)$(LIBDIR)/$(REAL)
+	ln -sf $(REAL) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libhurray_coo.so
+	install -m 644 $(BUILD)/libhurray_coo.a $(DESTDIR)$(LIBDIR)/libhurray_coo.a
+	install -m 644 include/hurray_coo.h include/hurray_coo.hpp include/hurray_coo.f90 $(DESTDIR)$(INCLUDEDIR)/
+	$(SUBST) install/hurray_coo.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/hurray_coo.pc
+	$(SUBST) install/hurray_cooConfig.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/hurray_coo/hurray_cooConfig.cmake
+	$(SUBST) install/hurray_cooConfigVersion.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/hurray_coo/hurray_cooConfigVersion.cmake
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/$(REAL) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libhurray_coo.so
+	rm -f $(DESTDIR)$(LIBDIR)/libhurray_coo.a $(DESTDIR)$(LIBDIR)/pkgconfig/hurray_coo.pc
+	rm -rf $(DESTDIR)$(LIBDIR)/cmake/hurray_coo
+	rm -f $(DESTDIR)$(INCLUDEDIR)/hurray_coo.h $(DESTDIR)$(INCLUDEDIR)/hurray_coo.hpp $(DESTDIR)$(INCLUDEDIR)/hurray_coo.f90

@@ -1,0 +1,118 @@
+// C++17 tests of include/hurray_coo.hpp: RAII (freed exactly once, moves),
+// exceptions carrying status and message, typed accessors, descriptors.
+#include "hurray_coo.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+extern "C" int ctest_cpp17(void);
+
+namespace {
+
+int failures = 0;
+
+void expect(bool ok, const char *what, int line) {
+    if (!ok) {
+        std::fprintf(stderr, "test_cpp17.cpp:%d: CHECK failed: %s\n", line, what);
+        failures++;
+    }
+}
+#define CHECK(c) expect((c), #c, __LINE__)
+
+int releases = 0;
+extern "C" void on_release(void *) { releases++; }
+
+struct alignas(64) seed_values {
+    float v[3] = {1.5f, -0.5f, 2.0f};
+};
+struct alignas(64) seed_indices {
+    std::uint64_t i[6] = {0, 1, 2, 0, 3, 3};
+};
+
+} // namespace
+
+extern "C" int ctest_cpp17(void) {
+    static_assert(!std::is_copy_constructible<hurray::coo>::value, "move-only");
+    static_assert(!std::is_copy_assignable<hurray::coo>::value, "move-only");
+    static_assert(std::is_nothrow_move_constructible<hurray::coo>::value, "cheap moves");
+    failures = 0;
+    static const seed_values values;
+    static const seed_indices indices;
+    const std::vector<std::uint64_t> shape{4, 4};
+
+    // Borrowed, validated, typed access.
+    auto t = hurray::coo::borrow(hurray::type::float32, shape, values.v, sizeof values.v,
+                                 indices.i, sizeof indices.i, true);
+    t.validate();
+    CHECK(t.rank() == 2 && t.nnz() == 3 && t.is_sorted());
+    CHECK(t.element_type() == hurray::type::float32);
+    CHECK(t.shape().size() == 2 && t.shape()[1] == 4);
+    CHECK(t.values<float>().size() == 3 && t.values<float>()[1] == -0.5f);
+    CHECK(t.indices().size() == 6 && t.indices()[4] == 3);
+    CHECK(t.lookup_f64({2, 0}) == -0.5);
+    CHECK(t.lookup_f64({1, 1}) == 0.0);
+    auto f = t.find<float>({3, 3});
+    CHECK(f.found && f.value == 2.0f);
+    CHECK(t.statistics().nnz == 3);
+
+    // Errors are exceptions with the status and the message.
+    try {
+        (void)t.lookup_f64({4, 0});
+        CHECK(false);
+    } catch (const hurray::error &e) {
+        CHECK(e.status() == HURRAY_ERR_INDEX_OUT_OF_BOUNDS);
+        CHECK(std::string(e.name()) == "HURRAY_ERR_INDEX_OUT_OF_BOUNDS");
+        CHECK(e.message().find("coordinate 4 in dimension 0") != std::string::npos);
+        CHECK(std::string(e.what()).rfind("HURRAY_ERR_INDEX_OUT_OF_BOUNDS: ", 0) == 0);
+    }
+    try {
+        const std::vector<std::uint64_t> dup{2, 0, 2, 0};
+        (void)hurray::coo::copy(hurray::type::float64, shape, std::vector<double>{1.0, 2.0}, dup,
+                                false);
+        CHECK(false);
+    } catch (const hurray::error &e) {
+        CHECK(e.status() == HURRAY_ERR_DUPLICATE);
+        CHECK(e.message() == "entry 1 duplicates entry 0 at (2, 0)");
+    }
+
+    // Copies from vectors: misaligned input is fine.
+    auto c = hurray::coo::copy(hurray::type::int32, {10}, std::vector<std::int32_t>{7, -3},
+                               std::vector<std::uint64_t>{1, 8}, true);
+    CHECK(c.find<std::int32_t>({8}).value == -3);
+
+    // Descriptors round-trip.
+    auto desc = t.descriptor(HURRAY_DESCRIPTOR_STATISTICS_COUNTS);
+    CHECK(desc.size() == 165);
+    auto back = hurray::coo::from_descriptor(desc, values.v, sizeof values.v, indices.i,
+                                             sizeof indices.i);
+    CHECK(back.lookup_f64({0, 1}) == 1.5);
+
+    // RAII: the handle is freed exactly once, through moves and reassignment.
+    releases = 0;
+    {
+        hurray_coo *raw = nullptr;
+        hurray::check(hurray_coo_create_with_release(
+            0x03, 2, shape.data(), 3, true, values.v, sizeof values.v, indices.i,
+            sizeof indices.i, HURRAY_COO_BORROW, on_release, nullptr, &raw));
+        auto a = hurray::coo::adopt(raw);
+        hurray::coo b = std::move(a);
+        CHECK(a.get() == nullptr && b.get() == raw);
+        hurray::coo d = std::move(b);
+        CHECK(d.get() == raw && releases == 0);
+        d = std::move(c); // frees raw now
+        CHECK(releases == 1);
+    }
+    CHECK(releases == 1);
+    try {
+        (void)hurray::coo::adopt(nullptr);
+        CHECK(false);
+    } catch (const hurray::error &e) {
+        CHECK(e.status() == HURRAY_ERR_NULL_POINTER);
+    }
+    return failures;
+}

@@ -1,0 +1,221 @@
+//! Installs the library into a fresh prefix with `make install` and builds
+//! consumers the way users do: C with pkg-config (shared and static), C++
+//! with CMake find_package, Fortran from the installed module source; then
+//! runs each. Needs make, pkg-config, cmake and gfortran (scripts/test.sh
+//! installs them): without them the test says so and passes, unless
+//! HURRAY_REQUIRE_CONSUMERS=1 (set by scripts/test.sh) makes it fail.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn have(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn run(cmd: &mut Command) -> String {
+    // cargo points LD_LIBRARY_PATH at the build tree: a consumer must find
+    // the installed library on its own.
+    let out = cmd
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{cmd:?} failed:\n{text}");
+    text
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// target/ of this build (from target/<profile>/deps/<test binary>).
+fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.ancestors().nth(3).unwrap().to_path_buf()
+}
+
+#[test]
+fn installed_library_serves_c_cpp_and_fortran_consumers() {
+    let missing: Vec<&str> = ["make", "pkg-config", "cmake", "gfortran", "cc", "c++"]
+        .into_iter()
+        .filter(|t| !have(t))
+        .collect();
+    if !missing.is_empty() {
+        let msg = format!("consumer test needs {missing:?} (scripts/test.sh installs them)");
+        assert!(
+            std::env::var_os("HURRAY_REQUIRE_CONSUMERS").is_none(),
+            "{msg}"
+        );
+        eprintln!("SKIPPED: {msg}");
+        return;
+    }
+    let root = root();
+    let work = target_dir().join("consumers");
+    let _ = std::fs::remove_dir_all(&work);
+    let prefix = work.join("prefix");
+    std::fs::create_dir_all(&prefix).unwrap();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    run(Command::new("make")
+        .current_dir(&root)
+        .arg("install")
+        .arg(format!("PREFIX={}", prefix.display()))
+        .arg("PROFILE=dev")
+        .arg(format!("CARGO={cargo}"))
+        .arg(format!("CARGO_TARGET_DIR={}", target_dir().display())));
+
+    // The installed files, with the soname and its links.
+    let lib = prefix.join("lib");
+    let abi = hurray_coo::ffi::HURRAY_COO_ABI_VERSION;
+    use hurray_coo::ffi::{
+        HURRAY_COO_VERSION_MAJOR as MAJOR, HURRAY_COO_VERSION_MINOR as MINOR,
+        HURRAY_COO_VERSION_PATCH as PATCH,
+    };
+    let version = format!("{MAJOR}.{MINOR}.{PATCH}");
+    for f in [
+        format!("lib/libhurray_coo.so.{version}"),
+        format!("lib/libhurray_coo.so.{abi}"),
+        "lib/libhurray_coo.so".into(),
+        "lib/libhurray_coo.a".into(),
+        "include/hurray_coo.h".into(),
+        "include/hurray_coo.hpp".into(),
+        "include/hurray_coo.f90".into(),
+        "lib/pkgconfig/hurray_coo.pc".into(),
+        "lib/cmake/hurray_coo/hurray_cooConfig.cmake".into(),
+        "lib/cmake/hurray_coo/hurray_cooConfigVersion.cmake".into(),
+    ] {
+        assert!(prefix.join(&f).exists(), "{f} not installed");
+    }
+    assert_eq!(
+        std::fs::read_link(lib.join(format!("libhurray_coo.so.{abi}"))).unwrap(),
+        Path::new(&format!("libhurray_coo.so.{version}"))
+    );
+    let soname = run(Command::new("readelf")
+        .arg("-d")
+        .arg(lib.join(format!("libhurray_coo.so.{version}"))));
+    assert!(
+        soname.contains(&format!("[libhurray_coo.so.{abi}]")),
+        "{soname}"
+    );
+
+    let pc_path = lib.join("pkgconfig");
+    let pkg = |args: &[&str]| -> Vec<String> {
+        run(Command::new("pkg-config")
+            .env("PKG_CONFIG_PATH", &pc_path)
+            .args(args)
+            .arg("hurray_coo"))
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect()
+    };
+    let src = root.join("tests/consumers");
+
+    // C, shared, flags from pkg-config.
+    let c_exe = work.join("consumer_c");
+    run(Command::new("cc")
+        .arg("-std=c99")
+        .arg("-Wall")
+        .arg("-Werror")
+        .arg(src.join("consumer.c"))
+        .args(pkg(&["--cflags", "--libs"]))
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-o")
+        .arg(&c_exe));
+    let out = run(&mut Command::new(&c_exe));
+    assert!(out.contains("c consumer: (2, 0) = -0.5"), "{out}");
+    let ldd = run(Command::new("ldd").arg(&c_exe));
+    assert!(
+        ldd.contains(&format!("libhurray_coo.so.{abi} => {}", lib.display())),
+        "{ldd}"
+    );
+
+    // C, static, with pkg-config --static for the private libraries.
+    let c_static = work.join("consumer_c_static");
+    let mut libs = pkg(&["--libs", "--static"]);
+    libs.retain(|f| f != "-lhurray_coo");
+    run(Command::new("cc")
+        .arg(src.join("consumer.c"))
+        .args(pkg(&["--cflags"]))
+        .arg(lib.join("libhurray_coo.a"))
+        .args(libs)
+        .arg("-o")
+        .arg(&c_static));
+    let out = run(&mut Command::new(&c_static));
+    assert!(out.contains("c consumer: (2, 0) = -0.5"), "{out}");
+    assert!(!run(Command::new("ldd").arg(&c_static)).contains("libhurray_coo"));
+
+    // C++ with CMake find_package, shared and static targets.
+    let build = work.join("cmake-build");
+    run(Command::new("cmake")
+        .arg("-S")
+        .arg(&src)
+        .arg("-B")
+        .arg(&build)
+        .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display())));
+    run(Command::new("cmake").arg("--build").arg(&build));
+    for exe in ["consumer", "consumer_static"] {
+        let out = run(&mut Command::new(build.join(exe)));
+        assert!(out.contains("c++ consumer: (3, 3) = 2"), "{out}");
+        assert!(
+            out.contains("caught HURRAY_ERR_INDEX_OUT_OF_BOUNDS"),
+            "{out}"
+        );
+    }
+
+    // Fortran: compile the installed module source, then the program.
+    let fdir = work.join("fortran");
+    std::fs::create_dir_all(&fdir).unwrap();
+    run(Command::new("gfortran")
+        .current_dir(&fdir)
+        .args(["-std=f2008", "-Wall", "-Werror", "-c"])
+        .arg(prefix.join("include/hurray_coo.f90")));
+    for prog in ["seed", "copy_stops"] {
+        run(Command::new("gfortran")
+            .current_dir(&fdir)
+            .args(["-std=f2008", "-Wall", "-Werror"])
+            .arg(root.join(format!("tests/fortran/{prog}.f90")))
+            .arg("hurray_coo.o")
+            .args(pkg(&["--libs"]))
+            .arg(format!("-Wl,-rpath,{}", lib.display()))
+            .arg("-o")
+            .arg(prog));
+    }
+    let out = run(&mut Command::new(fdir.join("seed")));
+    for line in [
+        "validate: ok",
+        "(3, 1) = -0.50",
+        "HURRAY_ERR_INDEX_OUT_OF_BOUNDS: query coordinate 4 in dimension 0",
+        "HURRAY_ERR_DUPLICATE: entry 2 duplicates entry 1 at (2, 0)",
+        "fortran: all checks passed",
+    ] {
+        assert!(out.contains(line), "fortran output lacks {line:?}:\n{out}");
+    }
+    let copy = Command::new(fdir.join("copy_stops"))
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .unwrap();
+    assert!(
+        !copy.status.success(),
+        "copying a hurray_tensor must stop the program"
+    );
+    let err = String::from_utf8_lossy(&copy.stderr);
+    assert!(err.contains("hurray_tensor cannot be copied"), "{err}");
+    assert!(!String::from_utf8_lossy(&copy.stdout).contains("NOT REACHED"));
+
+    // make uninstall removes what make install put there.
+    run(Command::new("make")
+        .current_dir(&root)
+        .arg("uninstall")
+        .arg(format!("PREFIX={}", prefix.display())));
+    assert!(!lib.join("libhurray_coo.a").exists());
+    assert!(!prefix.join("include/hurray_coo.h").exists());
+}

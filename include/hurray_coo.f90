@@ -1,0 +1,571 @@
+! libhurray_coo for Fortran 2008: bind(C) interfaces for the whole C API of
+! hurray_coo.h, its constants, and a thin idiomatic layer.
+!
+! Shipped as source (.mod files differ between compilers); build it with your
+! compiler and link libhurray_coo:
+!   gfortran -c $(pkg-config --variable=includedir hurray_coo)/hurray_coo.f90
+!   gfortran my_solver.f90 hurray_coo.o $(pkg-config --libs hurray_coo)
+!
+! The idiomatic layer:
+!   type(hurray_tensor) :: t
+!   call t%create(HURRAY_TYPE_FLOAT64, shape, index1, values, status)  ! 1-based coordinates
+!   v = t%lookup([3_c_int64_t, 1_c_int64_t], found, status)           ! 1-based query
+!   call t%free()                                                     ! idempotent
+! hurray_tensor owns its handle: free it explicitly (a final procedure also
+! frees it, but gfortran does not finalize every variable). Assigning one
+! hurray_tensor to another stops the program: a copy would free the handle
+! twice; use hurray_move instead. Status codes are returned, never raised:
+! hurray_message() gives the calling thread's last error as a string.
+!
+! Unsigned C types map to the signed Fortran kinds of the same width
+! (uint64_t -> integer(c_int64_t), uint8_t -> integer(c_int8_t)); type tags
+! and flags used here all fit.
+module hurray_coo
+  use, intrinsic :: iso_c_binding
+  implicit none
+  private
+
+  ! ---- Constants (checked against hurray_coo.h by the test suite) ----------
+  integer(c_int32_t), parameter, public :: HURRAY_OK = 0
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_INVALID_MAGIC = -1
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_VERSION_MISMATCH = -2
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_INVALID_LAYOUT = -3
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_INVALID_TYPE = -4
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_BUFFER_TOO_SMALL = -5
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_NULL_POINTER = -6
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_INTERNAL_PANIC = -7
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_INVALID_SYNC_MODE = -8
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_INTERNAL = -10
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_INDEX_OUT_OF_BOUNDS = -11
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_INVALID_RANK = -20
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_INVALID_SHAPE = -21
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_BUFFER_SIZE = -22
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_MISALIGNED = -23
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_DUPLICATE = -24
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_NOT_SORTED = -25
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_RANK_MISMATCH = -26
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_OVERFLOW = -27
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_ALLOC = -28
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_INVALID_FLAGS = -29
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_NONZERO_PADDING = -30
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_UNSUPPORTED_TYPE = -31
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_TRUNCATED = -40
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_RESERVED_BITS = -41
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_UNSUPPORTED_DEVICE = -42
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_INVALID_BUFFER_HANDLE = -43
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_INVALID_STATISTICS = -44
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_UNSUPPORTED_FEATURE = -45
+
+  integer(c_int32_t), parameter, public :: HURRAY_COO_BORROW = 0
+  integer(c_int32_t), parameter, public :: HURRAY_COO_COPY = 1
+  integer(c_int32_t), parameter, public :: HURRAY_COO_PERMISSIVE = 2
+  integer(c_size_t), parameter, public :: HURRAY_LOOKUP_MAX_BYTES = 16
+  integer(c_int32_t), parameter, public :: HURRAY_DESCRIPTOR_STATISTICS_COUNTS = 1
+  integer(c_int32_t), parameter, public :: HURRAY_DESCRIPTOR_STATISTICS_FULL = 2
+  integer(c_int32_t), parameter, public :: HURRAY_DESCRIPTOR_HAS_QUANTIZATION = 1
+  integer(c_int32_t), parameter, public :: HURRAY_DESCRIPTOR_HAS_SHARD = 2
+  integer(c_int32_t), parameter, public :: HURRAY_DESCRIPTOR_HAS_EXTENSION_TYPE = 4
+  integer(c_int32_t), parameter, public :: HURRAY_DESCRIPTOR_HAS_STATISTICS = 8
+  integer(c_int32_t), parameter, public :: HURRAY_DESCRIPTOR_HAS_COMPOSITE_MEMBER = 16
+  integer(c_int32_t), parameter, public :: HURRAY_STAT_NNZ = 1
+  integer(c_int32_t), parameter, public :: HURRAY_STAT_SPARSITY = 2
+  integer(c_int32_t), parameter, public :: HURRAY_STAT_VALUE_RANGE = 4
+  integer(c_int32_t), parameter, public :: HURRAY_STAT_VALUE_STATS = 8
+  integer(c_int32_t), parameter, public :: HURRAY_STAT_NM_SPARSITY = 16
+  integer(c_int32_t), parameter, public :: HURRAY_STAT_NAN_INF = 32
+
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_FLOAT16 = int(z'01', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_BFLOAT16 = int(z'02', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_FLOAT32 = int(z'03', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_FLOAT64 = int(z'04', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_INT8 = int(z'10', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_UINT8 = int(z'11', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_INT16 = int(z'12', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_UINT16 = int(z'13', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_INT32 = int(z'14', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_UINT32 = int(z'15', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_INT64 = int(z'16', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_UINT64 = int(z'17', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_BOOL = int(z'20', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_FLOAT8_E4M3 = int(z'40', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_FLOAT8_E5M2 = int(z'41', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_FLOAT8_E8M0 = int(z'42', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_FLOAT4_E2M1 = int(z'43', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_FLOAT6_E2M3 = int(z'44', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_FLOAT6_E3M2 = int(z'45', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_FLOAT128 = int(z'46', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_INT4 = int(z'48', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_UINT4 = int(z'49', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_INT2 = int(z'4A', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_UINT2 = int(z'4B', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_COMPLEX64 = int(z'50', c_int8_t)
+  integer(c_int8_t), parameter, public :: HURRAY_TYPE_COMPLEX128 = int(z'51', c_int8_t)
+
+  ! ---- C structs ---------------------------------------------------------
+  type, bind(C), public :: hurray_statistics
+    integer(c_int32_t) :: computed_mask
+    integer(c_int64_t) :: nnz
+    real(c_double) :: sparsity_ratio
+    real(c_double) :: value_min
+    real(c_double) :: value_max
+    real(c_double) :: value_abs_max
+    real(c_double) :: value_mean
+    real(c_double) :: value_stddev
+    integer(c_int8_t) :: nm_n
+    integer(c_int8_t) :: nm_m
+    logical(c_bool) :: has_nan
+    logical(c_bool) :: has_inf
+  end type hurray_statistics
+
+  type, bind(C), public :: hurray_descriptor_info
+    integer(c_int8_t) :: version_major
+    integer(c_int8_t) :: version_minor
+    integer(c_int32_t) :: descriptor_length
+    integer(c_int32_t) :: flags
+    integer(c_int8_t) :: type_tag
+    integer(c_int32_t) :: rank
+    integer(c_int64_t) :: shape(64)
+    integer(c_int64_t) :: nnz
+    logical(c_bool) :: is_sorted
+    integer(c_int64_t) :: values_bytes
+    integer(c_int64_t) :: indices_bytes
+    integer(c_int32_t) :: values_alignment
+    integer(c_int32_t) :: indices_alignment
+    integer(c_int32_t) :: quantization_bytes
+  end type hurray_descriptor_info
+
+  ! ---- The C API, one interface per function -----------------------------
+  public :: hurray_coo_create, hurray_coo_create_with_release, hurray_coo_free
+  public :: hurray_coo_validate, hurray_coo_lookup, hurray_coo_lookup_f64
+  public :: hurray_coo_rank, hurray_coo_shape, hurray_coo_nnz, hurray_coo_type_tag
+  public :: hurray_coo_is_sorted, hurray_coo_flags, hurray_coo_values, hurray_coo_indices
+  public :: hurray_type_values_bytes, hurray_type_name, hurray_status_name
+  public :: hurray_last_error_message, hurray_coo_version_number, hurray_coo_version_string
+  public :: hurray_coo_abi_version, hurray_coo_descriptor_size, hurray_coo_encode_descriptor
+  public :: hurray_coo_from_descriptor, hurray_descriptor_inspect, hurray_coo_statistics
+  public :: hurray_coo_descriptor_statistics, hurray_coo_shard, hurray_coo_descriptor_flags
+
+  interface
+    integer(c_int32_t) function hurray_coo_create(type_tag, rank, shape, nnz, is_sorted, &
+        values, values_bytes, indices, indices_bytes, flags, out) bind(C, name="hurray_coo_create")
+      import :: c_int32_t, c_int8_t, c_int64_t, c_bool, c_ptr, c_size_t
+      integer(c_int8_t), value :: type_tag
+      integer(c_int32_t), value :: rank
+      integer(c_int64_t), intent(in) :: shape(*)
+      integer(c_int64_t), value :: nnz
+      logical(c_bool), value :: is_sorted
+      type(c_ptr), value :: values
+      integer(c_size_t), value :: values_bytes
+      type(c_ptr), value :: indices
+      integer(c_size_t), value :: indices_bytes
+      integer(c_int32_t), value :: flags
+      type(c_ptr), intent(out) :: out
+    end function hurray_coo_create
+
+    integer(c_int32_t) function hurray_coo_create_with_release(type_tag, rank, shape, nnz, &
+        is_sorted, values, values_bytes, indices, indices_bytes, flags, release, release_ctx, &
+        out) bind(C, name="hurray_coo_create_with_release")
+      import :: c_int32_t, c_int8_t, c_int64_t, c_bool, c_ptr, c_size_t, c_funptr
+      integer(c_int8_t), value :: type_tag
+      integer(c_int32_t), value :: rank
+      integer(c_int64_t), intent(in) :: shape(*)
+      integer(c_int64_t), value :: nnz
+      logical(c_bool), value :: is_sorted
+      type(c_ptr), value :: values
+      integer(c_size_t), value :: values_bytes
+      type(c_ptr), value :: indices
+      integer(c_size_t), value :: indices_bytes
+      integer(c_int32_t), value :: flags
+      type(c_funptr), value :: release
+      type(c_ptr), value :: release_ctx
+      type(c_ptr), intent(out) :: out
+    end function hurray_coo_create_with_release
+
+    subroutine hurray_coo_free(coo) bind(C, name="hurray_coo_free")
+      import :: c_ptr
+      type(c_ptr), value :: coo
+    end subroutine hurray_coo_free
+
+    integer(c_int32_t) function hurray_coo_validate(coo) bind(C, name="hurray_coo_validate")
+      import :: c_int32_t, c_ptr
+      type(c_ptr), value :: coo
+    end function hurray_coo_validate
+
+    integer(c_int32_t) function hurray_coo_lookup(coo, index, rank, out_value, &
+        out_value_bytes, out_found) bind(C, name="hurray_coo_lookup")
+      import :: c_int32_t, c_int64_t, c_ptr, c_size_t, c_bool
+      type(c_ptr), value :: coo
+      integer(c_int64_t), intent(in) :: index(*)
+      integer(c_int32_t), value :: rank
+      type(c_ptr), value :: out_value
+      integer(c_size_t), value :: out_value_bytes
+      logical(c_bool), intent(out) :: out_found
+    end function hurray_coo_lookup
+
+    integer(c_int32_t) function hurray_coo_lookup_f64(coo, index, rank, out_value, out_found) &
+        bind(C, name="hurray_coo_lookup_f64")
+      import :: c_int32_t, c_int64_t, c_ptr, c_double, c_bool
+      type(c_ptr), value :: coo
+      integer(c_int64_t), intent(in) :: index(*)
+      integer(c_int32_t), value :: rank
+      real(c_double), intent(out) :: out_value
+      logical(c_bool), intent(out) :: out_found
+    end function hurray_coo_lookup_f64
+
+    integer(c_int32_t) function hurray_coo_rank(coo) bind(C, name="hurray_coo_rank")
+      import :: c_int32_t, c_ptr
+      type(c_ptr), value :: coo
+    end function hurray_coo_rank
+
+    type(c_ptr) function hurray_coo_shape(coo) bind(C, name="hurray_coo_shape")
+      import :: c_ptr
+      type(c_ptr), value :: coo
+    end function hurray_coo_shape
+
+    integer(c_int64_t) function hurray_coo_nnz(coo) bind(C, name="hurray_coo_nnz")
+      import :: c_int64_t, c_ptr
+      type(c_ptr), value :: coo
+    end function hurray_coo_nnz
+
+    integer(c_int8_t) function hurray_coo_type_tag(coo) bind(C, name="hurray_coo_type_tag")
+      import :: c_int8_t, c_ptr
+      type(c_ptr), value :: coo
+    end function hurray_coo_type_tag
+
+    logical(c_bool) function hurray_coo_is_sorted(coo) bind(C, name="hurray_coo_is_sorted")
+      import :: c_bool, c_ptr
+      type(c_ptr), value :: coo
+    end function hurray_coo_is_sorted
+
+    integer(c_int32_t) function hurray_coo_flags(coo) bind(C, name="hurray_coo_flags")
+      import :: c_int32_t, c_ptr
+      type(c_ptr), value :: coo
+    end function hurray_coo_flags
+
+    type(c_ptr) function hurray_coo_values(coo, out_bytes) bind(C, name="hurray_coo_values")
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: coo
+      integer(c_size_t), intent(out) :: out_bytes
+    end function hurray_coo_values
+
+    type(c_ptr) function hurray_coo_indices(coo, out_bytes) bind(C, name="hurray_coo_indices")
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: coo
+      integer(c_size_t), intent(out) :: out_bytes
+    end function hurray_coo_indices
+
+    integer(c_int32_t) function hurray_type_values_bytes(type_tag, n, out_bytes) &
+        bind(C, name="hurray_type_values_bytes")
+      import :: c_int32_t, c_int8_t, c_int64_t
+      integer(c_int8_t), value :: type_tag
+      integer(c_int64_t), value :: n
+      integer(c_int64_t), intent(out) :: out_bytes
+    end function hurray_type_values_bytes
+
+    type(c_ptr) function hurray_type_name(type_tag) bind(C, name="hurray_type_name")
+      import :: c_ptr, c_int8_t
+      integer(c_int8_t), value :: type_tag
+    end function hurray_type_name
+
+    type(c_ptr) function hurray_status_name(status) bind(C, name="hurray_status_name")
+      import :: c_ptr, c_int32_t
+      integer(c_int32_t), value :: status
+    end function hurray_status_name
+
+    type(c_ptr) function hurray_last_error_message() bind(C, name="hurray_last_error_message")
+      import :: c_ptr
+    end function hurray_last_error_message
+
+    integer(c_int32_t) function hurray_coo_version_number() &
+        bind(C, name="hurray_coo_version_number")
+      import :: c_int32_t
+    end function hurray_coo_version_number
+
+    type(c_ptr) function hurray_coo_version_string() bind(C, name="hurray_coo_version_string")
+      import :: c_ptr
+    end function hurray_coo_version_string
+
+    integer(c_int32_t) function hurray_coo_abi_version() bind(C, name="hurray_coo_abi_version")
+      import :: c_int32_t
+    end function hurray_coo_abi_version
+
+    integer(c_int32_t) function hurray_coo_descriptor_size(coo, options, out_len) &
+        bind(C, name="hurray_coo_descriptor_size")
+      import :: c_int32_t, c_ptr, c_size_t
+      type(c_ptr), value :: coo
+      integer(c_int32_t), value :: options
+      integer(c_size_t), intent(out) :: out_len
+    end function hurray_coo_descriptor_size
+
+    integer(c_int32_t) function hurray_coo_encode_descriptor(coo, options, out, capacity, &
+        out_written) bind(C, name="hurray_coo_encode_descriptor")
+      import :: c_int32_t, c_ptr, c_size_t, c_int8_t
+      type(c_ptr), value :: coo
+      integer(c_int32_t), value :: options
+      integer(c_int8_t), intent(out) :: out(*)
+      integer(c_size_t), value :: capacity
+      integer(c_size_t), intent(out) :: out_written
+    end function hurray_coo_encode_descriptor
+
+    integer(c_int32_t) function hurray_coo_from_descriptor(bytes_ptr, len, values, &
+        values_bytes, indices, indices_bytes, flags, out) bind(C, name="hurray_coo_from_descriptor")
+      import :: c_int32_t, c_int8_t, c_ptr, c_size_t
+      integer(c_int8_t), intent(in) :: bytes_ptr(*)
+      integer(c_size_t), value :: len
+      type(c_ptr), value :: values
+      integer(c_size_t), value :: values_bytes
+      type(c_ptr), value :: indices
+      integer(c_size_t), value :: indices_bytes
+      integer(c_int32_t), value :: flags
+      type(c_ptr), intent(out) :: out
+    end function hurray_coo_from_descriptor
+
+    integer(c_int32_t) function hurray_descriptor_inspect(bytes_ptr, len, flags, out) &
+        bind(C, name="hurray_descriptor_inspect")
+      import :: c_int32_t, c_int8_t, c_size_t, hurray_descriptor_info
+      integer(c_int8_t), intent(in) :: bytes_ptr(*)
+      integer(c_size_t), value :: len
+      integer(c_int32_t), value :: flags
+      type(hurray_descriptor_info), intent(out) :: out
+    end function hurray_descriptor_inspect
+
+    integer(c_int32_t) function hurray_coo_statistics(coo, out) &
+        bind(C, name="hurray_coo_statistics")
+      import :: c_int32_t, c_ptr, hurray_statistics
+      type(c_ptr), value :: coo
+      type(hurray_statistics), intent(out) :: out
+    end function hurray_coo_statistics
+
+    integer(c_int32_t) function hurray_coo_descriptor_statistics(coo, out, out_present) &
+        bind(C, name="hurray_coo_descriptor_statistics")
+      import :: c_int32_t, c_ptr, c_bool, hurray_statistics
+      type(c_ptr), value :: coo
+      type(hurray_statistics), intent(inout) :: out
+      logical(c_bool), intent(out) :: out_present
+    end function hurray_coo_descriptor_statistics
+
+    integer(c_int32_t) function hurray_coo_shard(coo, out_parent_shape, out_offset, &
+        out_present) bind(C, name="hurray_coo_shard")
+      import :: c_int32_t, c_ptr, c_bool
+      type(c_ptr), value :: coo
+      type(c_ptr), intent(out) :: out_parent_shape
+      type(c_ptr), intent(out) :: out_offset
+      logical(c_bool), intent(out) :: out_present
+    end function hurray_coo_shard
+
+    integer(c_int32_t) function hurray_coo_descriptor_flags(coo) &
+        bind(C, name="hurray_coo_descriptor_flags")
+      import :: c_int32_t, c_ptr
+      type(c_ptr), value :: coo
+    end function hurray_coo_descriptor_flags
+
+    pure integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
+      import :: c_ptr, c_size_t
+      type(c_ptr), value, intent(in) :: s
+    end function c_strlen
+  end interface
+
+  ! ---- The idiomatic layer -----------------------------------------------
+  public :: hurray_tensor, hurray_move, hurray_message, hurray_string, hurray_status_string
+
+  !> Owns one COO handle. Free it with t%free() (idempotent); copying one
+  !> hurray_tensor into another stops the program (use hurray_move).
+  type :: hurray_tensor
+    type(c_ptr) :: handle = c_null_ptr
+  contains
+    procedure, private :: create_f64, create_f32, create_i32, create_i64
+    generic :: create => create_f64, create_f32, create_i32, create_i64
+    procedure :: validate => tensor_validate
+    procedure :: lookup => tensor_lookup
+    procedure :: rank => tensor_rank
+    procedure :: nnz => tensor_nnz
+    procedure :: is_null => tensor_is_null
+    procedure :: free => tensor_free
+    generic :: assignment(=) => tensor_assign
+    procedure, private :: tensor_assign
+    final :: tensor_final
+  end type hurray_tensor
+
+contains
+
+  !> A C string (NUL-terminated, owned by the library) as a Fortran string.
+  function hurray_string(p) result(s)
+    type(c_ptr), intent(in) :: p
+    character(len=:), allocatable :: s
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i, n
+    if (.not. c_associated(p)) then
+      s = ""
+      return
+    end if
+    n = int(c_strlen(p))
+    call c_f_pointer(p, chars, [n])
+    allocate (character(len=n) :: s)
+    do i = 1, n
+      s(i:i) = chars(i)
+    end do
+  end function hurray_string
+
+  !> The calling thread's last error message.
+  function hurray_message() result(s)
+    character(len=:), allocatable :: s
+    s = hurray_string(hurray_last_error_message())
+  end function hurray_message
+
+  !> The name of a status code, e.g. "HURRAY_ERR_DUPLICATE".
+  function hurray_status_string(status) result(s)
+    integer(c_int32_t), intent(in) :: status
+    character(len=:), allocatable :: s
+    s = hurray_string(hurray_status_name(status))
+  end function hurray_status_string
+
+  !> Create a tensor from 1-based coordinates index1(rank, nnz) (entry j's
+  !> coordinates in column j) and values (real64, real32, int32 or int64; the
+  !> type_tag must match their storage). The library copies both
+  !> (HURRAY_COO_COPY), so the arrays may change or go away afterwards; the
+  !> tensor is validated in full. A previous handle in t is freed first.
+  subroutine create_f64(t, type_tag, shape, index1, values, status, sorted)
+    class(hurray_tensor), intent(inout) :: t
+    integer(c_int8_t), intent(in) :: type_tag
+    integer(c_int64_t), intent(in) :: shape(:), index1(:, :)
+    real(c_double), intent(in), target, contiguous :: values(:)
+    integer(c_int32_t), intent(out) :: status
+    logical, intent(in), optional :: sorted
+    type(c_ptr) :: p
+    p = c_null_ptr
+    if (size(values) > 0) p = c_loc(values)
+    status = create_raw(t, type_tag, shape, index1, p, int(size(values), c_size_t) * 8_c_size_t, &
+                        sorted)
+  end subroutine create_f64
+
+  subroutine create_f32(t, type_tag, shape, index1, values, status, sorted)
+    class(hurray_tensor), intent(inout) :: t
+    integer(c_int8_t), intent(in) :: type_tag
+    integer(c_int64_t), intent(in) :: shape(:), index1(:, :)
+    real(c_float), intent(in), target, contiguous :: values(:)
+    integer(c_int32_t), intent(out) :: status
+    logical, intent(in), optional :: sorted
+    type(c_ptr) :: p
+    p = c_null_ptr
+    if (size(values) > 0) p = c_loc(values)
+    status = create_raw(t, type_tag, shape, index1, p, int(size(values), c_size_t) * 4_c_size_t, &
+                        sorted)
+  end subroutine create_f32
+
+  subroutine create_i32(t, type_tag, shape, index1, values, status, sorted)
+    class(hurray_tensor), intent(inout) :: t
+    integer(c_int8_t), intent(in) :: type_tag
+    integer(c_int64_t), intent(in) :: shape(:), index1(:, :)
+    integer(c_int32_t), intent(in), target, contiguous :: values(:)
+    integer(c_int32_t), intent(out) :: status
+    logical, intent(in), optional :: sorted
+    type(c_ptr) :: p
+    p = c_null_ptr
+    if (size(values) > 0) p = c_loc(values)
+    status = create_raw(t, type_tag, shape, index1, p, int(size(values), c_size_t) * 4_c_size_t, &
+                        sorted)
+  end subroutine create_i32
+
+  subroutine create_i64(t, type_tag, shape, index1, values, status, sorted)
+    class(hurray_tensor), intent(inout) :: t
+    integer(c_int8_t), intent(in) :: type_tag
+    integer(c_int64_t), intent(in) :: shape(:), index1(:, :)
+    integer(c_int64_t), intent(in), target, contiguous :: values(:)
+    integer(c_int32_t), intent(out) :: status
+    logical, intent(in), optional :: sorted
+    type(c_ptr) :: p
+    p = c_null_ptr
+    if (size(values) > 0) p = c_loc(values)
+    status = create_raw(t, type_tag, shape, index1, p, int(size(values), c_size_t) * 8_c_size_t, &
+                        sorted)
+  end subroutine create_i64
+
+  integer(c_int32_t) function create_raw(t, type_tag, shape, index1, vptr, vbytes, sorted) &
+      result(status)
+    class(hurray_tensor), intent(inout) :: t
+    integer(c_int8_t), intent(in) :: type_tag
+    integer(c_int64_t), intent(in) :: shape(:), index1(:, :)
+    type(c_ptr), intent(in) :: vptr
+    integer(c_size_t), intent(in) :: vbytes
+    logical, intent(in), optional :: sorted
+    integer(c_int64_t), allocatable, target :: index0(:, :)
+    type(c_ptr) :: iptr
+    logical(c_bool) :: is_sorted
+    call t%free()
+    is_sorted = .false.
+    if (present(sorted)) is_sorted = logical(sorted, c_bool)
+    index0 = index1 - 1_c_int64_t
+    iptr = c_null_ptr
+    if (size(index0) > 0) iptr = c_loc(index0)
+    status = hurray_coo_create(type_tag, int(size(shape), c_int32_t), shape, &
+                               int(size(index1, 2), c_int64_t), is_sorted, vptr, vbytes, &
+                               iptr, int(size(index0), c_size_t) * 8_c_size_t, &
+                               HURRAY_COO_COPY, t%handle)
+  end function create_raw
+
+  !> Run every rule of the specification.
+  integer(c_int32_t) function tensor_validate(t) result(status)
+    class(hurray_tensor), intent(in) :: t
+    status = hurray_coo_validate(t%handle)
+  end function tensor_validate
+
+  !> The value at a 1-based coordinate tuple, as a double (0 when not stored).
+  real(c_double) function tensor_lookup(t, index1, found, status) result(v)
+    class(hurray_tensor), intent(in) :: t
+    integer(c_int64_t), intent(in) :: index1(:)
+    logical, intent(out) :: found
+    integer(c_int32_t), intent(out) :: status
+    integer(c_int64_t) :: index0(size(index1))
+    logical(c_bool) :: f
+    index0 = index1 - 1_c_int64_t
+    v = 0.0_c_double
+    f = .false.
+    status = hurray_coo_lookup_f64(t%handle, index0, int(size(index1), c_int32_t), v, f)
+    found = logical(f)
+  end function tensor_lookup
+
+  integer function tensor_rank(t)
+    class(hurray_tensor), intent(in) :: t
+    tensor_rank = int(hurray_coo_rank(t%handle))
+  end function tensor_rank
+
+  integer(c_int64_t) function tensor_nnz(t)
+    class(hurray_tensor), intent(in) :: t
+    tensor_nnz = hurray_coo_nnz(t%handle)
+  end function tensor_nnz
+
+  logical function tensor_is_null(t)
+    class(hurray_tensor), intent(in) :: t
+    tensor_is_null = .not. c_associated(t%handle)
+  end function tensor_is_null
+
+  !> Free the handle; safe to call any number of times.
+  subroutine tensor_free(t)
+    class(hurray_tensor), intent(inout) :: t
+    if (c_associated(t%handle)) call hurray_coo_free(t%handle)
+    t%handle = c_null_ptr
+  end subroutine tensor_free
+
+  !> Move the handle from src to dst (dst's own handle is freed first).
+  subroutine hurray_move(dst, src)
+    type(hurray_tensor), intent(inout) :: dst, src
+    call dst%free()
+    dst%handle = src%handle
+    src%handle = c_null_ptr
+  end subroutine hurray_move
+
+  !> Assignment would make two owners of one handle: refuse loudly.
+  subroutine tensor_assign(lhs, rhs)
+    class(hurray_tensor), intent(inout) :: lhs
+    type(hurray_tensor), intent(in) :: rhs
+    if (c_associated(rhs%handle) .or. c_associated(lhs%handle)) then
+      error stop "hurray_tensor cannot be copied (it owns a handle): use hurray_move(dst, src)"
+    end if
+  end subroutine tensor_assign
+
+  subroutine tensor_final(t)
+    type(hurray_tensor), intent(inout) :: t
+    call t%free()
+  end subroutine tensor_final
+
+end module hurray_coo

@@ -1,0 +1,256 @@
+// libhurray_coo for C++17: a header-only, move-only RAII wrapper over the C
+// API in hurray_coo.h. Errors become hurray::error exceptions carrying the
+// status code, its name and the library's message.
+//
+//   #include <hurray_coo.hpp>
+//   auto t = hurray::coo::borrow(hurray::type::float32, shape, values, indices, true);
+//   double v = t.lookup_f64({2, 0});            // -0.5
+//
+// A hurray::coo owns one handle and frees it exactly once; it can be moved,
+// never copied. Borrowed buffers (hurray::coo::borrow, the default of the C
+// API) must be 64-byte aligned and stay alive and unchanged while the coo
+// lives; hurray::coo::copy makes the library keep its own copy. Const member
+// functions may be called from many threads at once on one object.
+#ifndef HURRAY_COO_HPP
+#define HURRAY_COO_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hurray_coo.h"
+
+namespace hurray {
+
+/// Element type tags of the Hurray format.
+enum class type : std::uint8_t {
+    float16 = HURRAY_TYPE_FLOAT16,
+    bfloat16 = HURRAY_TYPE_BFLOAT16,
+    float32 = HURRAY_TYPE_FLOAT32,
+    float64 = HURRAY_TYPE_FLOAT64,
+    int8 = HURRAY_TYPE_INT8,
+    uint8 = HURRAY_TYPE_UINT8,
+    int16 = HURRAY_TYPE_INT16,
+    uint16 = HURRAY_TYPE_UINT16,
+    int32 = HURRAY_TYPE_INT32,
+    uint32 = HURRAY_TYPE_UINT32,
+    int64 = HURRAY_TYPE_INT64,
+    uint64 = HURRAY_TYPE_UINT64,
+    boolean = HURRAY_TYPE_BOOL,
+    float8_e4m3 = HURRAY_TYPE_FLOAT8_E4M3,
+    float8_e5m2 = HURRAY_TYPE_FLOAT8_E5M2,
+    float8_e8m0 = HURRAY_TYPE_FLOAT8_E8M0,
+    float4_e2m1 = HURRAY_TYPE_FLOAT4_E2M1,
+    float6_e2m3 = HURRAY_TYPE_FLOAT6_E2M3,
+    float6_e3m2 = HURRAY_TYPE_FLOAT6_E3M2,
+    float128 = HURRAY_TYPE_FLOAT128,
+    int4 = HURRAY_TYPE_INT4,
+    uint4 = HURRAY_TYPE_UINT4,
+    int2 = HURRAY_TYPE_INT2,
+    uint2 = HURRAY_TYPE_UINT2,
+    complex64 = HURRAY_TYPE_COMPLEX64,
+    complex128 = HURRAY_TYPE_COMPLEX128,
+};
+
+/// A failed call: the status, its name and the library's message.
+class error : public std::runtime_error {
+public:
+    error(hurray_status status, const std::string &message)
+        : std::runtime_error(std::string(hurray_status_name(status)) + ": " + message),
+          status_(status), message_(message) {}
+    /// The HURRAY_ERR_* code.
+    hurray_status status() const noexcept { return status_; }
+    /// The code's name, e.g. "HURRAY_ERR_DUPLICATE".
+    const char *name() const noexcept { return hurray_status_name(status_); }
+    /// What is wrong and where, e.g. "entry 17 duplicates entry 3 at (2, 0)".
+    const std::string &message() const noexcept { return message_; }
+
+private:
+    hurray_status status_;
+    std::string message_;
+};
+
+/// Throws hurray::error unless status is HURRAY_OK.
+inline void check(hurray_status status) {
+    if (status != HURRAY_OK) {
+        throw error(status, hurray_last_error_message());
+    }
+}
+
+/// A read-only view of contiguous elements (std::span is C++20).
+template <typename T> class view {
+public:
+    view() = default;
+    view(const T *data, std::size_t size) : data_(data), size_(size) {}
+    const T *data() const noexcept { return data_; }
+    std::size_t size() const noexcept { return size_; }
+    bool empty() const noexcept { return size_ == 0; }
+    const T *begin() const noexcept { return data_; }
+    const T *end() const noexcept { return data_ + size_; }
+    const T &operator[](std::size_t i) const { return data_[i]; }
+
+private:
+    const T *data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+/// The result of a lookup: the value and whether it is stored.
+template <typename T> struct found_value {
+    T value;
+    bool found;
+};
+
+/// A COO tensor handle.
+class coo {
+public:
+    /// Borrow the caller's buffers (zero-copy): they must be 64-byte aligned
+    /// and outlive this object. Validates fully unless permissive.
+    static coo borrow(type t, const std::vector<std::uint64_t> &shape, const void *values,
+                      std::size_t values_bytes, const std::uint64_t *indices,
+                      std::size_t indices_bytes, bool is_sorted, bool permissive = false) {
+        return make(t, shape, values, values_bytes, indices, indices_bytes, is_sorted,
+                    HURRAY_COO_BORROW | (permissive ? HURRAY_COO_PERMISSIVE : 0u));
+    }
+
+    /// Copy the buffers into library-owned aligned memory (any alignment in).
+    static coo copy(type t, const std::vector<std::uint64_t> &shape, const void *values,
+                    std::size_t values_bytes, const std::uint64_t *indices,
+                    std::size_t indices_bytes, bool is_sorted, bool permissive = false) {
+        return make(t, shape, values, values_bytes, indices, indices_bytes, is_sorted,
+                    HURRAY_COO_COPY | (permissive ? HURRAY_COO_PERMISSIVE : 0u));
+    }
+
+    /// Convenience: copy from vectors of values and (nnz x rank) coordinates.
+    template <typename T>
+    static coo copy(type t, const std::vector<std::uint64_t> &shape, const std::vector<T> &values,
+                    const std::vector<std::uint64_t> &indices, bool is_sorted) {
+        return copy(t, shape, values.data(), values.size() * sizeof(T), indices.data(),
+                    indices.size() * sizeof(std::uint64_t), is_sorted);
+    }
+
+    /// Read a Hurray descriptor and build a handle over its two buffers.
+    static coo from_descriptor(const std::vector<std::uint8_t> &descriptor, const void *values,
+                               std::size_t values_bytes, const std::uint64_t *indices,
+                               std::size_t indices_bytes, std::uint32_t flags = HURRAY_COO_BORROW) {
+        hurray_coo *h = nullptr;
+        check(hurray_coo_from_descriptor(descriptor.data(), descriptor.size(), values,
+                                         values_bytes, indices, indices_bytes, flags, &h));
+        return coo(h);
+    }
+
+    /// Take ownership of a handle created through the C API (for example by
+    /// hurray_coo_create_with_release). h must not be NULL.
+    static coo adopt(hurray_coo *h) {
+        if (h == nullptr) {
+            throw error(HURRAY_ERR_NULL_POINTER, "hurray::coo::adopt: handle is NULL");
+        }
+        return coo(h);
+    }
+
+    coo(const coo &) = delete;
+    coo &operator=(const coo &) = delete;
+    coo(coo &&other) noexcept : h_(std::exchange(other.h_, nullptr)) {}
+    coo &operator=(coo &&other) noexcept {
+        if (this != &other) {
+            hurray_coo_free(h_);
+            h_ = std::exchange(other.h_, nullptr);
+        }
+        return *this;
+    }
+    ~coo() { hurray_coo_free(h_); }
+
+    /// The C handle (still owned by this object), for calls not wrapped here.
+    const hurray_coo *get() const noexcept { return h_; }
+    /// Give up ownership: the caller must hurray_coo_free the result.
+    hurray_coo *release() noexcept { return std::exchange(h_, nullptr); }
+
+    /// Run every rule of the specification; throws on the first violation.
+    void validate() const { check(hurray_coo_validate(h_)); }
+
+    std::uint32_t rank() const noexcept { return hurray_coo_rank(h_); }
+    std::uint64_t nnz() const noexcept { return hurray_coo_nnz(h_); }
+    type element_type() const noexcept { return static_cast<type>(hurray_coo_type_tag(h_)); }
+    bool is_sorted() const noexcept { return hurray_coo_is_sorted(h_); }
+    view<std::uint64_t> shape() const noexcept { return {hurray_coo_shape(h_), rank()}; }
+    /// The coordinates, nnz * rank of them (entry i, dimension d at i * rank + d).
+    view<std::uint64_t> indices() const noexcept {
+        std::size_t bytes = 0;
+        const std::uint64_t *p = hurray_coo_indices(h_, &bytes);
+        return {p, bytes / sizeof(std::uint64_t)};
+    }
+    /// The values buffer as bytes.
+    view<std::uint8_t> values_bytes() const noexcept {
+        std::size_t bytes = 0;
+        const void *p = hurray_coo_values(h_, &bytes);
+        return {static_cast<const std::uint8_t *>(p), bytes};
+    }
+    /// The values as T (T must match the element type's storage).
+    template <typename T> view<T> values() const noexcept {
+        auto b = values_bytes();
+        return {reinterpret_cast<const T *>(b.data()), b.size() / sizeof(T)};
+    }
+
+    /// The value at a coordinate tuple as a double (0.0 when not stored).
+    double lookup_f64(std::initializer_list<std::uint64_t> index) const {
+        return find_f64(index.begin(), index.size()).value;
+    }
+    double lookup_f64(const std::vector<std::uint64_t> &index) const {
+        return find_f64(index.data(), index.size()).value;
+    }
+    /// The value as a double and whether it is stored.
+    found_value<double> find_f64(const std::uint64_t *index, std::size_t rank) const {
+        found_value<double> r{0.0, false};
+        check(hurray_coo_lookup_f64(h_, index, static_cast<std::uint32_t>(rank), &r.value,
+                                    &r.found));
+        return r;
+    }
+    /// The element's storage as T (whole-byte types; sub-byte types give the
+    /// bit pattern in a std::uint8_t), and whether it is stored.
+    template <typename T> found_value<T> find(std::initializer_list<std::uint64_t> index) const {
+        found_value<T> r{T{}, false};
+        check(hurray_coo_lookup(h_, index.begin(), static_cast<std::uint32_t>(index.size()),
+                                &r.value, sizeof(T), &r.found));
+        return r;
+    }
+
+    /// Statistics over all logical elements (see hurray_coo_statistics).
+    hurray_statistics statistics() const {
+        hurray_statistics s{};
+        check(hurray_coo_statistics(h_, &s));
+        return s;
+    }
+
+    /// This tensor's Hurray descriptor (options: 0 or HURRAY_DESCRIPTOR_STATISTICS_*).
+    std::vector<std::uint8_t> descriptor(std::uint32_t options = 0) const {
+        std::size_t len = 0;
+        check(hurray_coo_descriptor_size(h_, options, &len));
+        std::vector<std::uint8_t> out(len);
+        check(hurray_coo_encode_descriptor(h_, options, out.data(), out.size(), &len));
+        out.resize(len);
+        return out;
+    }
+
+private:
+    explicit coo(hurray_coo *h) noexcept : h_(h) {}
+
+    static coo make(type t, const std::vector<std::uint64_t> &shape, const void *values,
+                    std::size_t values_bytes, const std::uint64_t *indices,
+                    std::size_t indices_bytes, bool is_sorted, std::uint32_t flags) {
+        hurray_coo *h = nullptr;
+        check(hurray_coo_create(static_cast<std::uint8_t>(t),
+                                static_cast<std::uint32_t>(shape.size()), shape.data(),
+                                shape.empty() ? 0 : indices_bytes / 8 / shape.size(), is_sorted,
+                                values, values_bytes, indices, indices_bytes, flags, &h));
+        return coo(h);
+    }
+
+    hurray_coo *h_ = nullptr;
+};
+
+} // namespace hurray
+
+#endif // HURRAY_COO_HPP

@@ -1,0 +1,62 @@
+! The seed example from Fortran: build, validate, look up (1-based), hit an
+! error and print its message, free (twice: idempotent), move ownership.
+program seed
+  use, intrinsic :: iso_c_binding
+  use hurray_coo
+  implicit none
+  type(hurray_tensor) :: t, u
+  integer(c_int32_t) :: st
+  integer(c_int64_t) :: shape(2) = [4_c_int64_t, 4_c_int64_t]
+  ! 1-based coordinates, one entry per column: (1,2), (3,1), (4,4)
+  integer(c_int64_t) :: idx(2, 3) = reshape([1_c_int64_t, 2_c_int64_t, 3_c_int64_t, 1_c_int64_t, &
+                                             4_c_int64_t, 4_c_int64_t], [2, 3])
+  real(c_float) :: vals(3) = [1.5_c_float, -0.5_c_float, 2.0_c_float]
+  real(c_double) :: v
+  logical :: found
+  integer :: failures = 0
+
+  if (hurray_coo_abi_version() /= 1) call fail("ABI version")
+  print '(a,a)', "libhurray_coo ", hurray_string(hurray_coo_version_string())
+
+  call t%create(HURRAY_TYPE_FLOAT32, shape, idx, vals, st, sorted=.true.)
+  if (st /= HURRAY_OK) call fail("create: " // hurray_message())
+  print '(a,i0,a,i0)', "created rank ", t%rank(), " nnz ", t%nnz()
+  if (t%validate() /= HURRAY_OK) call fail("validate: " // hurray_message())
+  print '(a)', "validate: ok"
+
+  v = t%lookup([3_c_int64_t, 1_c_int64_t], found, st)
+  if (st /= HURRAY_OK .or. .not. found .or. v /= -0.5_c_double) call fail("lookup (3,1)")
+  print '(a,f5.2)', "(3, 1) = ", v
+  v = t%lookup([2_c_int64_t, 2_c_int64_t], found, st)
+  if (st /= HURRAY_OK .or. found .or. v /= 0.0_c_double) call fail("lookup (2,2)")
+  print '(a,f5.2,a)', "(2, 2) = ", v, " (not stored)"
+
+  ! An error: a coordinate outside the shape (1-based 5 is 0-based 4).
+  v = t%lookup([5_c_int64_t, 1_c_int64_t], found, st)
+  if (st /= HURRAY_ERR_INDEX_OUT_OF_BOUNDS) call fail("expected out of bounds")
+  print '(a,a,a)', hurray_status_string(st), ": ", hurray_message()
+  if (index(hurray_message(), "coordinate 4 in dimension 0") == 0) call fail("message")
+
+  ! Another: a duplicate coordinate, refused at create.
+  idx(:, 3) = idx(:, 2)
+  call u%create(HURRAY_TYPE_FLOAT32, shape, idx, vals, st)
+  if (st /= HURRAY_ERR_DUPLICATE) call fail("expected duplicate")
+  print '(a,a,a)', hurray_status_string(st), ": ", hurray_message()
+  if (.not. u%is_null()) call fail("handle after failure")
+
+  ! Ownership moves; free is idempotent.
+  call hurray_move(u, t)
+  if (.not. t%is_null() .or. u%is_null()) call fail("move")
+  call u%free()
+  call u%free()
+  call t%free()
+  if (failures /= 0) error stop "fortran seed test failed"
+  print '(a)', "fortran: all checks passed"
+
+contains
+  subroutine fail(what)
+    character(len=*), intent(in) :: what
+    print '(a,a)', "FAIL: ", what
+    failures = failures + 1
+  end subroutine fail
+end program seed
