@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of the project, installing what a fresh machine lacks:
-#  1. cargo test: Rust unit, rule, oracle, descriptor/interop, ABI, header and
-#     fuzz-replay tests, and the C/C++ suites (cc crate), link and alloc tests;
+#  1. cargo test: Rust unit, rule, oracle, descriptor/interop, ABI, header,
+#     bindings and fuzz-replay tests; the C/C++ suites (cc crate); the link,
+#     allocation-failure, ctypes and install-prefix consumer tests (C with
+#     pkg-config, C++ with CMake, Fortran);
 #  2. the C suites again under AddressSanitizer + UndefinedBehaviorSanitizer;
 #  3. the C suites under valgrind memcheck (no leaks, no errors);
 #  4. the thread stress test under valgrind helgrind (no data races).
@@ -11,7 +13,13 @@ command -v cargo >/dev/null || { echo "cargo is required (https://rustup.rs)" >&
 missing=()
 command -v cc >/dev/null || missing+=(gcc)
 command -v c++ >/dev/null || missing+=(g++)
+command -v make >/dev/null || missing+=(make)
 command -v valgrind >/dev/null || missing+=(valgrind)
+command -v gfortran >/dev/null || missing+=(gfortran)
+command -v cmake >/dev/null || missing+=(cmake)
+command -v pkg-config >/dev/null || missing+=(pkg-config)
+command -v python3 >/dev/null || missing+=(python3)
+command -v readelf >/dev/null || missing+=(binutils)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing ${missing[*]}" >&2
   apt-get update -qq && apt-get install -y -qq "${missing[@]}"
@@ -19,7 +27,7 @@ fi
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 
 echo "== 1/4 cargo test --workspace"
-cargo test --workspace
+HURRAY_REQUIRE_CONSUMERS=1 cargo test --workspace
 
 echo "== 2/4 C tests under ASan + UBSan"
 HURRAY_CTEST_SANITIZE=address,undefined HURRAY_SKIP_RLIMIT_TESTS=1 \
