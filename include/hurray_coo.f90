@@ -26,11 +26,13 @@ module hurray_coo
   private
 
   ! ---- Constants (checked against hurray_coo.h by the test suite) ----------
+  ! Fortran names are case-insensitive, so the two version constants whose C
+  ! names equal a function's (hurray_coo_abi_version(), ...) carry _VALUE.
   integer(c_int32_t), parameter, public :: HURRAY_COO_VERSION_MAJOR = 0
   integer(c_int32_t), parameter, public :: HURRAY_COO_VERSION_MINOR = 1
   integer(c_int32_t), parameter, public :: HURRAY_COO_VERSION_PATCH = 0
-  integer(c_int32_t), parameter, public :: HURRAY_COO_VERSION_NUMBER = 1000
-  integer(c_int32_t), parameter, public :: HURRAY_COO_ABI_VERSION = 1
+  integer(c_int32_t), parameter, public :: HURRAY_COO_VERSION_NUMBER_VALUE = 1000
+  integer(c_int32_t), parameter, public :: HURRAY_COO_ABI_VERSION_VALUE = 1
   integer(c_int32_t), parameter, public :: HURRAY_OK = 0
   integer(c_int32_t), parameter, public :: HURRAY_ERR_INVALID_MAGIC = -1
   integer(c_int32_t), parameter, public :: HURRAY_ERR_VERSION_MISMATCH = -2

@@ -15,7 +15,7 @@ program seed
   logical :: found
   integer :: failures = 0
 
-  if (hurray_coo_abi_version() /= HURRAY_COO_ABI_VERSION) call fail("ABI version")
+  if (hurray_coo_abi_version() /= HURRAY_COO_ABI_VERSION_VALUE) call fail("ABI version")
   print '(a,a)', "libhurray_coo ", hurray_string(hurray_coo_version_string())
 
   call t%create(HURRAY_TYPE_FLOAT32, shape, idx, vals, st, sorted=.true.)
