@@ -29,11 +29,7 @@ fn encode_vec(coo: &Coo<'_>, stats: StatsChoice) -> Vec<u8> {
 }
 
 fn seed() -> Fixture {
-    let vals: Vec<u8> = [1.5f32, -0.5, 2.0]
-        .iter()
-        .flat_map(|v| v.to_le_bytes())
-        .collect();
-    Fixture::new(0x03, &[4, 4], &[&[0, 1], &[2, 0], &[3, 3]], &vals, true)
+    Fixture::seed()
 }
 
 fn assert_err(r: Result<Descriptor, CooError>, status: Status, needle: &str) {

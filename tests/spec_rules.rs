@@ -35,11 +35,7 @@ const PERMISSIVE: Options = Options {
 // ---- The seed's worked example -------------------------------------------
 
 fn seed() -> Fixture {
-    let vals: Vec<u8> = [1.5f32, -0.5, 2.0]
-        .iter()
-        .flat_map(|v| v.to_le_bytes())
-        .collect();
-    Fixture::new(0x03, &[4, 4], &[&[0, 1], &[2, 0], &[3, 3]], &vals, true)
+    Fixture::seed()
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use std::ffi::c_void;
 
-use super::guard::{bytes, guard, write_opt, write_req};
+use super::guard::{bytes, coo_buffers, guard, write_opt, write_req};
 use super::{build_handle, check_flags, handle, hurray_coo, hurray_status};
 use crate::coo::CooParts;
 use crate::descriptor::{self, flags, Descriptor, StatsChoice};
@@ -290,11 +290,10 @@ pub unsafe extern "C" fn hurray_coo_from_descriptor(
         // SAFETY: the caller guarantees len readable bytes at bytes_ptr, and
         // the buffers' validity for their sizes (for the handle's life when
         // borrowed).
-        let (desc_bytes, values, indices) = unsafe {
+        let (desc_bytes, (values, indices)) = unsafe {
             (
                 bytes(bytes_ptr.cast(), len, "bytes")?,
-                bytes(values, values_bytes, "values")?,
-                bytes(indices.cast(), indices_bytes, "indices")?,
+                coo_buffers(values, values_bytes, indices, indices_bytes)?,
             )
         };
         let desc = descriptor::parse(desc_bytes, opts.permissive)?;

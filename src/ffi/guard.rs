@@ -96,6 +96,25 @@ pub(crate) unsafe fn bytes<'a>(
     Ok(unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) })
 }
 
+/// The two COO buffers a caller passes (values, then indices) as byte slices.
+///
+/// # Safety
+/// As `bytes`, for each buffer.
+pub(crate) unsafe fn coo_buffers<'a>(
+    values: *const c_void,
+    values_bytes: usize,
+    indices: *const u64,
+    indices_bytes: usize,
+) -> Result<(&'a [u8], &'a [u8]), CooError> {
+    // SAFETY: forwarded contract.
+    unsafe {
+        Ok((
+            bytes(values, values_bytes, "values")?,
+            bytes(indices.cast(), indices_bytes, "indices")?,
+        ))
+    }
+}
+
 /// Up to 64 `u64`s (a shape or a query) copied off a caller's array.
 pub(crate) struct Small {
     buf: [u64; MAX_RANK as usize],

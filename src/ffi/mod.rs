@@ -15,7 +15,7 @@ use std::ffi::{c_char, c_void};
 
 pub use consts::*;
 pub use descriptor::*;
-use guard::{bytes, guard, guard_value, read_u64s, write_opt, write_req};
+use guard::{coo_buffers, guard, guard_value, read_u64s, write_opt, write_req};
 
 use crate::coo::{check_rank, Coo, CooParts, Options};
 use crate::error::CooError;
@@ -184,11 +184,10 @@ pub unsafe extern "C" fn hurray_coo_create_with_release(
         // extents at `shape`; buffer pointers are valid for their byte counts
         // and, unless copied, stay valid and unchanged until free (so 'static
         // is the contract's lifetime: the handle never outlives free).
-        let (shape, values, indices) = unsafe {
+        let (shape, (values, indices)) = unsafe {
             (
                 read_u64s(shape, rank, "shape")?,
-                bytes(values, values_bytes, "values")?,
-                bytes(indices.cast(), indices_bytes, "indices")?,
+                coo_buffers(values, values_bytes, indices, indices_bytes)?,
             )
         };
         let parts = CooParts {

@@ -63,6 +63,16 @@ impl Fixture {
         }
     }
 
+    /// The seed's worked example: float32 [4, 4], (0,1)=1.5, (2,0)=-0.5,
+    /// (3,3)=2.0, sorted.
+    pub fn seed() -> Fixture {
+        let vals: Vec<u8> = [1.5f32, -0.5, 2.0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        Fixture::new(0x03, &[4, 4], &[&[0, 1], &[2, 0], &[3, 3]], &vals, true)
+    }
+
     /// float32 values 1.0, 2.0, ... for each entry.
     pub fn f32s(shape: &[u64], entries: &[&[u64]], sorted: bool) -> Fixture {
         let vals: Vec<u8> = (0..entries.len())
