@@ -1,10 +1,12 @@
 //! The COO tensor: structure, validation and lookup. Safe Rust, no FFI types.
 
 use std::cmp::Ordering;
+use std::sync::OnceLock;
 
 use crate::aligned::AlignedBuf;
 use crate::decode;
 use crate::error::CooError;
+use crate::scan;
 use crate::size::{self, BUFFER_ALIGN, DYNAMIC_DIM, MAX_RANK};
 use crate::types::{TagClass, TypeInfo};
 
@@ -63,7 +65,17 @@ pub struct Coo<'a> {
     permissive: bool,
     values: Storage<'a>,
     indices: Storage<'a>,
+    /// For sorted tensors with a modest leading extent: where each value of
+    /// the first coordinate starts (`row_start[c]..row_start[c + 1]`), so a
+    /// lookup searches one row instead of the whole tensor. Built on the
+    /// first lookup (thread-safe, once), so creating and validating a
+    /// tensor never pays for it.
+    row_start: OnceLock<Option<Vec<u64>>>,
 }
+
+/// A row index is built when it costs at most this many bytes per entry
+/// (plus a small constant): `(shape[0] + 1) * 8 <= 16 * nnz + 64 KiB`.
+const ROW_INDEX_BYTES_PER_ENTRY: u64 = 16;
 
 /// Check a rank before anything sized by it is read.
 pub fn check_rank(rank: u32) -> Result<(), CooError> {
@@ -193,6 +205,7 @@ impl<'a> Coo<'a> {
             permissive: opts.permissive,
             values,
             indices,
+            row_start: OnceLock::new(),
         };
         if !opts.permissive {
             coo.check_data()?;
@@ -307,36 +320,31 @@ impl<'a> Coo<'a> {
         let r = self.shape.len();
         let n = self.indices().len() / r;
         if self.is_sorted {
-            for i in 0..n {
-                if let Some(err) = self.out_of_bounds(i) {
-                    return Err(err);
-                }
-                if i == 0 {
-                    continue;
-                }
-                let (prev, cur) = (self.entry(i - 1), self.entry(i));
-                match cur.cmp(prev) {
-                    Ordering::Greater => {}
-                    Ordering::Equal => {
-                        return Err(CooError::Duplicate {
-                            entry: i as u64,
-                            first: (i - 1) as u64,
-                            coords: cur.into(),
-                        })
-                    }
-                    Ordering::Less => {
-                        return Err(CooError::NotSorted {
-                            entry: i as u64,
-                            prev: (i - 1) as u64,
-                            coords: cur.into(),
-                            prev_coords: prev.into(),
-                        })
-                    }
-                }
+            // A branch-free scan finds the first suspect entry; the precise
+            // description comes from the slow path, for that entry only.
+            let Some(i) = scan::first_sorted_violation(self.indices(), &self.shape) else {
+                return Ok(());
+            };
+            if let Some(err) = self.out_of_bounds(i) {
+                return Err(err);
             }
-            return Ok(());
+            let (prev, cur) = (self.entry(i - 1), self.entry(i));
+            return Err(if cur == prev {
+                CooError::Duplicate {
+                    entry: i as u64,
+                    first: (i - 1) as u64,
+                    coords: cur.into(),
+                }
+            } else {
+                CooError::NotSorted {
+                    entry: i as u64,
+                    prev: (i - 1) as u64,
+                    coords: cur.into(),
+                    prev_coords: prev.into(),
+                }
+            });
         }
-        let first_oob = (0..n).find(|&i| self.out_of_bounds(i).is_some());
+        let first_oob = scan::first_out_of_bounds(self.indices(), &self.shape);
         let checked = first_oob.unwrap_or(n);
         if let Some((entry, first)) = self.first_duplicate(checked)? {
             return Err(CooError::Duplicate {
@@ -360,29 +368,101 @@ impl<'a> Coo<'a> {
         };
         // Sorted (key, entry) pairs; within each run of equal keys the first
         // two entries are the earliest original and its earliest duplicate.
-        let best = if let Some(strides) = size::linear_strides(&self.shape) {
-            let mut keys: Vec<(u64, usize)> = Vec::new();
-            keys.try_reserve_exact(count)
-                .map_err(|_| alloc_err(count.saturating_mul(16)))?;
-            keys.extend((0..count).map(|i| {
-                let key = self
-                    .entry(i)
-                    .iter()
-                    .zip(&strides)
-                    .fold(0u64, |k, (&c, &s)| k.wrapping_add(c.wrapping_mul(s)));
-                (key, i)
-            }));
-            keys.sort_unstable();
-            first_pair(&keys, |a, b| a.0 == b.0, |p| p.1)
-        } else {
-            let mut perm: Vec<usize> = Vec::new();
-            perm.try_reserve_exact(count)
-                .map_err(|_| alloc_err(count.saturating_mul(8)))?;
-            perm.extend(0..count);
-            perm.sort_unstable_by(|&a, &b| self.entry(a).cmp(self.entry(b)).then(a.cmp(&b)));
-            first_pair(&perm, |&a, &b| self.entry(a) == self.entry(b), |&p| p)
-        };
+        let key_bits = |count: u128| 128 - count.saturating_sub(1).leading_zeros();
+        let packed_bits = size::element_count(&self.shape)
+            .map(|c| key_bits(c) + key_bits(count as u128))
+            .filter(|&b| b <= 64);
+        let best =
+            if let (Some(bits), Some(strides)) = (packed_bits, size::linear_strides(&self.shape)) {
+                // (linear key, entry) packed in one u64 and radix-sorted: 16 bytes
+                // per entry with the scratch buffer, freed on return.
+                let entry_bits = key_bits(count as u128);
+                let mut keys: Vec<u64> = Vec::new();
+                let mut scratch: Vec<u64> = Vec::new();
+                keys.try_reserve_exact(count)
+                    .and_then(|_| scratch.try_reserve_exact(count))
+                    .map_err(|_| alloc_err(count.saturating_mul(16)))?;
+                let r = self.shape.len();
+                keys.extend(self.indices()[..count * r].chunks_exact(r).enumerate().map(
+                    |(i, e)| {
+                        let lin = e
+                            .iter()
+                            .zip(&strides)
+                            .fold(0u64, |k, (&c, &s)| k.wrapping_add(c.wrapping_mul(s)));
+                        (lin << entry_bits) | i as u64
+                    },
+                ));
+                scratch.resize(count, 0);
+                // Entries are pushed in order, so only the key bits need sorting.
+                scan::radix_sort(&mut keys, &mut scratch, entry_bits, bits);
+                let entry_mask = (1u64 << entry_bits) - 1;
+                first_pair(
+                    &keys,
+                    |a, b| a >> entry_bits == b >> entry_bits,
+                    |k| (k & entry_mask) as usize,
+                )
+            } else if let Some(strides) = size::linear_strides(&self.shape) {
+                let mut keys: Vec<(u64, usize)> = Vec::new();
+                keys.try_reserve_exact(count)
+                    .map_err(|_| alloc_err(count.saturating_mul(16)))?;
+                keys.extend((0..count).map(|i| {
+                    let key = self
+                        .entry(i)
+                        .iter()
+                        .zip(&strides)
+                        .fold(0u64, |k, (&c, &s)| k.wrapping_add(c.wrapping_mul(s)));
+                    (key, i)
+                }));
+                keys.sort_unstable();
+                first_pair(&keys, |a, b| a.0 == b.0, |p| p.1)
+            } else {
+                let mut perm: Vec<usize> = Vec::new();
+                perm.try_reserve_exact(count)
+                    .map_err(|_| alloc_err(count.saturating_mul(8)))?;
+                perm.extend(0..count);
+                perm.sort_unstable_by(|&a, &b| self.entry(a).cmp(self.entry(b)).then(a.cmp(&b)));
+                first_pair(&perm, |&a, &b| self.entry(a) == self.entry(b), |&p| p)
+            };
         Ok(best)
+    }
+
+    /// The row index of a sorted tensor whose leading extent is modest; `None`
+    /// when it would cost too much memory, cannot be allocated, or the data
+    /// do not allow it (permissive mode).
+    fn build_row_index(&self) -> Option<Vec<u64>> {
+        if !self.is_sorted {
+            return None;
+        }
+        let extent = self.shape[0];
+        let budget = self.nnz.saturating_mul(ROW_INDEX_BYTES_PER_ENTRY) + (64 << 10);
+        if extent.saturating_add(1).saturating_mul(8) > budget {
+            return None;
+        }
+        let rows = usize::try_from(extent).ok()?;
+        let mut start: Vec<u64> = Vec::new();
+        start.try_reserve_exact(rows + 1).ok()?;
+        start.resize(rows + 1, 0);
+        let r = self.shape.len();
+        for e in self.indices().chunks_exact(r) {
+            let c = e[0] as usize;
+            if e[0] >= extent {
+                return None; // unchecked (permissive) data
+            }
+            start[c + 1] += 1;
+        }
+        for i in 0..rows {
+            start[i + 1] += start[i];
+        }
+        Some(start)
+    }
+
+    /// Bytes of auxiliary lookup structures this tensor holds now (0 before
+    /// the first sorted lookup, and when none is worth building).
+    pub fn index_bytes(&self) -> usize {
+        self.row_start
+            .get()
+            .and_then(|r| r.as_ref())
+            .map_or(0, |v| v.len() * 8)
     }
 
     /// Where entry `query` is stored, if it is. Errors when the query's rank
@@ -405,7 +485,14 @@ impl<'a> Coo<'a> {
         let r = self.shape.len();
         let idx = self.indices();
         if self.is_sorted {
-            let (mut lo, mut hi) = (0usize, idx.len() / r);
+            let rows = self.row_start.get_or_init(|| self.build_row_index());
+            let (mut lo, mut hi) = match rows {
+                Some(rows) => {
+                    let row = query[0] as usize;
+                    (rows[row] as usize, rows[row + 1] as usize)
+                }
+                None => (0usize, idx.len() / r),
+            };
             while lo < hi {
                 let mid = lo + (hi - lo) / 2;
                 match idx[mid * r..(mid + 1) * r].cmp(query) {

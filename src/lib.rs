@@ -17,6 +17,7 @@ pub mod decode;
 pub mod descriptor;
 pub mod error;
 pub mod ffi;
+mod scan;
 pub mod size;
 pub mod stats;
 pub mod status;

@@ -1,0 +1,360 @@
+//! Benchmarks of the hot operations, with the baselines they are judged
+//! against measured in the same run (ratios, not absolute times, are what
+//! a noisy machine can support):
+//!
+//!   cargo bench --bench coo              # ~1M and ~30M non-zeros
+//!   cargo bench --bench coo -- --quick   # ~1M only
+//!
+//! Data is generated deterministically here: a 2D 5-point Poisson matrix
+//! (sorted, and randomly permuted), a rank-3 random tensor, a power-law
+//! graph. Each timing is the median of several runs.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use hurray_coo::stats;
+use hurray_coo::{Coo, CooParts, Options};
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        ((u128::from(self.next()) * u128::from(n)) >> 64) as u64
+    }
+}
+
+/// A tensor's buffers, 64-byte aligned.
+struct Data {
+    name: String,
+    shape: Vec<u64>,
+    sorted: bool,
+    values: Vec<u64>, // f64 bits; Vec<u64> storage, then re-aligned below
+    indices: Vec<u64>,
+    nnz: usize,
+}
+
+/// A Vec<u64> whose data starts on a 64-byte boundary.
+fn aligned(v: &[u64]) -> (Vec<u64>, usize) {
+    let mut out = vec![0u64; v.len() + 8];
+    let off = (64 - out.as_ptr() as usize % 64) % 64 / 8;
+    out[off..off + v.len()].copy_from_slice(v);
+    (out, off)
+}
+
+impl Data {
+    fn entries(
+        name: &str,
+        shape: Vec<u64>,
+        mut entries: Vec<Vec<u64>>,
+        sorted: bool,
+        rng: &mut Rng,
+    ) -> Data {
+        if sorted {
+            entries.sort_unstable();
+            entries.dedup();
+        } else {
+            entries.sort_unstable();
+            entries.dedup();
+            for i in (1..entries.len()).rev() {
+                let j = rng.below(i as u64 + 1) as usize;
+                entries.swap(i, j);
+            }
+        }
+        let nnz = entries.len();
+        let indices: Vec<u64> = entries.into_iter().flatten().collect();
+        let values: Vec<u64> = (0..nnz).map(|i| (i as f64 * 0.5 + 1.0).to_bits()).collect();
+        Data {
+            name: format!(
+                "{name} ({}{} nnz)",
+                if sorted { "sorted, " } else { "unsorted, " },
+                human(nnz)
+            ),
+            shape,
+            sorted,
+            values,
+            indices,
+            nnz,
+        }
+    }
+}
+
+fn human(n: usize) -> String {
+    if n >= 1_000_000 {
+        format!("{:.1}M", n as f64 / 1e6)
+    } else {
+        format!("{}k", n / 1000)
+    }
+}
+
+fn poisson(n: u64) -> Vec<Vec<u64>> {
+    let mut e = Vec::with_capacity((5 * n * n) as usize);
+    for i in 0..n {
+        for j in 0..n {
+            let row = i * n + j;
+            for (di, dj) in [(0i64, 0i64), (-1, 0), (1, 0), (0, -1), (0, 1)] {
+                let (a, b) = (i as i64 + di, j as i64 + dj);
+                if a >= 0 && b >= 0 && a < n as i64 && b < n as i64 {
+                    e.push(vec![row, a as u64 * n + b as u64]);
+                }
+            }
+        }
+    }
+    e
+}
+
+fn random3(nnz: usize, rng: &mut Rng) -> (Vec<u64>, Vec<Vec<u64>>) {
+    let shape = vec![2000u64, 2000, 2000];
+    let e = (0..nnz)
+        .map(|_| shape.iter().map(|&x| rng.below(x)).collect())
+        .collect();
+    (shape, e)
+}
+
+fn powerlaw(nodes: u64, edges: usize, rng: &mut Rng) -> Vec<Vec<u64>> {
+    (0..edges)
+        .map(|_| {
+            // Skewed endpoints: many edges touch few hubs.
+            let u = rng.next() as f64 / u64::MAX as f64;
+            let v = rng.next() as f64 / u64::MAX as f64;
+            vec![
+                (nodes as f64 * u.powi(3)) as u64 % nodes,
+                (nodes as f64 * v.powi(2)) as u64 % nodes,
+            ]
+        })
+        .collect()
+}
+
+fn median(mut f: impl FnMut() -> Duration, reps: usize) -> Duration {
+    let mut t: Vec<Duration> = (0..reps).map(|_| f()).collect();
+    t.sort();
+    t[reps / 2]
+}
+
+fn time<T>(f: impl FnOnce() -> T) -> Duration {
+    let s = Instant::now();
+    black_box(f());
+    s.elapsed()
+}
+
+struct Row {
+    op: String,
+    ours: Duration,
+    peer: &'static str,
+    theirs: Duration,
+}
+
+fn report(rows: &[Row]) {
+    println!(
+        "\n| operation | ours | baseline | baseline time | ours vs baseline |\n|---|---:|---|---:|---:|"
+    );
+    for r in rows {
+        println!(
+            "| {} | {:.2} ms | {} | {:.2} ms | {:.2}x |",
+            r.op,
+            r.ours.as_secs_f64() * 1e3,
+            r.peer,
+            r.theirs.as_secs_f64() * 1e3,
+            r.theirs.as_secs_f64() / r.ours.as_secs_f64()
+        );
+    }
+}
+
+fn bench(d: &Data, rows: &mut Vec<Row>, rng: &mut Rng) {
+    let (vbuf, voff) = aligned(&d.values);
+    let (ibuf, ioff) = aligned(&d.indices);
+    let values: &[u8] = bytemuck_bytes(&vbuf[voff..voff + d.nnz]);
+    let indices: &[u8] = bytemuck_bytes(&ibuf[ioff..ioff + d.indices.len()]);
+    let idx_u64 = &ibuf[ioff..ioff + d.indices.len()];
+    let parts = CooParts {
+        type_tag: 0x04,
+        shape: &d.shape,
+        nnz: d.nnz as u64,
+        is_sorted: d.sorted,
+        values,
+        indices,
+    };
+    let reps = if d.nnz > 5_000_000 { 3 } else { 7 };
+
+    // Baseline: one streaming read of the index bytes (the memory-bandwidth
+    // limit of any validation).
+    let stream = median(
+        || time(|| idx_u64.iter().fold(0u64, |a, &x| a.wrapping_add(x))),
+        reps,
+    );
+    let validate = median(
+        || time(|| Coo::new(parts, Options::default()).expect("valid")),
+        reps,
+    );
+    rows.push(Row {
+        op: format!("create+validate, {}", d.name),
+        ours: validate,
+        peer: "streaming read of the indices",
+        theirs: stream,
+    });
+
+    let coo = Coo::new(parts, Options::default()).unwrap();
+    let rank = d.shape.len();
+    if d.sorted {
+        // 1M random queries, about half of them hits.
+        let queries: Vec<Vec<u64>> = (0..1_000_000)
+            .map(|k| {
+                if k % 2 == 0 {
+                    let i = rng.below(d.nnz as u64) as usize;
+                    idx_u64[i * rank..(i + 1) * rank].to_vec()
+                } else {
+                    d.shape.iter().map(|&x| rng.below(x)).collect()
+                }
+            })
+            .collect();
+        let ours = median(
+            || {
+                time(|| {
+                    queries
+                        .iter()
+                        .filter(|q| coo.find(q).unwrap().is_some())
+                        .count()
+                })
+            },
+            reps,
+        );
+        let theirs = median(
+            || {
+                time(|| {
+                    queries
+                        .iter()
+                        .filter(|q| {
+                            hurray_core::layout::addressing::coo::element_offset(q, true, idx_u64)
+                                .unwrap()
+                                .is_some()
+                        })
+                        .count()
+                })
+            },
+            reps,
+        );
+        let hits_ours = queries
+            .iter()
+            .filter(|q| coo.find(q).unwrap().is_some())
+            .count();
+        let hits_ref = queries
+            .iter()
+            .filter(|q| {
+                hurray_core::layout::addressing::coo::element_offset(q, true, idx_u64)
+                    .unwrap()
+                    .is_some()
+            })
+            .count();
+        assert_eq!(
+            hits_ours, hits_ref,
+            "lookup results differ from hurray-core"
+        );
+        rows.push(Row {
+            op: format!("1M point lookups, {}", d.name),
+            ours,
+            peer: "hurray-core 0.1.0 element_offset",
+            theirs,
+        });
+    } else {
+        // Unsorted point lookups: a scan each; few queries.
+        let queries: Vec<Vec<u64>> = (0..50)
+            .map(|_| {
+                let i = rng.below(d.nnz as u64) as usize;
+                idx_u64[i * rank..(i + 1) * rank].to_vec()
+            })
+            .collect();
+        let ours = median(
+            || {
+                time(|| {
+                    queries
+                        .iter()
+                        .filter(|q| coo.find(q).unwrap().is_some())
+                        .count()
+                })
+            },
+            3,
+        );
+        let theirs = median(
+            || {
+                time(|| {
+                    queries
+                        .iter()
+                        .filter(|q| {
+                            hurray_core::layout::addressing::coo::element_offset(q, false, idx_u64)
+                                .unwrap()
+                                .is_some()
+                        })
+                        .count()
+                })
+            },
+            3,
+        );
+        rows.push(Row {
+            op: format!("50 point lookups (scan), {}", d.name),
+            ours,
+            peer: "hurray-core 0.1.0 element_offset",
+            theirs,
+        });
+    }
+    let st = median(|| time(|| stats::compute(&coo)), reps);
+    let vals_stream = median(
+        || {
+            time(|| {
+                vbuf[voff..voff + d.nnz]
+                    .iter()
+                    .fold(0f64, |a, &x| a + f64::from_bits(x))
+            })
+        },
+        reps,
+    );
+    rows.push(Row {
+        op: format!("statistics, {}", d.name),
+        ours: st,
+        peer: "summing the values",
+        theirs: vals_stream,
+    });
+}
+
+fn bytemuck_bytes(v: &[u64]) -> &[u8] {
+    bytemuck::cast_slice(v)
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let mut rng = Rng(0x0123_4567_89AB_CDEF);
+    let mut rows = Vec::new();
+    let sizes: &[(u64, usize)] = if quick {
+        &[(448, 1_000_000)]
+    } else {
+        &[(448, 1_000_000), (2450, 30_000_000)]
+    };
+    for &(grid, nnz) in sizes {
+        let n = grid * grid;
+        for sorted in [true, false] {
+            let d = Data::entries("Poisson 2D", vec![n, n], poisson(grid), sorted, &mut rng);
+            eprintln!("running {}", d.name);
+            bench(&d, &mut rows, &mut rng);
+        }
+        let (shape, e) = random3(nnz, &mut rng);
+        for sorted in [true, false] {
+            let d = Data::entries("random rank-3", shape.clone(), e.clone(), sorted, &mut rng);
+            eprintln!("running {}", d.name);
+            bench(&d, &mut rows, &mut rng);
+        }
+        let nodes = (nnz / 8) as u64;
+        let d = Data::entries(
+            "power-law graph",
+            vec![nodes, nodes],
+            powerlaw(nodes, nnz, &mut rng),
+            false,
+            &mut rng,
+        );
+        eprintln!("running {}", d.name);
+        bench(&d, &mut rows, &mut rng);
+    }
+    report(&rows);
+}

@@ -1,0 +1,250 @@
+//! The hot loops of validation: branch-free scans over the indices buffer
+//! that only say *where* the first problem is (the caller then describes it
+//! with the precise, slow code), and an LSD radix sort for duplicate
+//! detection.
+
+/// Entries per branch-free block: a block that fails is rescanned entry by
+/// entry.
+const BLOCK: usize = 2048;
+
+#[inline(always)]
+fn in_bounds<const R: usize>(c: &[u64; R], shape: &[u64; R]) -> bool {
+    let mut ok = true;
+    for d in 0..R {
+        ok &= c[d] < shape[d];
+    }
+    ok
+}
+
+/// `c > p` lexicographically, without branches.
+#[inline(always)]
+fn lex_gt<const R: usize>(c: &[u64; R], p: &[u64; R]) -> bool {
+    let mut gt = false;
+    for d in (0..R).rev() {
+        gt = (c[d] > p[d]) | ((c[d] == p[d]) & gt);
+    }
+    gt
+}
+
+fn entry<const R: usize>(idx: &[u64], i: usize) -> [u64; R] {
+    let mut a = [0u64; R];
+    a.copy_from_slice(&idx[i * R..(i + 1) * R]);
+    a
+}
+
+fn first_sorted_violation_r<const R: usize>(idx: &[u64], shape: &[u64]) -> Option<usize> {
+    let n = idx.len() / R;
+    let mut s = [0u64; R];
+    s.copy_from_slice(shape);
+    if n == 0 {
+        return None;
+    }
+    if !in_bounds(&entry::<R>(idx, 0), &s) {
+        return Some(0);
+    }
+    let mut start = 1;
+    while start < n {
+        let end = (start + BLOCK).min(n);
+        let mut prev = entry::<R>(idx, start - 1);
+        let mut ok = true;
+        for e in idx[start * R..end * R].chunks_exact(R) {
+            let mut c = [0u64; R];
+            c.copy_from_slice(e);
+            ok &= in_bounds(&c, &s) & lex_gt(&c, &prev);
+            prev = c;
+        }
+        if !ok {
+            return (start..end).find(|&i| {
+                let c = entry::<R>(idx, i);
+                !(in_bounds(&c, &s) && lex_gt(&c, &entry::<R>(idx, i - 1)))
+            });
+        }
+        start = end;
+    }
+    None
+}
+
+fn first_sorted_violation_any(idx: &[u64], shape: &[u64]) -> Option<usize> {
+    let r = shape.len();
+    let n = idx.len() / r;
+    let bad = |i: usize| {
+        let c = &idx[i * r..(i + 1) * r];
+        c.iter().zip(shape).any(|(x, e)| x >= e) || (i > 0 && c <= &idx[(i - 1) * r..i * r])
+    };
+    (0..n).find(|&i| bad(i))
+}
+
+/// The first entry of a sorted tensor that is out of bounds or not strictly
+/// after the previous entry.
+pub fn first_sorted_violation(idx: &[u64], shape: &[u64]) -> Option<usize> {
+    match shape.len() {
+        1 => first_sorted_violation_r::<1>(idx, shape),
+        2 => first_sorted_violation_r::<2>(idx, shape),
+        3 => first_sorted_violation_r::<3>(idx, shape),
+        4 => first_sorted_violation_r::<4>(idx, shape),
+        _ => first_sorted_violation_any(idx, shape),
+    }
+}
+
+fn first_out_of_bounds_r<const R: usize>(idx: &[u64], shape: &[u64]) -> Option<usize> {
+    let mut s = [0u64; R];
+    s.copy_from_slice(shape);
+    let n = idx.len() / R;
+    let mut start = 0;
+    while start < n {
+        let end = (start + BLOCK).min(n);
+        let mut ok = true;
+        for e in idx[start * R..end * R].chunks_exact(R) {
+            let mut c = [0u64; R];
+            c.copy_from_slice(e);
+            ok &= in_bounds(&c, &s);
+        }
+        if !ok {
+            return (start..end).find(|&i| !in_bounds(&entry::<R>(idx, i), &s));
+        }
+        start = end;
+    }
+    None
+}
+
+/// The first entry with a coordinate outside the shape.
+pub fn first_out_of_bounds(idx: &[u64], shape: &[u64]) -> Option<usize> {
+    match shape.len() {
+        1 => first_out_of_bounds_r::<1>(idx, shape),
+        2 => first_out_of_bounds_r::<2>(idx, shape),
+        3 => first_out_of_bounds_r::<3>(idx, shape),
+        4 => first_out_of_bounds_r::<4>(idx, shape),
+        r => (0..idx.len() / r).find(|&i| {
+            idx[i * r..(i + 1) * r]
+                .iter()
+                .zip(shape)
+                .any(|(x, e)| x >= e)
+        }),
+    }
+}
+
+/// Sort `keys` by their bits `low..high` with a stable LSD radix sort of
+/// 11-bit digits, using `scratch` (same length) as the second buffer; passes
+/// whose digit is the same for every key are skipped. Bits below `low` keep
+/// their input order within equal keys (the sort is stable), so when those
+/// bits are already ascending in the input the result is fully sorted.
+pub fn radix_sort(keys: &mut [u64], scratch: &mut [u64], low: u32, high: u32) {
+    const DIGIT: u32 = 11;
+    const BUCKETS: usize = 1 << DIGIT;
+    let n = keys.len();
+    debug_assert_eq!(scratch.len(), n);
+    let passes = high.saturating_sub(low).div_ceil(DIGIT) as usize;
+    let shift_of = |p: usize| low + p as u32 * DIGIT;
+    let mut hist = vec![[0usize; BUCKETS]; passes];
+    for &k in keys.iter() {
+        for (p, h) in hist.iter_mut().enumerate() {
+            h[((k >> shift_of(p)) as usize) & (BUCKETS - 1)] += 1;
+        }
+    }
+    let mut in_keys = true;
+    for (p, h) in hist.iter_mut().enumerate() {
+        if h.contains(&n) {
+            continue; // every key has the same digit here
+        }
+        let mut sum = 0;
+        for c in h.iter_mut() {
+            let v = *c;
+            *c = sum;
+            sum += v;
+        }
+        let shift = shift_of(p);
+        let (src, dst): (&[u64], &mut [u64]) = if in_keys {
+            (&*keys, &mut *scratch)
+        } else {
+            (&*scratch, &mut *keys)
+        };
+        for &k in src {
+            let b = ((k >> shift) as usize) & (BUCKETS - 1);
+            dst[h[b]] = k;
+            h[b] += 1;
+        }
+        in_keys = !in_keys;
+    }
+    if !in_keys {
+        keys.copy_from_slice(scratch);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rng(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    #[test]
+    fn radix_sort_matches_std_sort() {
+        let mut s = 99u64;
+        for (n, bits) in [
+            (0usize, 5u32),
+            (1, 64),
+            (10, 3),
+            (1000, 20),
+            (5000, 64),
+            (4097, 33),
+        ] {
+            let mask = if bits == 64 {
+                u64::MAX
+            } else {
+                (1 << bits) - 1
+            };
+            let mut v: Vec<u64> = (0..n).map(|_| rng(&mut s) & mask).collect();
+            let mut want = v.clone();
+            want.sort_unstable();
+            let mut scratch = vec![0; n];
+            radix_sort(&mut v, &mut scratch, 0, bits);
+            assert_eq!(v, want, "n {n} bits {bits}");
+            // Sorting only the high bits keeps the (ascending) low bits' order.
+            let low = bits / 2;
+            let mut w: Vec<u64> = (0..n as u64)
+                .map(|i| {
+                    (rng(&mut s) & (mask >> low) & !((1u64 << 0) - 1)) << low
+                        | (i & ((1 << low) - 1))
+                })
+                .collect();
+            let mut want = w.clone();
+            want.sort_by_key(|k| k >> low); // stable
+            radix_sort(&mut w, &mut scratch, low, bits);
+            assert_eq!(w, want, "n {n} high bits of {bits}");
+        }
+    }
+
+    #[test]
+    fn kernels_agree_with_the_generic_scan() {
+        let mut s = 7u64;
+        for rank in 1..=6usize {
+            for _ in 0..300 {
+                let shape: Vec<u64> = (0..rank).map(|_| 1 + rng(&mut s) % 4).collect();
+                let n = (rng(&mut s) % 5000) as usize;
+                let mut entries: Vec<Vec<u64>> = (0..n)
+                    .map(|_| shape.iter().map(|&x| rng(&mut s) % (x + 1)).collect())
+                    .collect();
+                if rng(&mut s) % 2 == 0 {
+                    entries.sort();
+                    entries.dedup();
+                }
+                let idx: Vec<u64> = entries.concat();
+                assert_eq!(
+                    first_sorted_violation(&idx, &shape),
+                    first_sorted_violation_any(&idx, &shape)
+                );
+                let naive = (0..idx.len() / rank).find(|&i| {
+                    idx[i * rank..(i + 1) * rank]
+                        .iter()
+                        .zip(&shape)
+                        .any(|(x, e)| x >= e)
+                });
+                assert_eq!(first_out_of_bounds(&idx, &shape), naive);
+            }
+        }
+    }
+}
