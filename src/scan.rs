@@ -206,10 +206,7 @@ mod tests {
             // Sorting only the high bits keeps the (ascending) low bits' order.
             let low = bits / 2;
             let mut w: Vec<u64> = (0..n as u64)
-                .map(|i| {
-                    (rng(&mut s) & (mask >> low) & !((1u64 << 0) - 1)) << low
-                        | (i & ((1 << low) - 1))
-                })
+                .map(|i| (rng(&mut s) & (mask >> low)) << low | (i & ((1 << low) - 1)))
                 .collect();
             let mut want = w.clone();
             want.sort_by_key(|k| k >> low); // stable
