@@ -146,6 +146,7 @@ module hurray_coo
   public :: hurray_coo_validate, hurray_coo_lookup, hurray_coo_lookup_f64
   public :: hurray_coo_rank, hurray_coo_shape, hurray_coo_nnz, hurray_coo_type_tag
   public :: hurray_coo_is_sorted, hurray_coo_flags, hurray_coo_values, hurray_coo_indices
+  public :: hurray_coo_index_bytes
   public :: hurray_type_values_bytes, hurray_type_name, hurray_status_name
   public :: hurray_last_error_message, hurray_coo_version_number, hurray_coo_version_string
   public :: hurray_coo_abi_version, hurray_coo_descriptor_size, hurray_coo_encode_descriptor
@@ -248,6 +249,11 @@ module hurray_coo
       import :: c_int32_t, c_ptr
       type(c_ptr), value :: coo
     end function hurray_coo_flags
+
+    integer(c_size_t) function hurray_coo_index_bytes(coo) bind(C, name="hurray_coo_index_bytes")
+      import :: c_size_t, c_ptr
+      type(c_ptr), value :: coo
+    end function hurray_coo_index_bytes
 
     type(c_ptr) function hurray_coo_values(coo, out_bytes) bind(C, name="hurray_coo_values")
       import :: c_ptr, c_size_t

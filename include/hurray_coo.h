@@ -777,6 +777,16 @@ bool hurray_coo_is_sorted(const struct hurray_coo *coo);
 uint32_t hurray_coo_flags(const struct hurray_coo *coo);
 
 /**
+ * Bytes of auxiliary lookup structures the handle holds right now: a sorted
+ * tensor whose leading extent is at most about 2 * nnz builds, on its first
+ * lookup, an index of where each leading coordinate starts (8 bytes per
+ * leading coordinate value, at most 16 bytes per entry plus 64 KiB). 0
+ * before that, when no index is worth building, and when coo is NULL.
+ * Thread safety: safe on a shared handle.
+ */
+size_t hurray_coo_index_bytes(const struct hurray_coo *coo);
+
+/**
  * The values buffer the handle reads (the caller's own memory when borrowed,
  * the library's 64-byte-aligned copy otherwise), valid until hurray_coo_free;
  * read-only. out_bytes (may be NULL) receives its size in bytes. Returns NULL

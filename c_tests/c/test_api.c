@@ -63,8 +63,11 @@ static int test_seed_example(void) {
     CHECK(nbytes == 48);
     CHECK(hurray_coo_values(coo, NULL) == (const void *)b.values);
 
+    CHECK(hurray_coo_index_bytes(coo) == 0); /* built on the first lookup */
     CHECK_STATUS(hurray_coo_lookup(coo, present, 2, &f, sizeof f, &found), HURRAY_OK, "");
     CHECK(found && f == -0.5f);
+    CHECK(hurray_coo_index_bytes(coo) == (4 + 1) * 8); /* one start per row, plus the end */
+    CHECK(hurray_coo_index_bytes(NULL) == 0);
     CHECK_STATUS(hurray_coo_lookup_f64(coo, present, 2, &d, &found), HURRAY_OK, "");
     CHECK(found && d == -0.5);
     f = 42.0f;
