@@ -259,6 +259,46 @@ fn bench(d: &Data, rows: &mut Vec<Row>, rng: &mut Rng) {
             peer: "hurray-core 0.1.0 element_offset",
             theirs,
         });
+        // The same queries, sorted, in one batch call (merge), 1 and 2 threads.
+        let mut sorted_q = queries.clone();
+        sorted_q.sort_unstable();
+        let flat: Vec<u64> = sorted_q.concat();
+        let mut out = vec![0f64; sorted_q.len()];
+        let theirs_sorted = median(
+            || {
+                time(|| {
+                    sorted_q
+                        .iter()
+                        .filter(|q| {
+                            hurray_core::layout::addressing::coo::element_offset(q, true, idx_u64)
+                                .unwrap()
+                                .is_some()
+                        })
+                        .count()
+                })
+            },
+            reps,
+        );
+        for threads in [1usize, 2] {
+            let batch = median(
+                || {
+                    time(|| {
+                        coo.lookup_batch_f64(&flat, &mut out, None, threads)
+                            .unwrap()
+                    })
+                },
+                reps,
+            );
+            rows.push(Row {
+                op: format!(
+                    "1M sorted queries, one batch call, {threads} thread(s), {}",
+                    d.name
+                ),
+                ours: batch,
+                peer: "hurray-core 0.1.0 element_offset",
+                theirs: theirs_sorted,
+            });
+        }
     } else {
         // Unsorted point lookups: a scan each; few queries.
         let queries: Vec<Vec<u64>> = (0..50)

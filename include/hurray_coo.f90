@@ -143,7 +143,7 @@ module hurray_coo
 
   ! ---- The C API, one interface per function -----------------------------
   public :: hurray_coo_create, hurray_coo_create_with_release, hurray_coo_free
-  public :: hurray_coo_validate, hurray_coo_lookup, hurray_coo_lookup_f64
+  public :: hurray_coo_validate, hurray_coo_lookup, hurray_coo_lookup_f64, hurray_coo_lookup_batch
   public :: hurray_coo_rank, hurray_coo_shape, hurray_coo_nnz, hurray_coo_type_tag
   public :: hurray_coo_is_sorted, hurray_coo_flags, hurray_coo_values, hurray_coo_indices
   public :: hurray_coo_index_bytes
@@ -219,6 +219,18 @@ module hurray_coo
       real(c_double), intent(out) :: out_value
       logical(c_bool), intent(out) :: out_found
     end function hurray_coo_lookup_f64
+
+    integer(c_int32_t) function hurray_coo_lookup_batch(coo, queries, n, rank, out_values, &
+        out_found, threads) bind(C, name="hurray_coo_lookup_batch")
+      import :: c_int32_t, c_int64_t, c_ptr, c_size_t, c_double, c_bool
+      type(c_ptr), value :: coo
+      integer(c_int64_t), intent(in) :: queries(*)
+      integer(c_size_t), value :: n
+      integer(c_int32_t), value :: rank
+      real(c_double), intent(out) :: out_values(*)
+      logical(c_bool), intent(out) :: out_found(*)
+      integer(c_int32_t), value :: threads
+    end function hurray_coo_lookup_batch
 
     integer(c_int32_t) function hurray_coo_rank(coo) bind(C, name="hurray_coo_rank")
       import :: c_int32_t, c_ptr

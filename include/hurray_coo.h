@@ -739,6 +739,37 @@ hurray_status hurray_coo_lookup_f64(const struct hurray_coo *coo,
                                     bool *out_found);
 
 /**
+ * Look up n coordinate tuples in one call and return each value as a double
+ * (the hurray_coo_lookup_f64 conversion; 0.0 when not stored).
+ *
+ * queries: n * rank coordinates, query k at queries[k*rank .. (k+1)*rank],
+ * 8-byte aligned (NULL only when n is 0); rank must equal the tensor's.
+ * out_values: n doubles, 8-byte aligned, written. out_found (may be NULL): n
+ * bools, set to whether each query is stored. Every query is checked before
+ * anything is looked up: the first one outside the shape fails the whole
+ * call, and its number is in the message. When the tensor and the queries
+ * are both sorted, the queries are merged with the entries instead of each
+ * searched. threads: 0 or 1 runs in the calling thread; n > 1 splits the
+ * queries over at most that many threads (never more than one per 4096
+ * queries), started and joined within this call: the library keeps no
+ * threads. On failure the outputs are unspecified.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
+ * HURRAY_ERR_MISALIGNED, HURRAY_ERR_OVERFLOW, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+ * HURRAY_ERR_UNSUPPORTED_TYPE (complex types, tags accepted in permissive
+ * mode), HURRAY_ERR_ALLOC (a thread could not be started),
+ * HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: safe on a handle shared between threads.
+ */
+hurray_status hurray_coo_lookup_batch(const struct hurray_coo *coo,
+                                      const uint64_t *queries,
+                                      size_t n,
+                                      uint32_t rank,
+                                      double *out_values,
+                                      bool *out_found,
+                                      uint32_t threads);
+
+/**
  * The rank of the tensor (1..=64), or 0 when coo is NULL.
  * Thread safety: safe on a shared handle.
  */

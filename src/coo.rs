@@ -482,6 +482,11 @@ impl<'a> Coo<'a> {
                 extent: self.shape[dim],
             });
         }
+        Ok(self.locate(query))
+    }
+
+    /// Where `query` (of the tensor's rank, inside the shape) is stored.
+    fn locate(&self, query: &[u64]) -> Option<usize> {
         let r = self.shape.len();
         let idx = self.indices();
         if self.is_sorted {
@@ -498,12 +503,12 @@ impl<'a> Coo<'a> {
                 match idx[mid * r..(mid + 1) * r].cmp(query) {
                     Ordering::Less => lo = mid + 1,
                     Ordering::Greater => hi = mid,
-                    Ordering::Equal => return Ok(Some(mid)),
+                    Ordering::Equal => return Some(mid),
                 }
             }
-            Ok(None)
+            None
         } else {
-            Ok(idx.chunks_exact(r).position(|e| e == query))
+            idx.chunks_exact(r).position(|e| e == query)
         }
     }
 
@@ -542,28 +547,153 @@ impl<'a> Coo<'a> {
         }
     }
 
-    /// The numeric value at `query` as an `f64` (0.0 when not stored), and
-    /// whether it is stored. Complex types are refused.
-    pub fn lookup_f64(&self, query: &[u64]) -> Result<(f64, bool), CooError> {
-        let ty = self.interpretable("lookup_f64")?;
+    /// The type's facts, if its values can be read as an `f64`.
+    fn real_type(&self, what: &'static str) -> Result<&'static TypeInfo, CooError> {
+        let ty = self.interpretable(what)?;
         if !ty.is_real() {
             return Err(CooError::UnsupportedType {
-                what: "lookup_f64",
+                what,
                 tag: ty.tag,
                 name: ty.name(),
                 reason: "is complex and has no single double value; use hurray_coo_lookup to read its (re, im) bytes",
             });
         }
+        Ok(ty)
+    }
+
+    /// The value of stored entry `i` as an `f64` (`ty` is real).
+    fn value_f64(&self, ty: &TypeInfo, i: usize) -> f64 {
         let mut storage = [0u8; 16];
-        match self.find(query)? {
-            Some(i) => {
-                decode::copy_element(ty, self.values(), i, &mut storage);
-                let v = decode::to_f64(ty, &storage)
-                    .ok_or_else(|| CooError::Internal(format!("no f64 for {}", ty.name())))?;
-                Ok((v, true))
-            }
-            None => Ok((0.0, false)),
+        decode::copy_element(ty, self.values(), i, &mut storage);
+        decode::to_f64(ty, &storage).unwrap_or(f64::NAN)
+    }
+
+    /// The numeric value at `query` as an `f64` (0.0 when not stored), and
+    /// whether it is stored. Complex types are refused.
+    pub fn lookup_f64(&self, query: &[u64]) -> Result<(f64, bool), CooError> {
+        let ty = self.real_type("lookup_f64")?;
+        Ok(match self.find(query)? {
+            Some(i) => (self.value_f64(ty, i), true),
+            None => (0.0, false),
+        })
+    }
+
+    /// The first stored entry at or after `start` that is not before `q`
+    /// (sorted tensors): galloping, then a binary search.
+    fn lower_bound_from(&self, start: usize, q: &[u64]) -> usize {
+        let n = self.indices().len() / self.shape.len();
+        let (mut lo, mut hi, mut step) = (start, start, 1usize);
+        while hi < n && self.entry(hi) < q {
+            lo = hi + 1;
+            hi = hi.saturating_add(step);
+            step = step.saturating_mul(2);
         }
+        let mut hi = hi.min(n);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.entry(mid) < q {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// One thread's share of a batch (queries already checked).
+    fn batch_part(
+        &self,
+        ty: &TypeInfo,
+        queries: &[u64],
+        out: &mut [f64],
+        mut found: Option<&mut [u8]>,
+    ) {
+        let r = self.shape.len();
+        let n = self.indices().len() / r;
+        let merge = self.is_sorted
+            && queries
+                .chunks_exact(r)
+                .zip(queries.chunks_exact(r).skip(1))
+                .all(|(a, b)| a <= b);
+        let mut cursor = 0;
+        for (k, q) in queries.chunks_exact(r).enumerate() {
+            let at = if merge {
+                cursor = self.lower_bound_from(cursor, q);
+                (cursor < n && self.entry(cursor) == q).then_some(cursor)
+            } else {
+                self.locate(q)
+            };
+            out[k] = at.map_or(0.0, |i| self.value_f64(ty, i));
+            if let Some(f) = found.as_deref_mut() {
+                f[k] = u8::from(at.is_some());
+            }
+        }
+    }
+
+    /// Look up `out.len()` queries at once (`queries` holds `out.len() *
+    /// rank` coordinates), writing each value as an `f64` (0.0 when not
+    /// stored) and, if asked, a 0/1 "stored" flag per query. Every query is
+    /// checked first; the first one outside the shape is reported. When the
+    /// tensor and the queries are both sorted, entries and queries are
+    /// merged (galloping) instead of searched. With `threads > 1` the queries
+    /// are split over at most that many scoped threads (never more than
+    /// one per 4096 queries); no thread outlives the call.
+    pub fn lookup_batch_f64(
+        &self,
+        queries: &[u64],
+        out: &mut [f64],
+        found: Option<&mut [u8]>,
+        threads: usize,
+    ) -> Result<(), CooError> {
+        let ty = self.real_type("lookup_batch")?;
+        let r = self.shape.len();
+        if queries.len() != out.len() * r || found.as_ref().is_some_and(|f| f.len() != out.len()) {
+            return Err(CooError::Internal(
+                "batch buffers of unequal lengths".into(),
+            ));
+        }
+        for (k, q) in queries.chunks_exact(r).enumerate() {
+            if let Some(dim) = q.iter().zip(&self.shape).position(|(c, x)| c >= x) {
+                return Err(CooError::BatchQueryOutOfBounds {
+                    query: k,
+                    dim,
+                    coord: q[dim],
+                    extent: self.shape[dim],
+                });
+            }
+        }
+        let threads = threads.clamp(1, 256).min(out.len().div_ceil(4096)).max(1);
+        if threads == 1 {
+            self.batch_part(ty, queries, out, found);
+            return Ok(());
+        }
+        let per = out.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let mut found = found;
+            let mut parts = queries.chunks(per * r).zip(out.chunks_mut(per));
+            let mut handles = Vec::new();
+            for (qs, os) in &mut parts {
+                let fs = match found.take() {
+                    Some(f) => {
+                        let (head, tail) = f.split_at_mut(os.len());
+                        found = Some(tail);
+                        Some(head)
+                    }
+                    None => None,
+                };
+                let job = move || self.batch_part(ty, qs, os, fs);
+                match std::thread::Builder::new().spawn_scoped(scope, job) {
+                    Ok(h) => handles.push(h),
+                    // Threads already started finish before the scope ends.
+                    Err(e) => return Err(CooError::ThreadSpawn(e.to_string())),
+                }
+            }
+            for h in handles {
+                h.join()
+                    .map_err(|_| CooError::Internal("a lookup thread panicked".into()))?;
+            }
+            Ok(())
+        })
     }
 }
 

@@ -122,6 +122,14 @@ pub enum CooError {
     )]
     QueryOutOfBounds { dim: usize, coord: u64, extent: u64 },
 
+    #[error("query {query}: coordinate {coord} in dimension {dim} is out of bounds (shape[{dim}] = {extent})")]
+    BatchQueryOutOfBounds {
+        query: usize,
+        dim: usize,
+        coord: u64,
+        extent: u64,
+    },
+
     #[error("{what} has {got} bytes but {needed} are needed")]
     BufferTooSmall {
         what: &'static str,
@@ -172,6 +180,9 @@ pub enum CooError {
     #[error("{0}")]
     Statistics(String),
 
+    #[error("could not start a lookup thread ({0}); call again with threads = 1")]
+    ThreadSpawn(String),
+
     #[error("internal error: {0} (please report this)")]
     Internal(String),
 
@@ -192,15 +203,15 @@ impl CooError {
             CooError::BufferSize { .. } => Status::BufferSize,
             CooError::Misaligned { .. } => Status::Misaligned,
             CooError::Overflow { .. } => Status::Overflow,
-            CooError::OutOfBounds { .. } | CooError::QueryOutOfBounds { .. } => {
-                Status::IndexOutOfBounds
-            }
+            CooError::OutOfBounds { .. }
+            | CooError::QueryOutOfBounds { .. }
+            | CooError::BatchQueryOutOfBounds { .. } => Status::IndexOutOfBounds,
             CooError::Duplicate { .. } => Status::Duplicate,
             CooError::NotSorted { .. } => Status::NotSorted,
             CooError::NonzeroPadding { .. } => Status::NonzeroPadding,
             CooError::RankMismatch { .. } => Status::RankMismatch,
             CooError::BufferTooSmall { .. } => Status::BufferTooSmall,
-            CooError::Alloc { .. } => Status::Alloc,
+            CooError::Alloc { .. } | CooError::ThreadSpawn(_) => Status::Alloc,
             CooError::Truncated { .. } => Status::Truncated,
             CooError::InvalidMagic { .. } => Status::InvalidMagic,
             CooError::UnsupportedVersion { .. } => Status::VersionMismatch,

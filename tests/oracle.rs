@@ -310,3 +310,56 @@ fn every_type_rank_and_padding_matches_the_oracle() {
         "coverage too thin: {checked:?}"
     );
 }
+
+#[test]
+fn batch_lookups_agree_with_single_lookups() {
+    for seed in 0..120u64 {
+        let mut rng = Rng::new(seed ^ 0xBA7C);
+        let rank = 1 + rng.below(4) as usize;
+        let shape: Vec<u64> = (0..rank).map(|_| 1 + rng.below(12)).collect();
+        let sorted = rng.below(2) == 0;
+        let mut entries: Vec<Vec<u64>> = (0..rng.below(300))
+            .map(|_| shape.iter().map(|&x| rng.below(x)).collect())
+            .collect();
+        entries.sort();
+        entries.dedup();
+        if !sorted {
+            entries.reverse();
+        }
+        let refs: Vec<&[u64]> = entries.iter().map(|e| &e[..]).collect();
+        let f = Fixture::f32s(&shape, &refs, sorted);
+        let coo = f.strict().unwrap();
+        // Up to ~10k queries: enough for 2 threads of 4096 queries each.
+        let n = rng.below(10_000) as usize;
+        let mut queries: Vec<Vec<u64>> = (0..n)
+            .map(|_| shape.iter().map(|&x| rng.below(x)).collect())
+            .collect();
+        if rng.below(2) == 0 {
+            queries.sort(); // exercises the merge path
+        }
+        let flat: Vec<u64> = queries.concat();
+        for threads in [1usize, 3] {
+            let mut out = vec![f64::NAN; n];
+            let mut found = vec![7u8; n];
+            coo.lookup_batch_f64(&flat, &mut out, Some(&mut found), threads)
+                .unwrap();
+            for (k, q) in queries.iter().enumerate() {
+                let (v, hit) = coo.lookup_f64(q).unwrap();
+                assert_eq!(
+                    (out[k], found[k]),
+                    (v, u8::from(hit)),
+                    "seed {seed} query {k}"
+                );
+            }
+        }
+        // Out-of-bounds queries are reported by number.
+        if n > 3 {
+            let mut bad = flat.clone();
+            bad[2 * rank] = shape[0];
+            let mut out = vec![0.0; n];
+            let e = coo.lookup_batch_f64(&bad, &mut out, None, 2).unwrap_err();
+            assert_eq!(e.status(), Status::IndexOutOfBounds);
+            assert!(e.to_string().starts_with("query 2: coordinate"), "{e}");
+        }
+    }
+}

@@ -591,10 +591,82 @@ static int test_rank_64_and_huge_shapes(void) {
     return failures;
 }
 
+static int test_batch_lookup(void) {
+    int failures = 0;
+    enum { N = 20000 };
+    const uint64_t shape[2] = {300, 302};
+    static uint64_t idx[2 * 900];
+    static double vals[900];
+    static uint64_t queries[2 * N];
+    static double out[N], out_mt[N];
+    static bool found[N], found_mt[N];
+    hurray_coo *coo = NULL;
+    uint64_t *ai;
+    double *av;
+    size_t k, n = 0;
+    unsigned s = 12345;
+    for (k = 0; k < 900; k++) { /* a sorted diagonal band */
+        idx[2 * k] = k / 3;
+        idx[2 * k + 1] = k / 3 + k % 3;
+        vals[k] = (double)k;
+    }
+    ai = alloc64(idx, sizeof idx, 0);
+    av = alloc64(vals, sizeof vals, 0);
+    CHECK_STATUS(hurray_coo_create(HURRAY_TYPE_FLOAT64, 2, shape, 900, true, av, sizeof vals, ai,
+                                   sizeof idx, 0, &coo),
+                 HURRAY_OK, "");
+    for (k = 0; k < N; k++) {
+        s = s * 1103515245u + 12345u;
+        queries[2 * k] = (s >> 8) % 300;
+        queries[2 * k + 1] = k % 2 ? queries[2 * k] + (s >> 20) % 3 : (s >> 4) % 300;
+        if (queries[2 * k + 1] >= 302) {
+            queries[2 * k + 1] = 301;
+        }
+    }
+    CHECK_STATUS(hurray_coo_lookup_batch(coo, queries, N, 2, out, found, 1), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_lookup_batch(coo, queries, N, 2, out_mt, found_mt, 4), HURRAY_OK, "");
+    for (k = 0; k < N; k++) {
+        double d = -1;
+        bool f = false;
+        CHECK(hurray_coo_lookup_f64(coo, &queries[2 * k], 2, &d, &f) == HURRAY_OK);
+        if (out[k] != d || found[k] != f || out_mt[k] != d || found_mt[k] != f) {
+            failures++;
+            fprintf(stderr, "batch query %zu differs\n", k);
+            break;
+        }
+        n += f;
+    }
+    CHECK(n > N / 4); /* the queries hit often enough to mean something */
+    /* out_found may be NULL; n == 0 needs no pointers at all. */
+    CHECK_STATUS(hurray_coo_lookup_batch(coo, queries, 10, 2, out, NULL, 0), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_lookup_batch(coo, NULL, 0, 2, NULL, NULL, 8), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_lookup_batch(coo, NULL, 1, 2, out, NULL, 0), HURRAY_ERR_NULL_POINTER,
+                 "queries is NULL");
+    CHECK_STATUS(hurray_coo_lookup_batch(coo, queries, 1, 2, NULL, NULL, 0),
+                 HURRAY_ERR_NULL_POINTER, "out_values");
+    CHECK_STATUS(hurray_coo_lookup_batch(coo, queries, 1, 3, out, NULL, 0),
+                 HURRAY_ERR_RANK_MISMATCH, "rank 3");
+    CHECK_STATUS(hurray_coo_lookup_batch(coo, (const uint64_t *)((const char *)queries + 4), 1, 2,
+                                         out, NULL, 0),
+                 HURRAY_ERR_MISALIGNED, "queries");
+    CHECK_STATUS(hurray_coo_lookup_batch(coo, queries, SIZE_MAX, 2, out, NULL, 0),
+                 HURRAY_ERR_OVERFLOW, "queries");
+    queries[2 * 7 + 1] = 302;
+    CHECK_STATUS(hurray_coo_lookup_batch(coo, queries, N, 2, out, found, 2),
+                 HURRAY_ERR_INDEX_OUT_OF_BOUNDS, "query 7: coordinate 302 in dimension 1");
+    CHECK_STATUS(hurray_coo_lookup_batch(NULL, queries, 1, 2, out, NULL, 0),
+                 HURRAY_ERR_NULL_POINTER, "coo");
+    hurray_coo_free(coo);
+    free64(ai);
+    free64(av);
+    return failures;
+}
+
 static const struct {
     const char *name;
     ctest_fn fn;
 } TESTS[] = {
+    {"batch_lookup", test_batch_lookup},
     {"seed_example", test_seed_example},
     {"copy_mode_owns_its_memory", test_copy_mode_owns_its_memory},
     {"null_pointers_never_crash", test_null_pointers_never_crash},

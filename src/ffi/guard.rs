@@ -115,6 +115,68 @@ pub(crate) unsafe fn coo_buffers<'a>(
     }
 }
 
+/// Check a caller's array of `n` `T`s: NULL only when empty, size within the
+/// address space, `T`-aligned. Returns the byte length.
+fn check_array<T>(ptr: *const T, n: usize, what: &'static str) -> Result<usize, CooError> {
+    let bytes = n
+        .checked_mul(std::mem::size_of::<T>())
+        .filter(|&b| b <= isize::MAX as usize)
+        .ok_or_else(|| CooError::Overflow {
+            what: format!("{what}: {n} elements (larger than the address space allows)"),
+        })?;
+    if n > 0 && ptr.is_null() {
+        return Err(CooError::NullPointer {
+            what,
+            hint: " but its element count is not 0",
+        });
+    }
+    let align = std::mem::align_of::<T>();
+    if n > 0 && ptr as usize % align != 0 {
+        return Err(CooError::Misaligned {
+            buffer: what,
+            addr: ptr as usize,
+            rem: ptr as usize % align,
+        });
+    }
+    Ok(bytes)
+}
+
+/// A caller's read-only array of `n` plain values (`&[]` when `n` is 0).
+///
+/// # Safety
+/// When `n > 0`, `ptr` must be valid for reads of `n` `T`s for `'a`.
+pub(crate) unsafe fn array<'a, T: bytemuck::Pod>(
+    ptr: *const T,
+    n: usize,
+    what: &'static str,
+) -> Result<&'a [T], CooError> {
+    check_array(ptr, n, what)?;
+    if n == 0 {
+        return Ok(&[]);
+    }
+    // SAFETY: non-null, aligned, within the address space (checked above),
+    // valid for n reads per the caller's contract; Pod: any bits are valid.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, n) })
+}
+
+/// A caller's writable array of `n` plain values (`&mut []` when `n` is 0).
+///
+/// # Safety
+/// When `n > 0`, `ptr` must be valid for reads and writes of `n` `T`s for
+/// `'a`, and not be accessed otherwise meanwhile.
+pub(crate) unsafe fn array_mut<'a, T: bytemuck::Pod>(
+    ptr: *mut T,
+    n: usize,
+    what: &'static str,
+) -> Result<&'a mut [T], CooError> {
+    check_array(ptr, n, what)?;
+    if n == 0 {
+        return Ok(&mut []);
+    }
+    // SAFETY: as `array`, plus exclusive access per the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts_mut(ptr, n) })
+}
+
 /// Up to 64 `u64`s (a shape or a query) copied off a caller's array.
 pub(crate) struct Small {
     buf: [u64; MAX_RANK as usize],

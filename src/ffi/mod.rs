@@ -15,7 +15,7 @@ use std::ffi::{c_char, c_void};
 
 pub use consts::*;
 pub use descriptor::*;
-use guard::{coo_buffers, guard, guard_value, read_u64s, write_opt, write_req};
+use guard::{array, array_mut, coo_buffers, guard, guard_value, read_u64s, write_opt, write_req};
 
 use crate::coo::{check_rank, Coo, CooParts, Options};
 use crate::error::CooError;
@@ -366,6 +366,69 @@ pub unsafe extern "C" fn hurray_coo_lookup_f64(
             write_opt(out_found, found);
         }
         Ok(())
+    })
+}
+
+/// Look up n coordinate tuples in one call and return each value as a double
+/// (the hurray_coo_lookup_f64 conversion; 0.0 when not stored).
+///
+/// queries: n * rank coordinates, query k at queries[k*rank .. (k+1)*rank],
+/// 8-byte aligned (NULL only when n is 0); rank must equal the tensor's.
+/// out_values: n doubles, 8-byte aligned, written. out_found (may be NULL): n
+/// bools, set to whether each query is stored. Every query is checked before
+/// anything is looked up: the first one outside the shape fails the whole
+/// call, and its number is in the message. When the tensor and the queries
+/// are both sorted, the queries are merged with the entries instead of each
+/// searched. threads: 0 or 1 runs in the calling thread; n > 1 splits the
+/// queries over at most that many threads (never more than one per 4096
+/// queries), started and joined within this call: the library keeps no
+/// threads. On failure the outputs are unspecified.
+///
+/// Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
+/// HURRAY_ERR_MISALIGNED, HURRAY_ERR_OVERFLOW, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+/// HURRAY_ERR_UNSUPPORTED_TYPE (complex types, tags accepted in permissive
+/// mode), HURRAY_ERR_ALLOC (a thread could not be started),
+/// HURRAY_ERR_INTERNAL_PANIC.
+/// Thread safety: safe on a handle shared between threads.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_lookup_batch(
+    coo: *const hurray_coo,
+    queries: *const u64,
+    n: usize,
+    rank: u32,
+    out_values: *mut f64,
+    out_found: *mut bool,
+    threads: u32,
+) -> hurray_status {
+    guard(|| {
+        // SAFETY: `coo` is NULL or live, per the contract.
+        let coo = &unsafe { handle(coo) }?.coo;
+        if rank != coo.rank() {
+            return Err(CooError::RankMismatch {
+                got: rank,
+                expected: coo.rank(),
+            });
+        }
+        let count = n
+            .checked_mul(rank as usize)
+            .ok_or_else(|| CooError::Overflow {
+                what: format!("the queries: n * rank = {n} * {rank} coordinates"),
+            })?;
+        // SAFETY: the caller guarantees n * rank readable coordinates, n
+        // writable doubles and, when out_found is not NULL, n writable bools
+        // (written as 0 or 1 bytes, so no invalid bool is ever read).
+        let (qs, out, found) = unsafe {
+            (
+                array(queries, count, "queries")?,
+                array_mut(out_values, n, "out_values")?,
+                if out_found.is_null() {
+                    None
+                } else {
+                    Some(array_mut(out_found.cast::<u8>(), n, "out_found")?)
+                },
+            )
+        };
+        coo.lookup_batch_f64(qs, out, found, threads as usize)
     })
 }
 
