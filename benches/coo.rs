@@ -31,6 +31,7 @@ impl Rng {
 /// A tensor's buffers, 64-byte aligned.
 struct Data {
     name: String,
+    id: String,
     shape: Vec<u64>,
     sorted: bool,
     values: Vec<u64>, // f64 bits; Vec<u64> storage, then re-aligned below
@@ -68,7 +69,17 @@ impl Data {
         let nnz = entries.len();
         let indices: Vec<u64> = entries.into_iter().flatten().collect();
         let values: Vec<u64> = (0..nnz).map(|i| (i as f64 * 0.5 + 1.0).to_bits()).collect();
+        let short: String = name
+            .split_whitespace()
+            .next()
+            .unwrap_or("data")
+            .to_lowercase();
         Data {
+            id: format!(
+                "{short}_{}_{}",
+                if sorted { "sorted" } else { "unsorted" },
+                human(nnz)
+            ),
             name: format!(
                 "{name} ({}{} nnz)",
                 if sorted { "sorted, " } else { "unsorted, " },
@@ -142,6 +153,8 @@ fn time<T>(f: impl FnOnce() -> T) -> Duration {
 }
 
 struct Row {
+    key: &'static str,
+    data: String,
     op: String,
     ours: Duration,
     peer: &'static str,
@@ -191,6 +204,8 @@ fn bench(d: &Data, rows: &mut Vec<Row>, rng: &mut Rng) {
         reps,
     );
     rows.push(Row {
+        key: "validate",
+        data: d.id.clone(),
         op: format!("create+validate, {}", d.name),
         ours: validate,
         peer: "streaming read of the indices",
@@ -199,6 +214,22 @@ fn bench(d: &Data, rows: &mut Vec<Row>, rng: &mut Rng) {
 
     let coo = Coo::new(parts, Options::default()).unwrap();
     let rank = d.shape.len();
+    if let Some(dir) = export_dir() {
+        let meta = format!(
+            "{} {} {} {}\n",
+            rank,
+            d.nnz,
+            u8::from(d.sorted),
+            d.shape
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        std::fs::write(dir.join(format!("{}.meta", d.id)), meta).unwrap();
+        std::fs::write(dir.join(format!("{}.idx", d.id)), bytemuck_bytes(idx_u64)).unwrap();
+        std::fs::write(dir.join(format!("{}.val", d.id)), values).unwrap();
+    }
     if d.sorted {
         // 1M random queries, about half of them hits.
         let queries: Vec<Vec<u64>> = (0..1_000_000)
@@ -211,49 +242,53 @@ fn bench(d: &Data, rows: &mut Vec<Row>, rng: &mut Rng) {
                 }
             })
             .collect();
+        // One flat array, as the C peers read it (no allocation per query).
+        let flat_q: Vec<u64> = queries.concat();
+        if let Some(dir) = export_dir() {
+            std::fs::write(dir.join(format!("{}.q", d.id)), bytemuck_bytes(&flat_q)).unwrap();
+        }
         let ours = median(
             || {
                 time(|| {
-                    queries
-                        .iter()
+                    flat_q
+                        .chunks_exact(rank)
                         .filter(|q| coo.find(q).unwrap().is_some())
                         .count()
                 })
             },
             reps,
         );
+        let reference = |q: &[u64], sorted: bool| {
+            hurray_core::layout::addressing::coo::element_offset(q, sorted, idx_u64)
+                .unwrap()
+                .is_some()
+        };
         let theirs = median(
             || {
                 time(|| {
-                    queries
-                        .iter()
-                        .filter(|q| {
-                            hurray_core::layout::addressing::coo::element_offset(q, true, idx_u64)
-                                .unwrap()
-                                .is_some()
-                        })
+                    flat_q
+                        .chunks_exact(rank)
+                        .filter(|q| reference(q, true))
                         .count()
                 })
             },
             reps,
         );
-        let hits_ours = queries
-            .iter()
+        let hits_ours = flat_q
+            .chunks_exact(rank)
             .filter(|q| coo.find(q).unwrap().is_some())
             .count();
-        let hits_ref = queries
-            .iter()
-            .filter(|q| {
-                hurray_core::layout::addressing::coo::element_offset(q, true, idx_u64)
-                    .unwrap()
-                    .is_some()
-            })
+        let hits_ref = flat_q
+            .chunks_exact(rank)
+            .filter(|q| reference(q, true))
             .count();
         assert_eq!(
             hits_ours, hits_ref,
             "lookup results differ from hurray-core"
         );
         rows.push(Row {
+            key: "lookup",
+            data: d.id.clone(),
             op: format!("1M point lookups, {}", d.name),
             ours,
             peer: "hurray-core 0.1.0 element_offset",
@@ -290,6 +325,8 @@ fn bench(d: &Data, rows: &mut Vec<Row>, rng: &mut Rng) {
                 reps,
             );
             rows.push(Row {
+                key: if threads == 1 { "batch" } else { "batch2" },
+                data: d.id.clone(),
                 op: format!(
                     "1M sorted queries, one batch call, {threads} thread(s), {}",
                     d.name
@@ -334,6 +371,8 @@ fn bench(d: &Data, rows: &mut Vec<Row>, rng: &mut Rng) {
             3,
         );
         rows.push(Row {
+            key: "scan50",
+            data: d.id.clone(),
             op: format!("50 point lookups (scan), {}", d.name),
             ours,
             peer: "hurray-core 0.1.0 element_offset",
@@ -352,11 +391,23 @@ fn bench(d: &Data, rows: &mut Vec<Row>, rng: &mut Rng) {
         reps,
     );
     rows.push(Row {
+        key: "statistics",
+        data: d.id.clone(),
         op: format!("statistics, {}", d.name),
         ours: st,
         peer: "summing the values",
         theirs: vals_stream,
     });
+}
+
+/// `--export DIR`: also write each dataset and our timings there, for the
+/// peer benchmarks in bench/peers/.
+fn export_dir() -> Option<std::path::PathBuf> {
+    let args: Vec<String> = std::env::args().collect();
+    let at = args.iter().position(|a| a == "--export")?;
+    let dir = std::path::PathBuf::from(args.get(at + 1)?);
+    std::fs::create_dir_all(&dir).ok()?;
+    Some(dir)
 }
 
 fn bytemuck_bytes(v: &[u64]) -> &[u8] {
@@ -397,4 +448,27 @@ fn main() {
         bench(&d, &mut rows, &mut rng);
     }
     report(&rows);
+    if let Some(dir) = export_dir() {
+        let mut tsv = String::new();
+        for r in &rows {
+            tsv += &format!(
+                "ours\t{}\t{}\t{:.4}\n",
+                r.key,
+                r.data,
+                r.ours.as_secs_f64() * 1e3
+            );
+            let peer = if r.peer.starts_with("hurray-core") {
+                "hurray-core"
+            } else {
+                "baseline"
+            };
+            tsv += &format!(
+                "{peer}\t{}\t{}\t{:.4}\n",
+                r.key,
+                r.data,
+                r.theirs.as_secs_f64() * 1e3
+            );
+        }
+        std::fs::write(dir.join("ours.tsv"), tsv).unwrap();
+    }
 }

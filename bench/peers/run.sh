@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs our benchmark and the peers on the same data, in one run, and prints
+# one table of ratios (ours vs each peer). Installs what it needs:
+# GraphBLAS and Eigen from Debian, scipy from PyPI.
+#   bench/peers/run.sh            # ~1M non-zeros
+#   bench/peers/run.sh --full     # ~1M and ~30M
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+need=()
+[ -e /usr/include/GraphBLAS.h ] || need+=(libgraphblas-dev)
+[ -d /usr/include/eigen3 ] || need+=(libeigen3-dev)
+command -v g++ >/dev/null || need+=(g++)
+if [ ${#need[@]} -gt 0 ]; then
+  apt-get update -qq && apt-get install -y -qq "${need[@]}"
+fi
+python3 -c "import scipy" 2>/dev/null || pip install -q scipy numpy
+out="${CARGO_TARGET_DIR:-$PWD/target}/bench-peers"
+rm -rf "$out"; mkdir -p "$out/data"
+quick="--quick"; [ "${1:-}" = "--full" ] && quick=""
+echo "== ours and hurray-core (cargo bench)"
+cargo bench -q --bench coo -- $quick --export "$out/data" | tee "$out/ours.md"
+ids=$(cd "$out/data" && ls *.meta | sed 's/\.meta$//' | sort)
+echo "== peers on: $ids"
+gcc -O2 -std=c11 bench/peers/graphblas_peer.c -o "$out/graphblas_peer" -lgraphblas
+g++ -O2 -DNDEBUG -std=c++17 -I/usr/include/eigen3 bench/peers/eigen_peer.cpp -o "$out/eigen_peer"
+{
+  cat "$out/data/ours.tsv"
+  "$out/graphblas_peer" "$out/data" $ids
+  "$out/eigen_peer" "$out/data" $ids
+  python3 bench/peers/scipy_peer.py "$out/data" $ids
+} > "$out/all.tsv"
+python3 bench/peers/table.py "$out/all.tsv"
