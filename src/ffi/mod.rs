@@ -686,6 +686,7 @@ mod tests {
             BUILT_VERSION
         );
         assert_eq!(HURRAY_COO_VERSION_NUMBER, hurray_coo_version_number());
+        // SAFETY: the library returns a static NUL-terminated string.
         let s = unsafe { std::ffi::CStr::from_ptr(hurray_coo_version_string()) };
         assert_eq!(s.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
     }
