@@ -647,7 +647,9 @@ impl<'a> Coo<'a> {
     ) -> Result<(), CooError> {
         let ty = self.real_type("lookup_batch")?;
         let r = self.shape.len();
-        if queries.len() != out.len() * r || found.as_ref().is_some_and(|f| f.len() != out.len()) {
+        if out.len().checked_mul(r) != Some(queries.len())
+            || found.as_ref().is_some_and(|f| f.len() != out.len())
+        {
             return Err(CooError::Internal(
                 "batch buffers of unequal lengths".into(),
             ));
