@@ -5,6 +5,7 @@
 use crate::coo::Coo;
 use crate::decode;
 use crate::size;
+use crate::types::Encoding;
 
 /// `computed_mask` bits of the statistics section.
 pub mod mask {
@@ -58,6 +59,43 @@ pub fn counts(coo: &Coo<'_>) -> Statistics {
     s
 }
 
+/// Running moments of the stored, non-NaN values (Welford).
+struct Moments {
+    n: u64,
+    mean: f64,
+    m2: f64,
+    lo: f64,
+    hi: f64,
+    has_nan: bool,
+    has_inf: bool,
+}
+
+fn welford(values: impl Iterator<Item = f64>) -> Moments {
+    let mut m = Moments {
+        n: 0,
+        mean: 0.0,
+        m2: 0.0,
+        lo: f64::INFINITY,
+        hi: f64::NEG_INFINITY,
+        has_nan: false,
+        has_inf: false,
+    };
+    for v in values {
+        if v.is_nan() {
+            m.has_nan = true;
+            continue;
+        }
+        m.has_inf |= v.is_infinite();
+        m.lo = m.lo.min(v);
+        m.hi = m.hi.max(v);
+        m.n += 1;
+        let delta = v - m.mean;
+        m.mean += delta / m.n as f64;
+        m.m2 += delta * (v - m.mean);
+    }
+    m
+}
+
 /// Full statistics in one pass over the stored values. Value-based fields
 /// are computed only for real element types (not complex, not a tag accepted
 /// in permissive mode); NaN elements are left out of the range and the
@@ -68,27 +106,36 @@ pub fn compute(coo: &Coo<'_>) -> Statistics {
     let Some(ty) = coo.type_info().filter(|t| t.is_real()) else {
         return s;
     };
-    // Welford over the stored, non-NaN values.
-    let (mut n, mut mean, mut m2) = (0u64, 0.0f64, 0.0f64);
-    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    let (mut has_nan, mut has_inf) = (false, false);
     let values = coo.values();
-    let mut storage = [0u8; 16];
-    for i in 0..coo.indices().len() / coo.shape().len() {
-        decode::copy_element(ty, values, i, &mut storage);
-        let v = decode::to_f64(ty, &storage).unwrap_or(f64::NAN);
-        if v.is_nan() {
-            has_nan = true;
-            continue;
-        }
-        has_inf |= v.is_infinite();
-        lo = lo.min(v);
-        hi = hi.max(v);
-        n += 1;
-        let delta = v - mean;
-        mean += delta / n as f64;
-        m2 += delta * (v - mean);
-    }
+    let n = coo.indices().len() / coo.shape().len();
+    // Common encodings read straight from the bytes; the rest go through
+    // the general decoder. Same arithmetic either way.
+    let moments = match ty.encoding {
+        Encoding::F64 => welford(
+            values[..n * 8]
+                .chunks_exact(8)
+                .map(|b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8]))),
+        ),
+        Encoding::F32 => welford(
+            values[..n * 4]
+                .chunks_exact(4)
+                .map(|b| f64::from(f32::from_le_bytes(b.try_into().unwrap_or([0; 4])))),
+        ),
+        _ => welford((0..n).map(|i| {
+            let mut storage = [0u8; 16];
+            decode::copy_element(ty, values, i, &mut storage);
+            decode::to_f64(ty, &storage).unwrap_or(f64::NAN)
+        })),
+    };
+    let Moments {
+        n,
+        mean,
+        m2,
+        mut lo,
+        mut hi,
+        has_nan,
+        has_inf,
+    } = moments;
     // Combine with the implicit zeros (Chan et al.'s pairwise update).
     let zeros = (size::element_count_f64(coo.shape()) - coo.nnz() as f64).max(0.0);
     let (count, mean_all, m2_all) = if zeros > 0.0 {
