@@ -179,6 +179,15 @@
 #define HURRAY_COO_PERMISSIVE 2
 
 /**
+ * Flag for hurray_coo_create: build a hash index so that lookups in an
+ * unsorted tensor cost O(1) expected instead of a scan over every entry
+ * (at most 16 bytes per entry, reported by hurray_coo_index_bytes; results
+ * identical to the scan). Ignored for sorted tensors, whose lookups already
+ * binary-search.
+ */
+#define HURRAY_COO_INDEX 4
+
+/**
  * Largest number of bytes hurray_coo_lookup writes (float128, complex128);
  * an out_value buffer of this size fits every element type.
  */
@@ -598,8 +607,8 @@ extern "C" {
  * exactly indices_bytes = nnz * rank * 8 bytes. Either buffer may be NULL
  * when its byte count is 0.
  *
- * flags: HURRAY_COO_BORROW (0), or HURRAY_COO_COPY and/or
- * HURRAY_COO_PERMISSIVE. Borrowed buffers are read in place, never written,
+ * flags: HURRAY_COO_BORROW (0), or any of HURRAY_COO_COPY,
+ * HURRAY_COO_PERMISSIVE and HURRAY_COO_INDEX. Borrowed buffers are read in place, never written,
  * and must stay alive and unchanged until hurray_coo_free; non-empty ones
  * must be 64-byte aligned. With HURRAY_COO_COPY the library copies them and
  * the caller may free them when this returns.
@@ -802,7 +811,8 @@ bool hurray_coo_is_sorted(const struct hurray_coo *coo);
 
 /**
  * The HURRAY_COO_COPY and HURRAY_COO_PERMISSIVE flags the handle was created
- * with (0 for a borrowed, fully validated handle, and when coo is NULL).
+ * with, and HURRAY_COO_INDEX when it holds a hash index (0 for a borrowed,
+ * fully validated handle without one, and when coo is NULL).
  * Thread safety: safe on a shared handle.
  */
 uint32_t hurray_coo_flags(const struct hurray_coo *coo);

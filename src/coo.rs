@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 use crate::aligned::AlignedBuf;
 use crate::decode;
 use crate::error::CooError;
+use crate::hash_index::HashIndex;
 use crate::scan;
 use crate::size::{self, BUFFER_ALIGN, DYNAMIC_DIM, MAX_RANK};
 use crate::types::{TagClass, TypeInfo};
@@ -20,6 +21,10 @@ pub struct Options {
     /// unknown (reserved, private, unassigned) type tags without interpreting
     /// their values. Structural checks always run.
     pub permissive: bool,
+    /// Build a hash index so that lookups in an unsorted tensor cost O(1)
+    /// expected instead of a scan (at most 16 bytes per entry; ignored for
+    /// sorted tensors, whose lookups already binary-search).
+    pub index: bool,
 }
 
 /// The description of a COO tensor, as a caller hands it over.
@@ -71,6 +76,8 @@ pub struct Coo<'a> {
     /// first lookup (thread-safe, once), so creating and validating a
     /// tensor never pays for it.
     row_start: OnceLock<Option<Vec<u64>>>,
+    /// The opt-in hash index of an unsorted tensor.
+    hash: Option<HashIndex>,
 }
 
 /// A row index is built when it costs at most this many bytes per entry
@@ -196,7 +203,7 @@ impl<'a> Coo<'a> {
                 Storage::Borrowed(parts.indices),
             )
         };
-        let coo = Coo {
+        let mut coo = Coo {
             tag: parts.type_tag,
             ty,
             shape,
@@ -206,9 +213,14 @@ impl<'a> Coo<'a> {
             values,
             indices,
             row_start: OnceLock::new(),
+            hash: None,
         };
         if !opts.permissive {
             coo.check_data()?;
+        }
+        if opts.index && !coo.is_sorted {
+            let hash = HashIndex::build(coo.indices(), coo.shape.len())?;
+            coo.hash = Some(hash);
         }
         Ok(coo)
     }
@@ -459,10 +471,17 @@ impl<'a> Coo<'a> {
     /// Bytes of auxiliary lookup structures this tensor holds now (0 before
     /// the first sorted lookup, and when none is worth building).
     pub fn index_bytes(&self) -> usize {
-        self.row_start
+        let rows = self
+            .row_start
             .get()
             .and_then(|r| r.as_ref())
-            .map_or(0, |v| v.len() * 8)
+            .map_or(0, |v| v.len() * 8);
+        rows + self.hash.as_ref().map_or(0, HashIndex::bytes)
+    }
+
+    /// Whether an opt-in hash index was built.
+    pub fn has_hash_index(&self) -> bool {
+        self.hash.is_some()
     }
 
     /// Where entry `query` is stored, if it is. Errors when the query's rank
@@ -507,6 +526,8 @@ impl<'a> Coo<'a> {
                 }
             }
             None
+        } else if let Some(hash) = &self.hash {
+            hash.find(idx, r, query)
         } else {
             idx.chunks_exact(r).position(|e| e == query)
         }

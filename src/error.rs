@@ -39,7 +39,7 @@ pub enum CooError {
         hint: &'static str,
     },
 
-    #[error("flags 0x{flags:08X} has unknown bits 0x{unknown:08X} set; the known flags are HURRAY_COO_COPY (0x1) and HURRAY_COO_PERMISSIVE (0x2)")]
+    #[error("flags 0x{flags:08X} has unknown bits 0x{unknown:08X} set; the known flags are HURRAY_COO_COPY (0x1), HURRAY_COO_PERMISSIVE (0x2) and HURRAY_COO_INDEX (0x4)")]
     InvalidFlags { flags: u32, unknown: u32 },
 
     #[error("type tag 0x{tag:02X} is {class}{hint}")]

@@ -17,6 +17,7 @@ pub mod decode;
 pub mod descriptor;
 pub mod error;
 pub mod ffi;
+mod hash_index;
 mod scan;
 pub mod size;
 pub mod stats;

@@ -689,6 +689,7 @@ fn writer_refuses_small_buffers_and_unknown_types_and_validates_permissive_handl
         .create(Options {
             copy: false,
             permissive: true,
+            ..Options::default()
         })
         .unwrap();
     assert_eq!(

@@ -138,6 +138,7 @@ fn verdicts_and_lookups_match_the_oracle() {
                 .create(Options {
                     copy,
                     permissive: true,
+                    ..Options::default()
                 })
                 .unwrap();
             assert_eq!(verdict_of(coo.validate()), want, "seed {seed} (permissive)");
@@ -360,6 +361,47 @@ fn batch_lookups_agree_with_single_lookups() {
             let e = coo.lookup_batch_f64(&bad, &mut out, None, 2).unwrap_err();
             assert_eq!(e.status(), Status::IndexOutOfBounds);
             assert!(e.to_string().starts_with("query 2: coordinate"), "{e}");
+        }
+    }
+}
+
+#[test]
+fn hash_index_lookups_equal_the_scan() {
+    for seed in 0..300u64 {
+        let mut rng = Rng::new(seed ^ 0x4A54);
+        let rank = 1 + rng.below(4) as usize;
+        let shape: Vec<u64> = (0..rank).map(|_| 1 + rng.below(10)).collect();
+        let entries: Vec<Vec<u64>> = (0..rng.below(400))
+            .map(|_| shape.iter().map(|&x| rng.below(x)).collect())
+            .collect();
+        // Permissive, duplicates and all: the index must find the first
+        // match, as the scan does.
+        let refs: Vec<&[u64]> = entries.iter().map(|e| &e[..]).collect();
+        let f = Fixture::f32s(&shape, &refs, false);
+        let lax = Options {
+            permissive: true,
+            ..Options::default()
+        };
+        let scan = f.create(lax).unwrap();
+        let indexed = f.create(Options { index: true, ..lax }).unwrap();
+        assert!(indexed.has_hash_index() && !scan.has_hash_index());
+        let n = entries.len().max(1);
+        assert!(
+            indexed.index_bytes() <= 16 * n + 64,
+            "{} bytes",
+            indexed.index_bytes()
+        );
+        for _ in 0..200 {
+            let q: Vec<u64> = shape.iter().map(|&x| rng.below(x)).collect();
+            assert_eq!(
+                indexed.find(&q).unwrap(),
+                scan.find(&q).unwrap(),
+                "seed {seed}"
+            );
+            assert_eq!(
+                indexed.lookup_f64(&q).unwrap(),
+                scan.lookup_f64(&q).unwrap()
+            );
         }
     }
 }

@@ -26,10 +26,12 @@ fn assert_err(e: &CooError, status: Status, needles: &[&str]) {
 const COPY: Options = Options {
     copy: true,
     permissive: false,
+    index: false,
 };
 const PERMISSIVE: Options = Options {
     copy: false,
     permissive: true,
+    index: false,
 };
 
 // ---- The seed's worked example -------------------------------------------

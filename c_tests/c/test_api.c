@@ -206,7 +206,7 @@ static int test_structural_errors_name_the_culprit(void) {
         shape65[i] = 2;
     }
 
-    CHECK_STATUS(seed_create(b, 0x4, &coo), HURRAY_ERR_INVALID_FLAGS, "0x00000004");
+    CHECK_STATUS(seed_create(b, 0x8, &coo), HURRAY_ERR_INVALID_FLAGS, "0x00000008");
     CHECK(coo == NULL);
     coo = SENTINEL;
     CHECK_STATUS(seed_create(b, 0x80000001u, &coo), HURRAY_ERR_INVALID_FLAGS, "0x80000000");
@@ -662,10 +662,51 @@ static int test_batch_lookup(void) {
     return failures;
 }
 
+static int test_hash_index(void) {
+    int failures = 0;
+    enum { N = 5000 };
+    const uint64_t shape[2] = {1000, 1000};
+    static uint64_t idx[2 * N];
+    static float vals[N];
+    uint64_t *ai;
+    float *av;
+    hurray_coo *coo = NULL;
+    size_t k;
+    for (k = 0; k < N; k++) { /* unsorted, distinct */
+        idx[2 * k] = (k * 7919u) % 1000u;
+        idx[2 * k + 1] = k / 5;
+        vals[k] = (float)k;
+    }
+    ai = alloc64(idx, sizeof idx, 0);
+    av = alloc64(vals, sizeof vals, 0);
+    CHECK_STATUS(hurray_coo_create(HURRAY_TYPE_FLOAT32, 2, shape, N, false, av, sizeof vals, ai,
+                                   sizeof idx, HURRAY_COO_INDEX, &coo),
+                 HURRAY_OK, "");
+    CHECK(hurray_coo_flags(coo) == HURRAY_COO_INDEX);
+    CHECK(hurray_coo_index_bytes(coo) > 0 && hurray_coo_index_bytes(coo) <= 16 * N + 64);
+    for (k = 0; k < N; k += 7) {
+        double d = -1;
+        bool found = false;
+        CHECK(hurray_coo_lookup_f64(coo, &idx[2 * k], 2, &d, &found) == HURRAY_OK);
+        CHECK(found && d == (double)k);
+    }
+    {
+        const uint64_t absent[2] = {999, 999};
+        double d = -1;
+        bool found = true;
+        CHECK(hurray_coo_lookup_f64(coo, absent, 2, &d, &found) == HURRAY_OK && !found && d == 0);
+    }
+    hurray_coo_free(coo);
+    free64(ai);
+    free64(av);
+    return failures;
+}
+
 static const struct {
     const char *name;
     ctest_fn fn;
 } TESTS[] = {
+    {"hash_index", test_hash_index},
     {"batch_lookup", test_batch_lookup},
     {"seed_example", test_seed_example},
     {"copy_mode_owns_its_memory", test_copy_mode_owns_its_memory},

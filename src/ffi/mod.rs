@@ -54,7 +54,7 @@ impl Drop for Release {
     }
 }
 
-const KNOWN_FLAGS: u32 = HURRAY_COO_COPY | HURRAY_COO_PERMISSIVE;
+const KNOWN_FLAGS: u32 = HURRAY_COO_COPY | HURRAY_COO_PERMISSIVE | HURRAY_COO_INDEX;
 
 fn box_handle(h: hurray_coo) -> Result<*mut hurray_coo, CooError> {
     let mut v = Vec::new();
@@ -89,8 +89,8 @@ unsafe fn handle<'h>(coo: *const hurray_coo) -> Result<&'h hurray_coo, CooError>
 /// exactly indices_bytes = nnz * rank * 8 bytes. Either buffer may be NULL
 /// when its byte count is 0.
 ///
-/// flags: HURRAY_COO_BORROW (0), or HURRAY_COO_COPY and/or
-/// HURRAY_COO_PERMISSIVE. Borrowed buffers are read in place, never written,
+/// flags: HURRAY_COO_BORROW (0), or any of HURRAY_COO_COPY,
+/// HURRAY_COO_PERMISSIVE and HURRAY_COO_INDEX. Borrowed buffers are read in place, never written,
 /// and must stay alive and unchanged until hurray_coo_free; non-empty ones
 /// must be 64-byte aligned. With HURRAY_COO_COPY the library copies them and
 /// the caller may free them when this returns.
@@ -214,6 +214,7 @@ fn check_flags(flags: u32) -> Result<Options, CooError> {
     Ok(Options {
         copy: flags & HURRAY_COO_COPY != 0,
         permissive: flags & HURRAY_COO_PERMISSIVE != 0,
+        index: flags & HURRAY_COO_INDEX != 0,
     })
 }
 
@@ -492,7 +493,8 @@ pub unsafe extern "C" fn hurray_coo_is_sorted(coo: *const hurray_coo) -> bool {
 }
 
 /// The HURRAY_COO_COPY and HURRAY_COO_PERMISSIVE flags the handle was created
-/// with (0 for a borrowed, fully validated handle, and when coo is NULL).
+/// with, and HURRAY_COO_INDEX when it holds a hash index (0 for a borrowed,
+/// fully validated handle without one, and when coo is NULL).
 /// Thread safety: safe on a shared handle.
 #[no_mangle]
 pub unsafe extern "C" fn hurray_coo_flags(coo: *const hurray_coo) -> u32 {
@@ -505,7 +507,12 @@ pub unsafe extern "C" fn hurray_coo_flags(coo: *const hurray_coo) -> u32 {
             } else {
                 0
             };
-            copy | lax
+            let index = if h.coo.has_hash_index() {
+                HURRAY_COO_INDEX
+            } else {
+                0
+            };
+            copy | lax | index
         })
     })
 }

@@ -104,6 +104,7 @@ impl Fixture {
         self.create(Options {
             copy: false,
             permissive: true,
+            ..Options::default()
         })
         .expect("permissive create")
     }
