@@ -179,11 +179,12 @@
 #define HURRAY_COO_PERMISSIVE 2
 
 /**
- * Flag for hurray_coo_create: build a hash index so that lookups in an
- * unsorted tensor cost O(1) expected instead of a scan over every entry
- * (at most 16 bytes per entry, reported by hurray_coo_index_bytes; results
- * identical to the scan). Ignored for sorted tensors, whose lookups already
- * binary-search.
+ * Flag for hurray_coo_create: build a lookup index at create. Unsorted
+ * tensor: a hash index, so a lookup costs O(1) expected instead of a scan
+ * over every entry. Sorted tensor: the start of each leading coordinate, so
+ * a lookup binary-searches one row (built only when that costs at most 16
+ * bytes per entry). Memory is reported by hurray_coo_index_bytes; results
+ * are identical to a lookup without the index.
  */
 #define HURRAY_COO_INDEX 4
 
@@ -811,18 +812,18 @@ bool hurray_coo_is_sorted(const struct hurray_coo *coo);
 
 /**
  * The HURRAY_COO_COPY and HURRAY_COO_PERMISSIVE flags the handle was created
- * with, and HURRAY_COO_INDEX when it holds a hash index (0 for a borrowed,
+ * with, and HURRAY_COO_INDEX when it holds a lookup index (0 for a borrowed,
  * fully validated handle without one, and when coo is NULL).
  * Thread safety: safe on a shared handle.
  */
 uint32_t hurray_coo_flags(const struct hurray_coo *coo);
 
 /**
- * Bytes of auxiliary lookup structures the handle holds right now: a sorted
- * tensor whose leading extent is at most about 2 * nnz builds, on its first
- * lookup, an index of where each leading coordinate starts (8 bytes per
- * leading coordinate value, at most 16 bytes per entry plus 64 KiB). 0
- * before that, when no index is worth building, and when coo is NULL.
+ * Bytes of the lookup index the handle holds (HURRAY_COO_INDEX): for an
+ * unsorted tensor a hash table (8 bytes per entry, 16 at most), for a sorted
+ * one the start of each leading coordinate (8 bytes per leading coordinate
+ * value, built only when that is at most 16 bytes per entry plus 64 KiB).
+ * 0 without an index, and when coo is NULL.
  * Thread safety: safe on a shared handle.
  */
 size_t hurray_coo_index_bytes(const struct hurray_coo *coo);

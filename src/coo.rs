@@ -1,7 +1,6 @@
 //! The COO tensor: structure, validation and lookup. Safe Rust, no FFI types.
 
 use std::cmp::Ordering;
-use std::sync::OnceLock;
 
 use crate::aligned::AlignedBuf;
 use crate::decode;
@@ -21,9 +20,10 @@ pub struct Options {
     /// unknown (reserved, private, unassigned) type tags without interpreting
     /// their values. Structural checks always run.
     pub permissive: bool,
-    /// Build a hash index so that lookups in an unsorted tensor cost O(1)
-    /// expected instead of a scan (at most 16 bytes per entry; ignored for
-    /// sorted tensors, whose lookups already binary-search).
+    /// Build a lookup index at create: for an unsorted tensor a hash index
+    /// (lookups O(1) expected instead of a scan), for a sorted one the start
+    /// of each leading coordinate (a lookup searches one row), when its
+    /// leading extent is modest. At most 16 bytes per entry either way.
     pub index: bool,
 }
 
@@ -70,12 +70,10 @@ pub struct Coo<'a> {
     permissive: bool,
     values: Storage<'a>,
     indices: Storage<'a>,
-    /// For sorted tensors with a modest leading extent: where each value of
-    /// the first coordinate starts (`row_start[c]..row_start[c + 1]`), so a
-    /// lookup searches one row instead of the whole tensor. Built on the
-    /// first lookup (thread-safe, once), so creating and validating a
-    /// tensor never pays for it.
-    row_start: OnceLock<Option<Vec<u64>>>,
+    /// Opt-in (`Options::index`), sorted tensors with a modest leading
+    /// extent: where each value of the first coordinate starts
+    /// (`row_start[c]..row_start[c + 1]`), so a lookup searches one row.
+    row_start: Option<Vec<u64>>,
     /// The opt-in hash index of an unsorted tensor.
     hash: Option<HashIndex>,
 }
@@ -212,15 +210,18 @@ impl<'a> Coo<'a> {
             permissive: opts.permissive,
             values,
             indices,
-            row_start: OnceLock::new(),
+            row_start: None,
             hash: None,
         };
         if !opts.permissive {
             coo.check_data()?;
         }
-        if opts.index && !coo.is_sorted {
-            let hash = HashIndex::build(coo.indices(), coo.shape.len())?;
-            coo.hash = Some(hash);
+        if opts.index {
+            if coo.is_sorted {
+                coo.row_start = coo.build_row_index()?;
+            } else {
+                coo.hash = Some(HashIndex::build(coo.indices(), coo.shape.len())?);
+            }
         }
         Ok(coo)
     }
@@ -438,50 +439,46 @@ impl<'a> Coo<'a> {
         Ok(best)
     }
 
-    /// The row index of a sorted tensor whose leading extent is modest; `None`
-    /// when it would cost too much memory, cannot be allocated, or the data
-    /// do not allow it (permissive mode).
-    fn build_row_index(&self) -> Option<Vec<u64>> {
-        if !self.is_sorted {
-            return None;
-        }
+    /// The row index of a sorted tensor whose leading extent is modest;
+    /// `None` when it would cost more than 16 bytes per entry (+64 KiB) or the
+    /// data do not allow it (unchecked, permissive data out of bounds).
+    fn build_row_index(&self) -> Result<Option<Vec<u64>>, CooError> {
         let extent = self.shape[0];
         let budget = self.nnz.saturating_mul(ROW_INDEX_BYTES_PER_ENTRY) + (64 << 10);
         if extent.saturating_add(1).saturating_mul(8) > budget {
-            return None;
+            return Ok(None);
         }
-        let rows = usize::try_from(extent).ok()?;
+        let rows = size::to_usize(extent, "the row index")?;
         let mut start: Vec<u64> = Vec::new();
-        start.try_reserve_exact(rows + 1).ok()?;
+        start
+            .try_reserve_exact(rows + 1)
+            .map_err(|_| CooError::Alloc {
+                bytes: (rows + 1).saturating_mul(8),
+                what: "the row index (HURRAY_COO_INDEX)",
+            })?;
         start.resize(rows + 1, 0);
         let r = self.shape.len();
         for e in self.indices().chunks_exact(r) {
-            let c = e[0] as usize;
             if e[0] >= extent {
-                return None; // unchecked (permissive) data
+                return Ok(None);
             }
-            start[c + 1] += 1;
+            start[e[0] as usize + 1] += 1;
         }
         for i in 0..rows {
             start[i + 1] += start[i];
         }
-        Some(start)
+        Ok(Some(start))
     }
 
-    /// Bytes of auxiliary lookup structures this tensor holds now (0 before
-    /// the first sorted lookup, and when none is worth building).
+    /// Bytes of the lookup index this tensor holds (0 without one).
     pub fn index_bytes(&self) -> usize {
-        let rows = self
-            .row_start
-            .get()
-            .and_then(|r| r.as_ref())
-            .map_or(0, |v| v.len() * 8);
+        let rows = self.row_start.as_ref().map_or(0, |v| v.len() * 8);
         rows + self.hash.as_ref().map_or(0, HashIndex::bytes)
     }
 
-    /// Whether an opt-in hash index was built.
-    pub fn has_hash_index(&self) -> bool {
-        self.hash.is_some()
+    /// Whether a lookup index was built (`Options::index`).
+    pub fn has_index(&self) -> bool {
+        self.hash.is_some() || self.row_start.is_some()
     }
 
     /// Where entry `query` is stored, if it is. Errors when the query's rank
@@ -509,8 +506,7 @@ impl<'a> Coo<'a> {
         let r = self.shape.len();
         let idx = self.indices();
         if self.is_sorted {
-            let rows = self.row_start.get_or_init(|| self.build_row_index());
-            let (mut lo, mut hi) = match rows {
+            let (mut lo, mut hi) = match &self.row_start {
                 Some(rows) => {
                     let row = query[0] as usize;
                     (rows[row] as usize, rows[row + 1] as usize)

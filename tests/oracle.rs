@@ -384,7 +384,7 @@ fn hash_index_lookups_equal_the_scan() {
         };
         let scan = f.create(lax).unwrap();
         let indexed = f.create(Options { index: true, ..lax }).unwrap();
-        assert!(indexed.has_hash_index() && !scan.has_hash_index());
+        assert!(indexed.has_index() && !scan.has_index());
         let n = entries.len().max(1);
         assert!(
             indexed.index_bytes() <= 16 * n + 64,
@@ -404,4 +404,50 @@ fn hash_index_lookups_equal_the_scan() {
             );
         }
     }
+}
+
+#[test]
+fn row_index_lookups_equal_plain_binary_search() {
+    for seed in 0..300u64 {
+        let mut rng = Rng::new(seed ^ 0x5045);
+        let rank = 1 + rng.below(4) as usize;
+        let shape: Vec<u64> = (0..rank).map(|_| 1 + rng.below(12)).collect();
+        let mut entries: Vec<Vec<u64>> = (0..rng.below(400))
+            .map(|_| shape.iter().map(|&x| rng.below(x)).collect())
+            .collect();
+        entries.sort();
+        entries.dedup();
+        let refs: Vec<&[u64]> = entries.iter().map(|e| &e[..]).collect();
+        let f = Fixture::f32s(&shape, &refs, true);
+        let plain = f.strict().unwrap();
+        let indexed = f
+            .create(Options {
+                index: true,
+                ..Options::default()
+            })
+            .unwrap();
+        assert!(indexed.has_index() && !plain.has_index(), "seed {seed}");
+        assert_eq!(indexed.index_bytes(), (shape[0] as usize + 1) * 8);
+        for _ in 0..200 {
+            let q: Vec<u64> = shape.iter().map(|&x| rng.below(x)).collect();
+            assert_eq!(
+                indexed.find(&q).unwrap(),
+                plain.find(&q).unwrap(),
+                "seed {seed}"
+            );
+        }
+        for e in &refs {
+            assert_eq!(indexed.lookup_f64(e).unwrap(), plain.lookup_f64(e).unwrap());
+        }
+    }
+    // A leading extent too large for the budget: no index, still correct.
+    let f = Fixture::f32s(&[1 << 40, 4], &[&[5, 1], &[1 << 39, 2]], true);
+    let coo = f
+        .create(Options {
+            index: true,
+            ..Options::default()
+        })
+        .unwrap();
+    assert!(!coo.has_index());
+    assert_eq!(coo.lookup_f64(&[1 << 39, 2]).unwrap(), (2.0, true));
 }

@@ -63,11 +63,10 @@ static int test_seed_example(void) {
     CHECK(nbytes == 48);
     CHECK(hurray_coo_values(coo, NULL) == (const void *)b.values);
 
-    CHECK(hurray_coo_index_bytes(coo) == 0); /* built on the first lookup */
+    CHECK(hurray_coo_index_bytes(coo) == 0); /* no HURRAY_COO_INDEX */
+    CHECK(hurray_coo_index_bytes(NULL) == 0);
     CHECK_STATUS(hurray_coo_lookup(coo, present, 2, &f, sizeof f, &found), HURRAY_OK, "");
     CHECK(found && f == -0.5f);
-    CHECK(hurray_coo_index_bytes(coo) == (4 + 1) * 8); /* one start per row, plus the end */
-    CHECK(hurray_coo_index_bytes(NULL) == 0);
     CHECK_STATUS(hurray_coo_lookup_f64(coo, present, 2, &d, &found), HURRAY_OK, "");
     CHECK(found && d == -0.5);
     f = 42.0f;
@@ -79,6 +78,16 @@ static int test_seed_example(void) {
     /* The library never wrote to the borrowed buffers. */
     CHECK(memcmp(b.values, SEED_VALUES, sizeof SEED_VALUES) == 0);
     CHECK(memcmp(b.indices, SEED_INDICES, sizeof SEED_INDICES) == 0);
+    hurray_coo_free(coo);
+
+    /* With HURRAY_COO_INDEX: one start per row, plus the end; same answers. */
+    CHECK_STATUS(seed_create(b, HURRAY_COO_INDEX, &coo), HURRAY_OK, "");
+    CHECK(hurray_coo_flags(coo) == HURRAY_COO_INDEX);
+    CHECK(hurray_coo_index_bytes(coo) == (4 + 1) * 8);
+    CHECK_STATUS(hurray_coo_lookup(coo, present, 2, &f, sizeof f, &found), HURRAY_OK, "");
+    CHECK(found && f == -0.5f);
+    CHECK_STATUS(hurray_coo_lookup(coo, absent, 2, &f, sizeof f, &found), HURRAY_OK, "");
+    CHECK(!found && f == 0.0f);
     hurray_coo_free(coo);
     seed_release(b);
     return failures;

@@ -106,7 +106,7 @@ static int test_shared_handle_concurrent_lookups(void) {
     aidx = alloc64(idx, 2 * n * sizeof(uint64_t), 0);
     released = 0;
     CHECK(hurray_coo_create_with_release(0x04, 2, shape, n, true, av, n * sizeof(double), aidx,
-                                         2 * n * sizeof(uint64_t), 0, on_release, NULL,
+                                         2 * n * sizeof(uint64_t), HURRAY_COO_INDEX, on_release, NULL,
                                          &coo) == HURRAY_OK);
     for (t = 0; t < NTHREADS; t++) {
         args[t].coo = coo;

@@ -493,7 +493,7 @@ pub unsafe extern "C" fn hurray_coo_is_sorted(coo: *const hurray_coo) -> bool {
 }
 
 /// The HURRAY_COO_COPY and HURRAY_COO_PERMISSIVE flags the handle was created
-/// with, and HURRAY_COO_INDEX when it holds a hash index (0 for a borrowed,
+/// with, and HURRAY_COO_INDEX when it holds a lookup index (0 for a borrowed,
 /// fully validated handle without one, and when coo is NULL).
 /// Thread safety: safe on a shared handle.
 #[no_mangle]
@@ -507,7 +507,7 @@ pub unsafe extern "C" fn hurray_coo_flags(coo: *const hurray_coo) -> u32 {
             } else {
                 0
             };
-            let index = if h.coo.has_hash_index() {
+            let index = if h.coo.has_index() {
                 HURRAY_COO_INDEX
             } else {
                 0
@@ -517,11 +517,11 @@ pub unsafe extern "C" fn hurray_coo_flags(coo: *const hurray_coo) -> u32 {
     })
 }
 
-/// Bytes of auxiliary lookup structures the handle holds right now: a sorted
-/// tensor whose leading extent is at most about 2 * nnz builds, on its first
-/// lookup, an index of where each leading coordinate starts (8 bytes per
-/// leading coordinate value, at most 16 bytes per entry plus 64 KiB). 0
-/// before that, when no index is worth building, and when coo is NULL.
+/// Bytes of the lookup index the handle holds (HURRAY_COO_INDEX): for an
+/// unsorted tensor a hash table (8 bytes per entry, 16 at most), for a sorted
+/// one the start of each leading coordinate (8 bytes per leading coordinate
+/// value, built only when that is at most 16 bytes per entry plus 64 KiB).
+/// 0 without an index, and when coo is NULL.
 /// Thread safety: safe on a shared handle.
 #[no_mangle]
 pub unsafe extern "C" fn hurray_coo_index_bytes(coo: *const hurray_coo) -> usize {
