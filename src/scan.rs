@@ -45,15 +45,47 @@ fn first_sorted_violation_r<const R: usize>(idx: &[u64], shape: &[u64]) -> Optio
     let mut start = 1;
     while start < n {
         let end = (start + BLOCK).min(n);
-        let mut prev = entry::<R>(idx, start - 1);
-        let mut ok = true;
-        for e in idx[start * R..end * R].chunks_exact(R) {
-            let mut c = [0u64; R];
-            c.copy_from_slice(e);
-            ok &= in_bounds(&c, &s) & lex_gt(&c, &prev);
-            prev = c;
-        }
-        if !ok {
+        let block = &idx[start * R..end * R];
+        // When every entry of the block is after its predecessor, the leading
+        // coordinate is non-decreasing, so only the block's last entry needs
+        // its leading bound checked; the other dimensions are checked per entry.
+        let ok = if R == 2 {
+            let key = |a: u64, b: u64| (u128::from(a) << 64) | u128::from(b);
+            let mut prev = key(idx[(start - 1) * 2], idx[(start - 1) * 2 + 1]);
+            let mut ok = true;
+            for e in block.chunks_exact(2) {
+                let cur = key(e[0], e[1]);
+                ok &= (cur > prev) & (e[1] < s[1]);
+                prev = cur;
+            }
+            ok
+        } else if R == 3 {
+            let key = |a: u64, b: u64| (u128::from(a) << 64) | u128::from(b);
+            let p = &idx[(start - 1) * 3..start * 3];
+            let (mut phi, mut plo) = (key(p[0], p[1]), p[2]);
+            let mut ok = true;
+            for e in block.chunks_exact(3) {
+                let (hi, lo) = (key(e[0], e[1]), e[2]);
+                ok &= ((hi > phi) | ((hi == phi) & (lo > plo))) & (e[1] < s[1]) & (lo < s[2]);
+                (phi, plo) = (hi, lo);
+            }
+            ok
+        } else {
+            let mut prev = entry::<R>(idx, start - 1);
+            let mut ok = true;
+            for e in block.chunks_exact(R) {
+                let mut c = [0u64; R];
+                c.copy_from_slice(e);
+                let mut rest = true;
+                for d in 1..R {
+                    rest &= c[d] < s[d];
+                }
+                ok &= rest & lex_gt(&c, &prev);
+                prev = c;
+            }
+            ok
+        };
+        if !ok || idx[(end - 1) * R] >= s[0] {
             return (start..end).find(|&i| {
                 let c = entry::<R>(idx, i);
                 !(in_bounds(&c, &s) && lex_gt(&c, &entry::<R>(idx, i - 1)))
