@@ -74,6 +74,10 @@ pub struct Coo<'a> {
     /// extent: where each value of the first coordinate starts
     /// (`row_start[c]..row_start[c + 1]`), so a lookup searches one row.
     row_start: Option<Vec<u64>>,
+    /// With `row_start`, for rank 2 when the columns fit: each entry's column
+    /// as a `u32`, so a lookup searches 4 bytes per entry instead of the
+    /// 16-byte interleaved coordinates.
+    cols: Option<Vec<u32>>,
     /// The opt-in hash index of an unsorted tensor.
     hash: Option<HashIndex>,
 }
@@ -211,6 +215,7 @@ impl<'a> Coo<'a> {
             values,
             indices,
             row_start: None,
+            cols: None,
             hash: None,
         };
         if !opts.permissive {
@@ -219,6 +224,7 @@ impl<'a> Coo<'a> {
         if opts.index {
             if coo.is_sorted {
                 coo.row_start = coo.build_row_index()?;
+                coo.cols = coo.build_cols()?;
             } else {
                 coo.hash = Some(HashIndex::build(coo.indices(), coo.shape.len())?);
             }
@@ -470,9 +476,37 @@ impl<'a> Coo<'a> {
         Ok(Some(start))
     }
 
+    /// The compact column copy of a rank-2 tensor with a row index, when it
+    /// fits the budget (row starts + 4 bytes per entry <= 16 bytes per entry
+    /// + 64 KiB) and every column fits a `u32`.
+    fn build_cols(&self) -> Result<Option<Vec<u32>>, CooError> {
+        let Some(rows) = &self.row_start else {
+            return Ok(None);
+        };
+        let budget = self.nnz.saturating_mul(ROW_INDEX_BYTES_PER_ENTRY) + (64 << 10);
+        let need = (rows.len() as u64 * 8).saturating_add(self.nnz.saturating_mul(4));
+        if self.shape.len() != 2 || self.shape[1] > u64::from(u32::MAX) + 1 || need > budget {
+            return Ok(None);
+        }
+        let n = self.indices().len() / 2;
+        let mut cols: Vec<u32> = Vec::new();
+        cols.try_reserve_exact(n).map_err(|_| CooError::Alloc {
+            bytes: n.saturating_mul(4),
+            what: "the column index (HURRAY_COO_INDEX)",
+        })?;
+        for e in self.indices().chunks_exact(2) {
+            match u32::try_from(e[1]) {
+                Ok(c) => cols.push(c),
+                Err(_) => return Ok(None), // unchecked (permissive) data
+            }
+        }
+        Ok(Some(cols))
+    }
+
     /// Bytes of the lookup index this tensor holds (0 without one).
     pub fn index_bytes(&self) -> usize {
-        let rows = self.row_start.as_ref().map_or(0, |v| v.len() * 8);
+        let rows = self.row_start.as_ref().map_or(0, |v| v.len() * 8)
+            + self.cols.as_ref().map_or(0, |v| v.len() * 4);
         rows + self.hash.as_ref().map_or(0, HashIndex::bytes)
     }
 
@@ -513,6 +547,19 @@ impl<'a> Coo<'a> {
                 }
                 None => (0usize, idx.len() / r),
             };
+            if let Some(cols) = &self.cols {
+                // Rank 2, column < shape[1] <= 2^32: search the compact copy.
+                let c = query[1] as u32;
+                while lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    match cols[mid].cmp(&c) {
+                        Ordering::Less => lo = mid + 1,
+                        Ordering::Greater => hi = mid,
+                        Ordering::Equal => return Some(mid),
+                    }
+                }
+                return None;
+            }
             while lo < hi {
                 let mid = lo + (hi - lo) / 2;
                 match idx[mid * r..(mid + 1) * r].cmp(query) {
