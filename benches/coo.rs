@@ -212,6 +212,28 @@ fn bench(d: &Data, rows: &mut Vec<Row>, rng: &mut Rng) {
         theirs: stream,
     });
 
+    if d.sorted {
+        // The same ordered entries, passed without is_sorted.
+        let unflagged = CooParts {
+            is_sorted: false,
+            ..parts
+        };
+        let t = median(
+            || time(|| Coo::new(unflagged, Options::default()).unwrap()),
+            reps,
+        );
+        rows.push(Row {
+            key: "validate_unflagged",
+            data: d.id.clone(),
+            op: format!(
+                "create+validate, in order but not flagged sorted, {}",
+                d.name
+            ),
+            ours: t,
+            peer: "streaming read of the indices",
+            theirs: stream,
+        });
+    }
     let coo = Coo::new(parts, Options::default()).unwrap();
     // Lookups in a sorted tensor use the opt-in row index (HURRAY_COO_INDEX).
     let coo_idx = Coo::new(

@@ -363,6 +363,13 @@ impl<'a> Coo<'a> {
                 }
             });
         }
+        // Entries that happen to be in strictly increasing order (a common
+        // case for data not flagged sorted) cannot hold duplicates: one
+        // streaming pass proves it and skips the sort. Unordered data fails
+        // this check within its first block.
+        if scan::first_sorted_violation(self.indices(), &self.shape).is_none() {
+            return Ok(());
+        }
         let first_oob = scan::first_out_of_bounds(self.indices(), &self.shape);
         let checked = first_oob.unwrap_or(n);
         if let Some((entry, first)) = self.first_duplicate(checked)? {

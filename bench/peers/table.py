@@ -7,9 +7,10 @@ for line in open(sys.argv[1]):
     peer, op, data, ms = line.rstrip("\n").split("\t")
     t[(op, data)][peer] = float(ms)
 
-ORDER = ["validate", "lookup", "batch", "batch2", "scan50", "statistics"]
+ORDER = ["validate", "validate_unflagged", "lookup", "batch", "batch2", "scan50", "statistics"]
 LABEL = {
     "validate": "validate (create, full checks)",
+    "validate_unflagged": "validate, ordered data not flagged sorted",
     "lookup": "1M point lookups",
     "batch": "1M sorted queries, batch, 1 thread",
     "batch2": "1M sorted queries, batch, 2 threads",
