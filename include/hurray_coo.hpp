@@ -108,12 +108,15 @@ template <typename T> struct found_value {
 class coo {
 public:
     /// Borrow the caller's buffers (zero-copy): they must be 64-byte aligned
-    /// and outlive this object. Validates fully unless permissive.
+    /// and outlive this object. Validates fully unless permissive; with
+    /// index, builds a lookup index (HURRAY_COO_INDEX).
     static coo borrow(type t, const std::vector<std::uint64_t> &shape, const void *values,
                       std::size_t values_bytes, const std::uint64_t *indices,
-                      std::size_t indices_bytes, bool is_sorted, bool permissive = false) {
+                      std::size_t indices_bytes, bool is_sorted, bool permissive = false,
+                      bool index = false) {
         return make(t, shape, values, values_bytes, indices, indices_bytes, is_sorted,
-                    HURRAY_COO_BORROW | (permissive ? HURRAY_COO_PERMISSIVE : 0u));
+                    HURRAY_COO_BORROW | (permissive ? HURRAY_COO_PERMISSIVE : 0u) |
+                        (index ? HURRAY_COO_INDEX : 0u));
     }
 
     /// Copy the buffers into library-owned aligned memory (any alignment in).
@@ -216,6 +219,34 @@ public:
                                 &r.value, sizeof(T), &r.found));
         return r;
     }
+
+    /// Look up queries.size() / rank() coordinate tuples in one call (see
+    /// hurray_coo_lookup_batch): values as doubles, found flags if asked.
+    /// threads > 1 splits the work over that many threads, joined before
+    /// this returns.
+    std::vector<double> lookup_batch(const std::vector<std::uint64_t> &queries,
+                                     std::vector<bool> *found = nullptr,
+                                     std::uint32_t threads = 1) const {
+        const std::size_t r = rank();
+        const std::size_t n = r == 0 ? 0 : queries.size() / r;
+        if (n * r != queries.size()) {
+            throw error(HURRAY_ERR_RANK_MISMATCH,
+                        "hurray::coo::lookup_batch: queries.size() is not a multiple of rank()");
+        }
+        std::vector<double> out(n);
+        std::vector<unsigned char> flags(found ? n : 0);
+        check(hurray_coo_lookup_batch(h_, queries.data(), n, static_cast<std::uint32_t>(r),
+                                      out.data(),
+                                      found ? reinterpret_cast<bool *>(flags.data()) : nullptr,
+                                      threads));
+        if (found) {
+            found->assign(flags.begin(), flags.end());
+        }
+        return out;
+    }
+
+    /// Bytes of the lookup index (HURRAY_COO_INDEX), 0 without one.
+    std::size_t index_bytes() const noexcept { return hurray_coo_index_bytes(h_); }
 
     /// Statistics over all logical elements (see hurray_coo_statistics).
     hurray_statistics statistics() const {

@@ -92,6 +92,23 @@ extern "C" int ctest_cpp17(void) {
                                              sizeof indices.i);
     CHECK(back.lookup_f64({0, 1}) == 1.5);
 
+    // Index and batch lookups.
+    {
+        auto ix = hurray::coo::borrow(hurray::type::float32, shape, values.v, sizeof values.v,
+                                      indices.i, sizeof indices.i, true, false, true);
+        CHECK(ix.index_bytes() > 0 && t.index_bytes() == 0);
+        std::vector<bool> found;
+        auto got = ix.lookup_batch({0, 1, 1, 1, 3, 3}, &found, 2);
+        CHECK(got.size() == 3 && got[0] == 1.5 && got[1] == 0.0 && got[2] == 2.0);
+        CHECK(found.size() == 3 && found[0] && !found[1] && found[2]);
+        try {
+            (void)ix.lookup_batch({0, 1, 9});
+            CHECK(false);
+        } catch (const hurray::error &e) {
+            CHECK(e.status() == HURRAY_ERR_RANK_MISMATCH);
+        }
+    }
+
     // RAII: the handle is freed exactly once, through moves and reassignment.
     releases = 0;
     {
