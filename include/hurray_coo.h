@@ -14,7 +14,8 @@
  *   on each function.
  * - A hurray_coo is immutable after creation: functions taking a
  *   const hurray_coo * may run concurrently on one handle from many threads.
- *   The library starts no threads.
+ *   The library starts threads only when a call asks for them, and joins
+ *   them before it returns.
  * - No Rust panic crosses this boundary (it becomes HURRAY_ERR_INTERNAL_PANIC).
  * - Compare HURRAY_COO_ABI_VERSION with hurray_coo_abi_version() at startup
  *   to detect a header/library mismatch.
