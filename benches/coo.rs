@@ -262,17 +262,7 @@ fn bench(d: &Data, rows: &mut Vec<Row>, rng: &mut Rng) {
         std::fs::write(dir.join(format!("{}.val", d.id)), values).unwrap();
     }
     if d.sorted {
-        // 1M random queries, about half of them hits.
-        let queries: Vec<Vec<u64>> = (0..1_000_000)
-            .map(|k| {
-                if k % 2 == 0 {
-                    let i = rng.below(d.nnz as u64) as usize;
-                    idx_u64[i * rank..(i + 1) * rank].to_vec()
-                } else {
-                    d.shape.iter().map(|&x| rng.below(x)).collect()
-                }
-            })
-            .collect();
+        let queries = half_hit_queries(rng, d, idx_u64);
         // One flat array, as the C peers read it (no allocation per query).
         let flat_q: Vec<u64> = queries.concat();
         if let Some(dir) = export_dir() {
@@ -417,16 +407,7 @@ fn bench(d: &Data, rows: &mut Vec<Row>, rng: &mut Rng) {
         };
         let build = median(|| time(|| Coo::new(parts, indexed_opts).unwrap()), 3);
         let indexed = Coo::new(parts, indexed_opts).unwrap();
-        let many: Vec<u64> = (0..1_000_000)
-            .flat_map(|k| {
-                if k % 2 == 0 {
-                    let i = rng.below(d.nnz as u64) as usize;
-                    idx_u64[i * rank..(i + 1) * rank].to_vec()
-                } else {
-                    d.shape.iter().map(|&x| rng.below(x)).collect()
-                }
-            })
-            .collect();
+        let many: Vec<u64> = half_hit_queries(rng, d, idx_u64).concat();
         let fast = median(
             || {
                 time(|| {
@@ -470,6 +451,21 @@ fn bench(d: &Data, rows: &mut Vec<Row>, rng: &mut Rng) {
         peer: "summing the values",
         theirs: vals_stream,
     });
+}
+
+/// 1M random queries, about half of them stored entries.
+fn half_hit_queries(rng: &mut Rng, d: &Data, idx: &[u64]) -> Vec<Vec<u64>> {
+    let rank = d.shape.len();
+    (0..1_000_000)
+        .map(|k| {
+            if k % 2 == 0 {
+                let i = rng.below(d.nnz as u64) as usize;
+                idx[i * rank..(i + 1) * rank].to_vec()
+            } else {
+                d.shape.iter().map(|&x| rng.below(x)).collect()
+            }
+        })
+        .collect()
 }
 
 /// `--export DIR`: also write each dataset and our timings there, for the
