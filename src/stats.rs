@@ -46,7 +46,10 @@ pub struct Statistics {
 /// `sparsity_ratio = 1 - nnz / total_elements` (total computed in floating
 /// point, so shapes beyond 2^64 elements are fine).
 pub fn counts(coo: &Coo<'_>) -> Statistics {
-    let total = size::element_count_f64(coo.shape());
+    counts_with_total(coo, size::element_count_f64(coo.shape()))
+}
+
+fn counts_with_total(coo: &Coo<'_>, total: f64) -> Statistics {
     let mut s = Statistics {
         computed_mask: mask::NNZ,
         nnz: coo.nnz(),
@@ -102,7 +105,8 @@ fn welford(values: impl Iterator<Item = f64>) -> Moments {
 /// moments and reported through `has_nan`. Mean and standard deviation are
 /// marked valid only when both are finite.
 pub fn compute(coo: &Coo<'_>) -> Statistics {
-    let mut s = counts(coo);
+    let total = size::element_count_f64(coo.shape());
+    let mut s = counts_with_total(coo, total);
     let Some(ty) = coo.type_info().filter(|t| t.is_real()) else {
         return s;
     };
@@ -137,7 +141,7 @@ pub fn compute(coo: &Coo<'_>) -> Statistics {
         has_inf,
     } = moments;
     // Combine with the implicit zeros (Chan et al.'s pairwise update).
-    let zeros = (size::element_count_f64(coo.shape()) - coo.nnz() as f64).max(0.0);
+    let zeros = (total - coo.nnz() as f64).max(0.0);
     let (count, mean_all, m2_all) = if zeros > 0.0 {
         lo = lo.min(0.0);
         hi = hi.max(0.0);

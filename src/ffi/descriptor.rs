@@ -4,7 +4,7 @@
 use std::ffi::c_void;
 
 use super::guard::{bytes, coo_buffers, guard, write_opt, write_req};
-use super::{build_handle, check_flags, handle, hurray_coo, hurray_status};
+use super::{begin_create, build_handle, check_flags, handle, hurray_coo, hurray_status};
 use crate::coo::CooParts;
 use crate::descriptor::{self, flags, Descriptor, StatsChoice};
 use crate::error::CooError;
@@ -284,9 +284,8 @@ pub unsafe extern "C" fn hurray_coo_from_descriptor(
     out: *mut *mut hurray_coo,
 ) -> hurray_status {
     guard(|| {
-        // SAFETY: `out` is NULL-checked by write_req.
-        unsafe { write_req(out, std::ptr::null_mut(), "out")? };
-        let opts = check_flags(flags)?;
+        // SAFETY: `out` is NULL or writable, per the contract.
+        let opts = unsafe { begin_create(out, flags) }?;
         // SAFETY: the caller guarantees len readable bytes at bytes_ptr, and
         // the buffers' validity for their sizes (for the handle's life when
         // borrowed).

@@ -176,9 +176,8 @@ pub unsafe extern "C" fn hurray_coo_create_with_release(
         ctx: release_ctx,
     });
     guard(move || {
-        // SAFETY: `out` is checked for NULL by write_req.
-        unsafe { write_req(out, std::ptr::null_mut(), "out")? };
-        let opts = check_flags(flags)?;
+        // SAFETY: `out` is NULL or writable, per the contract.
+        let opts = unsafe { begin_create(out, flags) }?;
         check_rank(rank)?;
         // SAFETY: rank is 1..=64 and the caller guarantees `rank` readable
         // extents at `shape`; buffer pointers are valid for their byte counts
@@ -201,6 +200,18 @@ pub unsafe extern "C" fn hurray_coo_create_with_release(
         // SAFETY: `out` was checked non-null above.
         unsafe { build_handle(parts, opts, release, None, out) }
     })
+}
+
+/// The first steps of every call that creates a handle: `*out` is set to
+/// NULL (so it is NULL on any failure that follows), then the flags are
+/// checked.
+///
+/// # Safety
+/// `out` is NULL (an error) or writable.
+unsafe fn begin_create(out: *mut *mut hurray_coo, flags: u32) -> Result<Options, CooError> {
+    // SAFETY: NULL-checked by write_req; writable per this function's contract.
+    unsafe { write_req(out, std::ptr::null_mut(), "out")? };
+    check_flags(flags)
 }
 
 /// The create flags as core options; unknown bits are refused.
