@@ -51,6 +51,34 @@ impl AlignedBuf {
     }
 }
 
+/// `n` zeroed `u64`s for a transient work buffer, allocated without
+/// aborting (`None` when the memory cannot be had). Large buffers ask
+/// Linux for transparent huge pages: a pass that writes to many places of
+/// the buffer at once then misses the TLB far less. The zeroing comes from
+/// the allocator (fresh pages are not cleared twice).
+pub fn scratch_u64s(n: usize) -> Option<Vec<u64>> {
+    let v: Vec<u64> = bytemuck::allocation::try_zeroed_vec(n).ok()?;
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let bytes = n * 8;
+        if bytes >= 2 * HUGE {
+            let start = v.as_ptr() as usize;
+            let first = start.next_multiple_of(HUGE);
+            let len = (start + bytes - first) / HUGE * HUGE;
+            // SAFETY: `first..first + len` lies inside the allocation `v`
+            // owns (rounded inwards to whole 2 MiB pages). MADV_HUGEPAGE only
+            // changes how the kernel backs these pages, never their
+            // contents; a failure (THP disabled) leaves them as they are and
+            // is ignored.
+            unsafe {
+                libc::madvise(first as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    Some(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,7 @@ use std::cmp::Ordering;
 
 use crate::aligned::AlignedBuf;
 use crate::decode;
+use crate::dup;
 use crate::error::CooError;
 use crate::hash_index::HashIndex;
 use crate::scan;
@@ -370,9 +371,18 @@ impl<'a> Coo<'a> {
         if scan::first_sorted_violation(self.indices(), &self.shape).is_none() {
             return Ok(());
         }
-        let first_oob = scan::first_out_of_bounds(self.indices(), &self.shape);
-        let checked = first_oob.unwrap_or(n);
-        if let Some((entry, first)) = self.first_duplicate(checked)? {
+        // Duplicate detection over every entry checks bounds on the way; only
+        // when some entry is outside the shape is it redone over the entries
+        // before the first such one (a key is only meaningful in bounds).
+        let (found, all_in_bounds) = self.first_duplicate(n)?;
+        let (found, first_oob) = match all_in_bounds {
+            true => (found, None),
+            false => match scan::first_out_of_bounds(self.indices(), &self.shape) {
+                None => (found, None),
+                Some(i) => (self.first_duplicate(i)?.0, Some(i)),
+            },
+        };
+        if let Some((entry, first)) = found {
             return Err(CooError::Duplicate {
                 entry: entry as u64,
                 first: first as u64,
@@ -385,71 +395,59 @@ impl<'a> Coo<'a> {
         }
     }
 
-    /// Among entries `0..count` (all in bounds), the lowest entry `j` whose
-    /// coordinates equal those of an earlier entry `i`: `(j, i)`.
-    fn first_duplicate(&self, count: usize) -> Result<Option<(usize, usize)>, CooError> {
+    /// Among entries `0..count`, the lowest entry `j` whose coordinates equal
+    /// those of an earlier entry `i`: `(j, i)`; meaningful when all those
+    /// entries are in bounds. The flag says whether they were seen to be
+    /// (`false` also when this method did not look).
+    fn first_duplicate(&self, count: usize) -> Result<(Option<(usize, usize)>, bool), CooError> {
         let alloc_err = |bytes| CooError::Alloc {
             bytes,
             what: "duplicate detection",
         };
-        // Sorted (key, entry) pairs; within each run of equal keys the first
-        // two entries are the earliest original and its earliest duplicate.
-        let key_bits = |count: u128| 128 - count.saturating_sub(1).leading_zeros();
-        let packed_bits = size::element_count(&self.shape)
-            .map(|c| key_bits(c) + key_bits(count as u128))
-            .filter(|&b| b <= 64);
-        let best =
-            if let (Some(bits), Some(strides)) = (packed_bits, size::linear_strides(&self.shape)) {
-                // (linear key, entry) packed in one u64 and radix-sorted: 16 bytes
-                // per entry with the scratch buffer, freed on return.
-                let entry_bits = key_bits(count as u128);
-                let mut keys: Vec<u64> = Vec::new();
-                let mut scratch: Vec<u64> = Vec::new();
-                keys.try_reserve_exact(count)
-                    .and_then(|_| scratch.try_reserve_exact(count))
-                    .map_err(|_| alloc_err(count.saturating_mul(16)))?;
-                let r = self.shape.len();
-                keys.extend(self.indices()[..count * r].chunks_exact(r).enumerate().map(
-                    |(i, e)| {
-                        let lin = e
-                            .iter()
-                            .zip(&strides)
-                            .fold(0u64, |k, (&c, &s)| k.wrapping_add(c.wrapping_mul(s)));
-                        (lin << entry_bits) | i as u64
-                    },
-                ));
-                scratch.resize(count, 0);
-                // Entries are pushed in order, so only the key bits need sorting.
-                scan::radix_sort(&mut keys, &mut scratch, entry_bits, bits);
-                let entry_mask = (1u64 << entry_bits) - 1;
-                first_pair(
-                    &keys,
-                    |a, b| a >> entry_bits == b >> entry_bits,
-                    |k| (k & entry_mask) as usize,
-                )
-            } else if let Some(strides) = size::linear_strides(&self.shape) {
-                let mut keys: Vec<(u64, usize)> = Vec::new();
-                keys.try_reserve_exact(count)
-                    .map_err(|_| alloc_err(count.saturating_mul(16)))?;
-                keys.extend((0..count).map(|i| {
-                    let key = self
-                        .entry(i)
-                        .iter()
-                        .zip(&strides)
-                        .fold(0u64, |k, (&c, &s)| k.wrapping_add(c.wrapping_mul(s)));
-                    (key, i)
-                }));
-                keys.sort_unstable();
-                first_pair(&keys, |a, b| a.0 == b.0, |p| p.1)
-            } else {
-                let mut perm: Vec<usize> = Vec::new();
-                perm.try_reserve_exact(count)
-                    .map_err(|_| alloc_err(count.saturating_mul(8)))?;
-                perm.extend(0..count);
-                perm.sort_unstable_by(|&a, &b| self.entry(a).cmp(self.entry(b)).then(a.cmp(&b)));
-                first_pair(&perm, |&a, &b| self.entry(a) == self.entry(b), |&p| p)
+        let r = self.shape.len();
+        let idx = &self.indices()[..count * r];
+        if let (Some(elements), Some(strides)) = (
+            size::element_count(&self.shape),
+            size::linear_strides(&self.shape),
+        ) {
+            // Hash-partitioned detection on the linear key (src/dup.rs):
+            // 8 bytes per entry, freed on return.
+            let bits = dup::bits_below(elements);
+            let (sh, st) = (&self.shape[..], &strides[..]);
+            let found = match r {
+                1 => dup::first_duplicate::<1>(idx, sh, st, bits),
+                2 => dup::first_duplicate::<2>(idx, sh, st, bits),
+                3 => dup::first_duplicate::<3>(idx, sh, st, bits),
+                _ => dup::first_duplicate::<0>(idx, sh, st, bits),
             };
-        Ok(best)
+            match found {
+                Ok(found) => return Ok(found),
+                Err(dup::Unavailable::Alloc(bytes)) => return Err(alloc_err(bytes)),
+                Err(dup::Unavailable::TooWide) => {}
+            }
+            // Keys too wide to pack with the entry number: sort (key, entry).
+            let mut keys: Vec<(u64, usize)> = Vec::new();
+            keys.try_reserve_exact(count)
+                .map_err(|_| alloc_err(count.saturating_mul(16)))?;
+            keys.extend(idx.chunks_exact(r).enumerate().map(|(i, e)| {
+                let key = e
+                    .iter()
+                    .zip(&strides)
+                    .fold(0u64, |k, (&c, &s)| k.wrapping_add(c.wrapping_mul(s)));
+                (key, i)
+            }));
+            keys.sort_unstable();
+            return Ok((first_pair(&keys, |a, b| a.0 == b.0, |p| p.1), false));
+        }
+        // Shapes with more than 2^64 elements: sort entry numbers by their
+        // coordinates.
+        let mut perm: Vec<usize> = Vec::new();
+        perm.try_reserve_exact(count)
+            .map_err(|_| alloc_err(count.saturating_mul(8)))?;
+        perm.extend(0..count);
+        perm.sort_unstable_by(|&a, &b| self.entry(a).cmp(self.entry(b)).then(a.cmp(&b)));
+        let found = first_pair(&perm, |&a, &b| self.entry(a) == self.entry(b), |&p| p);
+        Ok((found, false))
     }
 
     /// The row index of a sorted tensor whose leading extent is modest;

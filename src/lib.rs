@@ -15,6 +15,7 @@ mod aligned;
 pub mod coo;
 pub mod decode;
 pub mod descriptor;
+mod dup;
 pub mod error;
 pub mod ffi;
 mod hash_index;

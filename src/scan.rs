@@ -1,7 +1,6 @@
 //! The hot loops of validation: branch-free scans over the indices buffer
 //! that only say *where* the first problem is (the caller then describes it
-//! with the precise, slow code), and an LSD radix sort for duplicate
-//! detection.
+//! with the precise, slow code).
 
 /// Entries per branch-free block: a block that fails is rescanned entry by
 /// entry.
@@ -155,53 +154,6 @@ pub fn first_out_of_bounds(idx: &[u64], shape: &[u64]) -> Option<usize> {
     }
 }
 
-/// Sort `keys` by their bits `low..high` with a stable LSD radix sort of
-/// 11-bit digits, using `scratch` (same length) as the second buffer; passes
-/// whose digit is the same for every key are skipped. Bits below `low` keep
-/// their input order within equal keys (the sort is stable), so when those
-/// bits are already ascending in the input the result is fully sorted.
-pub fn radix_sort(keys: &mut [u64], scratch: &mut [u64], low: u32, high: u32) {
-    const DIGIT: u32 = 11;
-    const BUCKETS: usize = 1 << DIGIT;
-    let n = keys.len();
-    debug_assert_eq!(scratch.len(), n);
-    let passes = high.saturating_sub(low).div_ceil(DIGIT) as usize;
-    let shift_of = |p: usize| low + p as u32 * DIGIT;
-    let mut hist = vec![[0usize; BUCKETS]; passes];
-    for &k in keys.iter() {
-        for (p, h) in hist.iter_mut().enumerate() {
-            h[((k >> shift_of(p)) as usize) & (BUCKETS - 1)] += 1;
-        }
-    }
-    let mut in_keys = true;
-    for (p, h) in hist.iter_mut().enumerate() {
-        if h.contains(&n) {
-            continue; // every key has the same digit here
-        }
-        let mut sum = 0;
-        for c in h.iter_mut() {
-            let v = *c;
-            *c = sum;
-            sum += v;
-        }
-        let shift = shift_of(p);
-        let (src, dst): (&[u64], &mut [u64]) = if in_keys {
-            (&*keys, &mut *scratch)
-        } else {
-            (&*scratch, &mut *keys)
-        };
-        for &k in src {
-            let b = ((k >> shift) as usize) & (BUCKETS - 1);
-            dst[h[b]] = k;
-            h[b] += 1;
-        }
-        in_keys = !in_keys;
-    }
-    if !in_keys {
-        keys.copy_from_slice(scratch);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,40 +163,6 @@ mod tests {
         *seed ^= *seed >> 7;
         *seed ^= *seed << 17;
         *seed
-    }
-
-    #[test]
-    fn radix_sort_matches_std_sort() {
-        let mut s = 99u64;
-        for (n, bits) in [
-            (0usize, 5u32),
-            (1, 64),
-            (10, 3),
-            (1000, 20),
-            (5000, 64),
-            (4097, 33),
-        ] {
-            let mask = if bits == 64 {
-                u64::MAX
-            } else {
-                (1 << bits) - 1
-            };
-            let mut v: Vec<u64> = (0..n).map(|_| rng(&mut s) & mask).collect();
-            let mut want = v.clone();
-            want.sort_unstable();
-            let mut scratch = vec![0; n];
-            radix_sort(&mut v, &mut scratch, 0, bits);
-            assert_eq!(v, want, "n {n} bits {bits}");
-            // Sorting only the high bits keeps the (ascending) low bits' order.
-            let low = bits / 2;
-            let mut w: Vec<u64> = (0..n as u64)
-                .map(|i| (rng(&mut s) & (mask >> low)) << low | (i & ((1 << low) - 1)))
-                .collect();
-            let mut want = w.clone();
-            want.sort_by_key(|k| k >> low); // stable
-            radix_sort(&mut w, &mut scratch, low, bits);
-            assert_eq!(w, want, "n {n} high bits of {bits}");
-        }
     }
 
     #[test]

@@ -1,0 +1,341 @@
+//! Duplicate detection for unsorted tensors, without sorting.
+//!
+//! Each entry's linear key (row-major position, `key_bits` wide) is put
+//! through a bijective mix, so equal coordinates give equal mixed keys and
+//! different coordinates different ones. The top bits of the mixed key pick
+//! one of `2^b` buckets (uniform whatever the data's skew); one stable
+//! scatter pass writes, per entry, the rest of the mixed key and the entry
+//! number packed into one `u64`. Each bucket is then small enough (about
+//! 2,048 entries) for a hash set that lives in L1/L2 cache, and is walked in
+//! entry order, so the first repeat it meets is that bucket's lowest
+//! duplicate entry; equal keys share a bucket, so the lowest over all
+//! buckets is the tensor's.
+//!
+//! Transient memory: 8 bytes per entry (on Linux in transparent huge pages,
+//! for the scatter's many write streams), plus the bucket counts and one
+//! bucket's table (a few hundred KiB at most); all freed on return.
+
+/// Average entries per bucket the bucket count aims at.
+const BUCKET_TARGET: usize = 2048;
+/// At most `2^MAX_BUCKET_BITS` buckets (the scatter pass writes one stream
+/// per bucket; more streams than this thrash the TLB).
+const MAX_BUCKET_BITS: u32 = 12;
+
+/// A bijection on `bits`-bit values (`bits` in 1..=64).
+#[inline(always)]
+fn mix(key: u64, bits: u32, mask: u64) -> u64 {
+    let mut h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) & mask;
+    h ^= h >> bits.div_ceil(2);
+    h.wrapping_mul(0xD6E8_FEB8_6659_FD93) & mask
+}
+
+/// Bits needed for values below `n` (0 for `n <= 1`).
+pub fn bits_below(n: u128) -> u32 {
+    128 - n.saturating_sub(1).leading_zeros()
+}
+
+/// Why the detection could not run.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Unavailable {
+    /// The mixed key and the entry number do not fit one `u64`; the caller
+    /// needs another method.
+    TooWide,
+    /// Allocation of this many bytes failed.
+    Alloc(usize),
+}
+
+/// How an entry becomes a key: its row-major linear position (`strides`
+/// from `size::linear_strides`), valid when every coordinate is inside
+/// `shape`. `R` is the rank when known at compile time, 0 otherwise.
+struct LinearKey<'s, const R: usize> {
+    shape: &'s [u64],
+    strides: &'s [u64],
+}
+
+impl<const R: usize> LinearKey<'_, R> {
+    fn rank(&self) -> usize {
+        if R == 0 {
+            self.shape.len()
+        } else {
+            R
+        }
+    }
+
+    #[inline(always)]
+    fn key(&self, e: &[u64]) -> (u64, bool) {
+        let r = self.rank();
+        let (mut key, mut valid) = (0u64, true);
+        for ((&c, &stride), &extent) in e[..r].iter().zip(&self.strides[..r]).zip(&self.shape[..r])
+        {
+            key = key.wrapping_add(c.wrapping_mul(stride));
+            valid &= c < extent;
+        }
+        (key, valid)
+    }
+}
+
+/// Over the entries of `idx` (rank `shape.len()`, which is `R` unless `R`
+/// is 0), keyed by their linear position (`strides`): the lowest entry `j`
+/// whose key equals that of an earlier entry `i`:
+/// `Some((j, i))` with the earliest such `i`; and whether every entry was
+/// inside the shape (the answer is only meaningful then: keys of valid
+/// entries are below `2^key_bits`).
+pub fn first_duplicate<const R: usize>(
+    idx: &[u64],
+    shape: &[u64],
+    strides: &[u64],
+    key_bits: u32,
+) -> Result<(Option<(usize, usize)>, bool), Unavailable> {
+    let key = LinearKey::<R> { shape, strides };
+    let r = key.rank();
+    assert!(shape.len() == r && strides.len() == r);
+    let count = idx.len() / r;
+    let keys = || idx.chunks_exact(r).map(|e| key.key(e));
+    if count < 2 {
+        return Ok((None, keys().all(|(_, valid)| valid)));
+    }
+    let key_bits = key_bits.max(1);
+    let entry_bits = bits_below(count as u128);
+    let bucket_bits = bits_below((count / BUCKET_TARGET) as u128)
+        .min(MAX_BUCKET_BITS)
+        .min(key_bits);
+    let sub_bits = key_bits - bucket_bits;
+    if sub_bits + entry_bits > 63 {
+        return Err(Unavailable::TooWide);
+    }
+    let key_mask = if key_bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << key_bits) - 1
+    };
+    let sub_mask = (1u64 << sub_bits) - 1;
+    let buckets = 1usize << bucket_bits;
+
+    let mut start: Vec<usize> = Vec::new();
+    start
+        .try_reserve_exact(buckets + 1)
+        .map_err(|_| Unavailable::Alloc((buckets + 1) * 8))?;
+    start.resize(buckets + 1, 0);
+    let mut all_valid = true;
+    for (k, valid) in keys() {
+        all_valid &= valid;
+        start[(mix(k, key_bits, key_mask) >> sub_bits) as usize + 1] += 1;
+    }
+    let mut largest = 0;
+    for b in 0..buckets {
+        largest = largest.max(start[b + 1]);
+        start[b + 1] += start[b];
+    }
+
+    let mut packed =
+        crate::aligned::scratch_u64s(count).ok_or(Unavailable::Alloc(count.saturating_mul(8)))?;
+    {
+        let mut at: Vec<usize> = Vec::new();
+        at.try_reserve_exact(buckets)
+            .map_err(|_| Unavailable::Alloc(buckets * 8))?;
+        at.extend_from_slice(&start[..buckets]);
+        for (i, (k, _)) in keys().enumerate() {
+            let h = mix(k, key_bits, key_mask);
+            let b = (h >> sub_bits) as usize;
+            packed[at[b]] = ((h & sub_mask) << entry_bits) | i as u64;
+            at[b] += 1;
+        }
+    }
+
+    // A bucket far above the average (adversarial keys, or many repeats of
+    // one key) is sorted in place instead, so the table stays small.
+    let table_limit = (count / buckets).saturating_mul(4).max(1 << 14);
+    let table_len = (largest.min(table_limit) * 4).max(16).next_power_of_two();
+    let mut table: Vec<u64> = Vec::new();
+    table
+        .try_reserve_exact(table_len)
+        .map_err(|_| Unavailable::Alloc(table_len.saturating_mul(8)))?;
+    table.resize(table_len, 0);
+    let mut best: Option<(usize, usize)> = None;
+    for b in 0..buckets {
+        let bucket = &mut packed[start[b]..start[b + 1]];
+        let found = if bucket.len() <= table_limit {
+            first_repeat_hashed(bucket, &mut table, entry_bits)
+        } else {
+            first_repeat_sorted(bucket, entry_bits)
+        };
+        if let Some((j, i)) = found {
+            if best.is_none_or(|(bj, _)| j < bj) {
+                best = Some((j, i));
+            }
+        }
+    }
+    Ok((best, all_valid))
+}
+
+/// In one bucket (values `sub << entry_bits | entry`, entries ascending),
+/// the first entry whose sub-key was seen before, with that earlier entry.
+/// `table` holds at least four slots per value.
+fn first_repeat_hashed(
+    bucket: &[u64],
+    table: &mut [u64],
+    entry_bits: u32,
+) -> Option<(usize, usize)> {
+    let entry_mask = (1u64 << entry_bits) - 1;
+    // Slots hold `value + 1` (0 is empty); at most a quarter full, so most
+    // inserts find their first slot empty (fewer mispredicted probes).
+    let len = (bucket.len() * 4).max(16).next_power_of_two();
+    let slots = &mut table[..len];
+    slots.fill(0);
+    let shift = 64 - len.trailing_zeros();
+    let mask = len - 1;
+    for &v in bucket {
+        let sub = v >> entry_bits;
+        // The sub-key is already mixed; one multiply spreads its low bits.
+        let mut s = (sub.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize;
+        loop {
+            let t = slots[s];
+            if t == 0 {
+                slots[s] = v + 1;
+                break;
+            }
+            if (t - 1) >> entry_bits == sub {
+                // Entries come in ascending order: this is the bucket's first.
+                return Some(((v & entry_mask) as usize, ((t - 1) & entry_mask) as usize));
+            }
+            s = (s + 1) & mask;
+        }
+    }
+    None
+}
+
+/// `first_repeat_hashed` without a table: sorts the bucket in place.
+fn first_repeat_sorted(bucket: &mut [u64], entry_bits: u32) -> Option<(usize, usize)> {
+    let entry_mask = (1u64 << entry_bits) - 1;
+    bucket.sort_unstable(); // by sub-key, then entry
+    let mut best: Option<(usize, usize)> = None;
+    let mut k = 0;
+    while k < bucket.len() {
+        let sub = bucket[k] >> entry_bits;
+        let mut end = k + 1;
+        while end < bucket.len() && bucket[end] >> entry_bits == sub {
+            end += 1;
+        }
+        if end - k >= 2 {
+            let (first, second) = (bucket[k] & entry_mask, bucket[k + 1] & entry_mask);
+            if best.is_none_or(|(bj, _)| (second as usize) < bj) {
+                best = Some((second as usize, first as usize));
+            }
+        }
+        k = end;
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn rng(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    fn oracle(keys: &[u64]) -> Option<(usize, usize)> {
+        let mut seen = HashMap::new();
+        for (j, &k) in keys.iter().enumerate() {
+            if let Some(&i) = seen.get(&k) {
+                return Some((j, i));
+            }
+            seen.insert(k, j);
+        }
+        None
+    }
+
+    #[test]
+    fn oversized_buckets_are_sorted_with_the_same_answer() {
+        let mut s = 77u64;
+        for _ in 0..200 {
+            let n = 1 + (rng(&mut s) % 3000) as usize;
+            let entry_bits = bits_below(n as u128);
+            let subs: Vec<u64> = (0..n).map(|_| rng(&mut s) % (n as u64 / 2 + 1)).collect();
+            let bucket: Vec<u64> = subs
+                .iter()
+                .enumerate()
+                .map(|(i, &k)| (k << entry_bits) | i as u64)
+                .collect();
+            let mut table = vec![0u64; (4 * n).max(16).next_power_of_two()];
+            let hashed = first_repeat_hashed(&bucket, &mut table, entry_bits);
+            assert_eq!(hashed, oracle(&subs));
+            assert_eq!(first_repeat_sorted(&mut bucket.clone(), entry_bits), hashed);
+        }
+    }
+
+    #[test]
+    fn one_key_repeated_takes_the_in_place_sort() {
+        // Every entry in one bucket: sorted in place, no table per entry.
+        let keys = vec![5u64; 100_000];
+        let got = first_duplicate::<1>(&keys, &[6], &[1], 3).unwrap();
+        assert_eq!(got, (Some((1, 0)), true));
+    }
+
+    #[test]
+    fn mix_is_a_bijection_on_small_widths() {
+        for bits in 1..=12u32 {
+            let mask = (1u64 << bits) - 1;
+            let mut seen = vec![false; 1 << bits];
+            for k in 0..=mask {
+                let h = mix(k, bits, mask);
+                assert!(h <= mask);
+                assert!(!seen[h as usize], "bits {bits} key {k}");
+                seen[h as usize] = true;
+            }
+        }
+    }
+
+    #[test]
+    fn matches_a_hash_map_oracle() {
+        let mut s = 12345u64;
+        for case in 0..400 {
+            let bits = 1 + (rng(&mut s) % 64) as u32;
+            let n = match case % 4 {
+                0 => (rng(&mut s) % 40) as usize,
+                1 => (rng(&mut s) % 5000) as usize,
+                2 => 20_000 + (rng(&mut s) % 20_000) as usize,
+                _ => (rng(&mut s) % 300) as usize,
+            };
+            let mask = if bits == 64 {
+                u64::MAX
+            } else {
+                (1 << bits) - 1
+            };
+            // Narrow key ranges make natural repeats; sometimes inject one.
+            let range = if case % 3 == 0 {
+                mask
+            } else {
+                mask.min(4 * n as u64)
+            };
+            let mut keys: Vec<u64> = (0..n).map(|_| rng(&mut s) % range.max(1)).collect();
+            if n > 2 && case % 5 == 0 {
+                let (a, b) = (rng(&mut s) as usize % n, rng(&mut s) as usize % n);
+                keys[a] = keys[b];
+            }
+            // An invalid entry is reported whatever else happens.
+            let poison = (case % 7 == 0 && n > 0).then(|| rng(&mut s) as usize % n);
+            let limit = poison.map_or(u64::MAX, |p| keys[p]);
+            // The shape excludes the poisoned key (and any key above it).
+            let got = first_duplicate::<1>(&keys, &[limit], &[1], bits);
+            match got {
+                Ok((v, valid)) => {
+                    let want_valid = keys.iter().all(|&k| k < limit) || limit == u64::MAX;
+                    assert_eq!(valid, want_valid, "case {case}");
+                    if valid {
+                        assert_eq!(v, oracle(&keys), "case {case} bits {bits} n {n}");
+                    }
+                }
+                Err(Unavailable::TooWide) => {
+                    assert!(bits + bits_below(n as u128) > 63, "case {case}")
+                }
+                Err(e) => panic!("{e:?}"),
+            }
+        }
+    }
+}
