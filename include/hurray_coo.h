@@ -180,12 +180,13 @@
 #define HURRAY_COO_PERMISSIVE 2
 
 /**
- * Flag for hurray_coo_create: build a lookup index at create. Unsorted
- * tensor: a hash index, so a lookup costs O(1) expected instead of a scan
- * over every entry. Sorted tensor: the start of each leading coordinate, so
- * a lookup binary-searches one row (built only when that costs at most 16
- * bytes per entry). Memory is reported by hurray_coo_index_bytes; results
- * are identical to a lookup without the index.
+ * Flag for hurray_coo_create: build a lookup index at create, a hash table
+ * over the entries' coordinates, so a lookup costs O(1) expected instead of
+ * a scan over every entry (unsorted tensor) or a binary search (sorted
+ * tensor); it usually reads one cache line and the value. About 13 bytes
+ * per entry, at most 16 (plus 256 bytes); building it is one pass over the
+ * entries. Memory is reported by hurray_coo_index_bytes; results are
+ * identical to a lookup without the index.
  */
 #define HURRAY_COO_INDEX 4
 
@@ -820,11 +821,9 @@ bool hurray_coo_is_sorted(const struct hurray_coo *coo);
 uint32_t hurray_coo_flags(const struct hurray_coo *coo);
 
 /**
- * Bytes of the lookup index the handle holds (HURRAY_COO_INDEX): for an
- * unsorted tensor a hash table (8 bytes per entry, 16 at most), for a sorted
- * one the start of each leading coordinate (8 bytes per leading coordinate
- * value, built only when that is at most 16 bytes per entry plus 64 KiB).
- * 0 without an index, and when coo is NULL.
+ * Bytes of the lookup index the handle holds (HURRAY_COO_INDEX): about 13
+ * bytes per entry, at most 16 per entry plus 256. 0 without an index, and
+ * when coo is NULL.
  * Thread safety: safe on a shared handle.
  */
 size_t hurray_coo_index_bytes(const struct hurray_coo *coo);

@@ -5,13 +5,13 @@ use bytemuck::{Pod, Zeroable};
 use crate::error::CooError;
 use crate::size::BUFFER_ALIGN;
 
-/// One 64-byte, 64-aligned block; `Vec<Block>` gives aligned storage in safe
-/// Rust.
+/// One 64-byte, 64-aligned block (a cache line); `Vec<Block>` gives aligned
+/// storage in safe Rust.
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
-struct Block([u8; BUFFER_ALIGN]);
+pub struct Block(pub [u64; BUFFER_ALIGN / 8]);
 
-// SAFETY: `Block` is `repr(C)` around a `[u8; 64]` with alignment 64: its size
+// SAFETY: `Block` is `repr(C)` around a `[u64; 8]` with alignment 64: its size
 // is exactly 64, so it has no padding bytes, every bit pattern is valid, and
 // the all-zero pattern is valid. That is what `Zeroable` and `Pod` require.
 unsafe impl Zeroable for Block {}
@@ -51,17 +51,21 @@ impl AlignedBuf {
     }
 }
 
-/// `n` zeroed `u64`s for a transient work buffer, allocated without
-/// aborting (`None` when the memory cannot be had). Large buffers ask
-/// Linux for transparent huge pages: a pass that writes to many places of
-/// the buffer at once then misses the TLB far less. The zeroing comes from
-/// the allocator (fresh pages are not cleared twice).
-pub fn scratch_u64s(n: usize) -> Option<Vec<u64>> {
-    let v: Vec<u64> = bytemuck::allocation::try_zeroed_vec(n).ok()?;
+/// `n` zeroed values for a large buffer of the library's own (duplicate
+/// detection's work space, the lookup index), allocated without aborting
+/// (`None` when the memory cannot be had). Large buffers ask Linux for
+/// transparent huge pages: passes that write to many places at once, and
+/// random lookups, then miss the TLB far less. The zeroing comes from the
+/// allocator (fresh pages are not cleared twice, and stay untouched until
+/// the advice is given); that needs a type of alignment 16 or less: the
+/// allocator clears over-aligned memory itself.
+pub fn zeroed_vec<T: Zeroable>(n: usize) -> Option<Vec<T>> {
+    const { assert!(std::mem::align_of::<T>() <= 16) };
+    let v: Vec<T> = bytemuck::allocation::try_zeroed_vec(n).ok()?;
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
-        let bytes = n * 8;
+        let bytes = n * std::mem::size_of::<T>();
         if bytes >= 2 * HUGE {
             let start = v.as_ptr() as usize;
             let first = start.next_multiple_of(HUGE);

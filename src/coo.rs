@@ -7,9 +7,10 @@ use crate::decode;
 use crate::dup;
 use crate::error::CooError;
 use crate::hash_index::HashIndex;
+use crate::packed_index::{NotBuilt, PackedIndex};
 use crate::scan;
 use crate::size::{self, BUFFER_ALIGN, DYNAMIC_DIM, MAX_RANK};
-use crate::types::{TagClass, TypeInfo};
+use crate::types::{Encoding, TagClass, TypeInfo};
 
 /// How `Coo::new` treats the caller's buffers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -21,10 +22,9 @@ pub struct Options {
     /// unknown (reserved, private, unassigned) type tags without interpreting
     /// their values. Structural checks always run.
     pub permissive: bool,
-    /// Build a lookup index at create: for an unsorted tensor a hash index
-    /// (lookups O(1) expected instead of a scan), for a sorted one the start
-    /// of each leading coordinate (a lookup searches one row), when its
-    /// leading extent is modest. At most 16 bytes per entry either way.
+    /// Build a lookup index at create, sorted or not: a hash table, so a
+    /// lookup costs O(1) expected instead of a scan or a binary search.
+    /// About 13 bytes per entry, at most 16 (plus 256 bytes).
     pub index: bool,
 }
 
@@ -71,21 +71,20 @@ pub struct Coo<'a> {
     permissive: bool,
     values: Storage<'a>,
     indices: Storage<'a>,
-    /// Opt-in (`Options::index`), sorted tensors with a modest leading
-    /// extent: where each value of the first coordinate starts
-    /// (`row_start[c]..row_start[c + 1]`), so a lookup searches one row.
-    row_start: Option<Vec<u64>>,
-    /// With `row_start`, for rank 2 when the columns fit: each entry's column
-    /// as a `u32`, so a lookup searches 4 bytes per entry instead of the
-    /// 16-byte interleaved coordinates.
-    cols: Option<Vec<u32>>,
-    /// The opt-in hash index of an unsorted tensor.
-    hash: Option<HashIndex>,
+    /// Row-major strides when the element count fits a `u64` (for the
+    /// packed index), else empty.
+    strides: Vec<u64>,
+    /// The opt-in lookup index (`Options::index`).
+    index: Option<Index>,
 }
 
-/// A row index is built when it costs at most this many bytes per entry
-/// (plus a small constant): `(shape[0] + 1) * 8 <= 16 * nnz + 64 KiB`.
-const ROW_INDEX_BYTES_PER_ENTRY: u64 = 16;
+/// A lookup index: the packed table when an entry's linear key is narrow
+/// enough (a lookup reads one cache line), otherwise a hash table of entry
+/// numbers verified against the coordinates.
+enum Index {
+    Packed(PackedIndex),
+    Hash(HashIndex),
+}
 
 /// Check a rank before anything sized by it is read.
 pub fn check_rank(rank: u32) -> Result<(), CooError> {
@@ -215,20 +214,14 @@ impl<'a> Coo<'a> {
             permissive: opts.permissive,
             values,
             indices,
-            row_start: None,
-            cols: None,
-            hash: None,
+            strides: Vec::new(),
+            index: None,
         };
         if !opts.permissive {
             coo.check_data()?;
         }
         if opts.index {
-            if coo.is_sorted {
-                coo.row_start = coo.build_row_index()?;
-                coo.cols = coo.build_cols()?;
-            } else {
-                coo.hash = Some(HashIndex::build(coo.indices(), coo.shape.len())?);
-            }
+            coo.index = Some(coo.build_index()?);
         }
         Ok(coo)
     }
@@ -450,134 +443,121 @@ impl<'a> Coo<'a> {
         Ok((found, false))
     }
 
-    /// The row index of a sorted tensor whose leading extent is modest;
-    /// `None` when it would cost more than 16 bytes per entry (+64 KiB) or the
-    /// data do not allow it (unchecked, permissive data out of bounds).
-    fn build_row_index(&self) -> Result<Option<Vec<u64>>, CooError> {
-        let extent = self.shape[0];
-        let budget = self.nnz.saturating_mul(ROW_INDEX_BYTES_PER_ENTRY) + (64 << 10);
-        if extent.saturating_add(1).saturating_mul(8) > budget {
-            return Ok(None);
-        }
-        let rows = size::to_usize(extent, "the row index")?;
-        let mut start: Vec<u64> = Vec::new();
-        start
-            .try_reserve_exact(rows + 1)
-            .map_err(|_| CooError::Alloc {
-                bytes: (rows + 1).saturating_mul(8),
-                what: "the row index (HURRAY_COO_INDEX)",
-            })?;
-        start.resize(rows + 1, 0);
-        let r = self.shape.len();
-        for e in self.indices().chunks_exact(r) {
-            if e[0] >= extent {
-                return Ok(None);
-            }
-            start[e[0] as usize + 1] += 1;
-        }
-        for i in 0..rows {
-            start[i + 1] += start[i];
-        }
-        Ok(Some(start))
-    }
-
-    /// The compact column copy of a rank-2 tensor with a row index, when it
-    /// fits the budget (row starts + 4 bytes per entry <= 16 bytes per entry
-    /// + 64 KiB) and every column fits a `u32`.
-    fn build_cols(&self) -> Result<Option<Vec<u32>>, CooError> {
-        let Some(rows) = &self.row_start else {
-            return Ok(None);
-        };
-        let budget = self.nnz.saturating_mul(ROW_INDEX_BYTES_PER_ENTRY) + (64 << 10);
-        let need = (rows.len() as u64 * 8).saturating_add(self.nnz.saturating_mul(4));
-        if self.shape.len() != 2 || self.shape[1] > u64::from(u32::MAX) + 1 || need > budget {
-            return Ok(None);
-        }
-        let n = self.indices().len() / 2;
-        let mut cols: Vec<u32> = Vec::new();
-        cols.try_reserve_exact(n).map_err(|_| CooError::Alloc {
-            bytes: n.saturating_mul(4),
-            what: "the column index (HURRAY_COO_INDEX)",
-        })?;
-        for e in self.indices().chunks_exact(2) {
-            match u32::try_from(e[1]) {
-                Ok(c) => cols.push(c),
-                Err(_) => return Ok(None), // unchecked (permissive) data
+    fn build_index(&mut self) -> Result<Index, CooError> {
+        if let (Some(elements), Some(strides)) = (
+            size::element_count(&self.shape),
+            size::linear_strides(&self.shape),
+        ) {
+            match PackedIndex::build(self.indices(), &self.shape, &strides, elements) {
+                Ok(p) => {
+                    self.strides = strides;
+                    return Ok(Index::Packed(p));
+                }
+                Err(NotBuilt::Alloc(bytes)) => {
+                    return Err(CooError::Alloc {
+                        bytes,
+                        what: "the lookup index (HURRAY_COO_INDEX)",
+                    })
+                }
+                Err(NotBuilt::Unsuitable) => {}
             }
         }
-        Ok(Some(cols))
+        Ok(Index::Hash(HashIndex::build(
+            self.indices(),
+            self.shape.len(),
+        )?))
     }
 
     /// Bytes of the lookup index this tensor holds (0 without one).
     pub fn index_bytes(&self) -> usize {
-        let rows = self.row_start.as_ref().map_or(0, |v| v.len() * 8)
-            + self.cols.as_ref().map_or(0, |v| v.len() * 4);
-        rows + self.hash.as_ref().map_or(0, HashIndex::bytes)
+        match &self.index {
+            None => 0,
+            Some(Index::Packed(p)) => p.bytes(),
+            Some(Index::Hash(h)) => h.bytes(),
+        }
     }
 
     /// Whether a lookup index was built (`Options::index`).
     pub fn has_index(&self) -> bool {
-        self.hash.is_some() || self.row_start.is_some()
+        self.index.is_some()
     }
 
     /// Where entry `query` is stored, if it is. Errors when the query's rank
     /// differs or a coordinate is outside the shape. Binary search when
     /// sorted, a linear scan otherwise.
     pub fn find(&self, query: &[u64]) -> Result<Option<usize>, CooError> {
-        if query.len() != self.shape.len() {
-            return Err(CooError::RankMismatch {
-                got: u32::try_from(query.len()).unwrap_or(u32::MAX),
-                expected: self.rank(),
-            });
-        }
-        if let Some(dim) = query.iter().zip(&self.shape).position(|(q, x)| q >= x) {
-            return Err(CooError::QueryOutOfBounds {
-                dim,
-                coord: query[dim],
-                extent: self.shape[dim],
-            });
-        }
+        self.check_query(query)?;
         Ok(self.locate(query))
     }
 
-    /// Where `query` (of the tensor's rank, inside the shape) is stored.
+    /// A query must have the tensor's rank and lie inside the shape.
+    #[inline]
+    fn check_query(&self, query: &[u64]) -> Result<(), CooError> {
+        let mut bad = query.len() != self.shape.len();
+        for (q, x) in query.iter().zip(&self.shape) {
+            bad |= q >= x;
+        }
+        if bad {
+            return Err(self.query_error(query));
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn query_error(&self, query: &[u64]) -> CooError {
+        if query.len() != self.shape.len() {
+            return CooError::RankMismatch {
+                got: u32::try_from(query.len()).unwrap_or(u32::MAX),
+                expected: self.rank(),
+            };
+        }
+        let dim = query
+            .iter()
+            .zip(&self.shape)
+            .position(|(q, x)| q >= x)
+            .unwrap_or(0);
+        CooError::QueryOutOfBounds {
+            dim,
+            coord: query[dim],
+            extent: self.shape[dim],
+        }
+    }
+
+    /// `locate` as `(entry, stored)`, entry 0 when not stored; branch-free
+    /// on the common path with the packed index (see
+    /// `PackedIndex::find_flat`).
+    fn locate_flat(&self, query: &[u64]) -> (usize, bool) {
+        match &self.index {
+            Some(Index::Packed(p)) => p.find_flat(query, &self.strides),
+            _ => {
+                let at = self.locate(query);
+                (at.unwrap_or(0), at.is_some())
+            }
+        }
+    }
+
+    /// Where `query` (of the tensor's rank, inside the shape) is stored:
+    /// through the index when there is one, else a binary search when
+    /// sorted and a linear scan otherwise.
     fn locate(&self, query: &[u64]) -> Option<usize> {
         let r = self.shape.len();
         let idx = self.indices();
-        if self.is_sorted {
-            let (mut lo, mut hi) = match &self.row_start {
-                Some(rows) => {
-                    let row = query[0] as usize;
-                    (rows[row] as usize, rows[row + 1] as usize)
-                }
-                None => (0usize, idx.len() / r),
-            };
-            if let Some(cols) = &self.cols {
-                // Rank 2, column < shape[1] <= 2^32: search the compact copy.
-                let c = query[1] as u32;
+        match &self.index {
+            Some(Index::Packed(p)) => p.find(query, &self.strides),
+            Some(Index::Hash(h)) => h.find(idx, r, query),
+            None if self.is_sorted => {
+                let (mut lo, mut hi) = (0usize, idx.len() / r);
                 while lo < hi {
                     let mid = lo + (hi - lo) / 2;
-                    match cols[mid].cmp(&c) {
+                    match idx[mid * r..(mid + 1) * r].cmp(query) {
                         Ordering::Less => lo = mid + 1,
                         Ordering::Greater => hi = mid,
                         Ordering::Equal => return Some(mid),
                     }
                 }
-                return None;
+                None
             }
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2;
-                match idx[mid * r..(mid + 1) * r].cmp(query) {
-                    Ordering::Less => lo = mid + 1,
-                    Ordering::Greater => hi = mid,
-                    Ordering::Equal => return Some(mid),
-                }
-            }
-            None
-        } else if let Some(hash) = &self.hash {
-            hash.find(idx, r, query)
-        } else {
-            idx.chunks_exact(r).position(|e| e == query)
+            None => idx.chunks_exact(r).position(|e| e == query),
         }
     }
 
@@ -617,21 +597,36 @@ impl<'a> Coo<'a> {
     }
 
     /// The type's facts, if its values can be read as an `f64`.
+    #[inline]
     fn real_type(&self, what: &'static str) -> Result<&'static TypeInfo, CooError> {
-        let ty = self.interpretable(what)?;
-        if !ty.is_real() {
-            return Err(CooError::UnsupportedType {
+        match self.ty {
+            Some(ty) if ty.is_real() => Ok(ty),
+            _ => Err(self.not_real(what)),
+        }
+    }
+
+    #[cold]
+    fn not_real(&self, what: &'static str) -> CooError {
+        match self.interpretable(what) {
+            Err(e) => e,
+            Ok(ty) => CooError::UnsupportedType {
                 what,
                 tag: ty.tag,
                 name: ty.name(),
                 reason: "is complex and has no single double value; use hurray_coo_lookup to read its (re, im) bytes",
-            });
+            },
         }
-        Ok(ty)
     }
 
     /// The value of stored entry `i` as an `f64` (`ty` is real).
+    #[inline(always)]
     fn value_f64(&self, ty: &TypeInfo, i: usize) -> f64 {
+        if ty.encoding == Encoding::F64 {
+            // The common case, without the generic decoder.
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&self.values()[i * 8..i * 8 + 8]);
+            return f64::from_le_bytes(b);
+        }
         let mut storage = [0u8; 16];
         decode::copy_element(ty, self.values(), i, &mut storage);
         decode::to_f64(ty, &storage).unwrap_or(f64::NAN)
@@ -641,10 +636,15 @@ impl<'a> Coo<'a> {
     /// whether it is stored. Complex types are refused.
     pub fn lookup_f64(&self, query: &[u64]) -> Result<(f64, bool), CooError> {
         let ty = self.real_type("lookup_f64")?;
-        Ok(match self.find(query)? {
-            Some(i) => (self.value_f64(ty, i), true),
-            None => (0.0, false),
-        })
+        self.check_query(query)?;
+        let (at, stored) = self.locate_flat(query);
+        if self.nnz == 0 {
+            return Ok((0.0, false));
+        }
+        // Entry 0's value is read when nothing is stored, then masked, so
+        // that no branch depends on the answer.
+        let v = self.value_f64(ty, at).to_bits() & 0u64.wrapping_sub(u64::from(stored));
+        Ok((f64::from_bits(v), stored))
     }
 
     /// The first stored entry at or after `start` that is not before `q`

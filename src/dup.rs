@@ -21,18 +21,8 @@ const BUCKET_TARGET: usize = 2048;
 /// per bucket; more streams than this thrash the TLB).
 const MAX_BUCKET_BITS: u32 = 12;
 
-/// A bijection on `bits`-bit values (`bits` in 1..=64).
-#[inline(always)]
-fn mix(key: u64, bits: u32, mask: u64) -> u64 {
-    let mut h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) & mask;
-    h ^= h >> bits.div_ceil(2);
-    h.wrapping_mul(0xD6E8_FEB8_6659_FD93) & mask
-}
-
-/// Bits needed for values below `n` (0 for `n <= 1`).
-pub fn bits_below(n: u128) -> u32 {
-    128 - n.saturating_sub(1).leading_zeros()
-}
+pub use crate::key::bits_below;
+use crate::key::{mix, LinearKey};
 
 /// Why the detection could not run.
 #[derive(Debug, PartialEq, Eq)]
@@ -42,36 +32,6 @@ pub enum Unavailable {
     TooWide,
     /// Allocation of this many bytes failed.
     Alloc(usize),
-}
-
-/// How an entry becomes a key: its row-major linear position (`strides`
-/// from `size::linear_strides`), valid when every coordinate is inside
-/// `shape`. `R` is the rank when known at compile time, 0 otherwise.
-struct LinearKey<'s, const R: usize> {
-    shape: &'s [u64],
-    strides: &'s [u64],
-}
-
-impl<const R: usize> LinearKey<'_, R> {
-    fn rank(&self) -> usize {
-        if R == 0 {
-            self.shape.len()
-        } else {
-            R
-        }
-    }
-
-    #[inline(always)]
-    fn key(&self, e: &[u64]) -> (u64, bool) {
-        let r = self.rank();
-        let (mut key, mut valid) = (0u64, true);
-        for ((&c, &stride), &extent) in e[..r].iter().zip(&self.strides[..r]).zip(&self.shape[..r])
-        {
-            key = key.wrapping_add(c.wrapping_mul(stride));
-            valid &= c < extent;
-        }
-        (key, valid)
-    }
 }
 
 /// Over the entries of `idx` (rank `shape.len()`, which is `R` unless `R`
@@ -127,8 +87,8 @@ pub fn first_duplicate<const R: usize>(
         start[b + 1] += start[b];
     }
 
-    let mut packed =
-        crate::aligned::scratch_u64s(count).ok_or(Unavailable::Alloc(count.saturating_mul(8)))?;
+    let mut packed = crate::aligned::zeroed_vec::<u64>(count)
+        .ok_or(Unavailable::Alloc(count.saturating_mul(8)))?;
     {
         let mut at: Vec<usize> = Vec::new();
         at.try_reserve_exact(buckets)
@@ -275,20 +235,6 @@ mod tests {
         let keys = vec![5u64; 100_000];
         let got = first_duplicate::<1>(&keys, &[6], &[1], 3).unwrap();
         assert_eq!(got, (Some((1, 0)), true));
-    }
-
-    #[test]
-    fn mix_is_a_bijection_on_small_widths() {
-        for bits in 1..=12u32 {
-            let mask = (1u64 << bits) - 1;
-            let mut seen = vec![false; 1 << bits];
-            for k in 0..=mask {
-                let h = mix(k, bits, mask);
-                assert!(h <= mask);
-                assert!(!seen[h as usize], "bits {bits} key {k}");
-                seen[h as usize] = true;
-            }
-        }
     }
 
     #[test]

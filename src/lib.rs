@@ -19,6 +19,8 @@ mod dup;
 pub mod error;
 pub mod ffi;
 mod hash_index;
+mod key;
+mod packed_index;
 mod scan;
 pub mod size;
 pub mod stats;

@@ -80,10 +80,10 @@ static int test_seed_example(void) {
     CHECK(memcmp(b.indices, SEED_INDICES, sizeof SEED_INDICES) == 0);
     hurray_coo_free(coo);
 
-    /* With HURRAY_COO_INDEX: one start per row, plus the end; same answers. */
+    /* With HURRAY_COO_INDEX: a hash table within the documented bound; same answers. */
     CHECK_STATUS(seed_create(b, HURRAY_COO_INDEX, &coo), HURRAY_OK, "");
     CHECK(hurray_coo_flags(coo) == HURRAY_COO_INDEX);
-    CHECK(hurray_coo_index_bytes(coo) == (4 + 1) * 8 + 3 * 4); /* row starts + columns */
+    CHECK(hurray_coo_index_bytes(coo) > 0 && hurray_coo_index_bytes(coo) <= 16 * 3 + 256);
     CHECK_STATUS(hurray_coo_lookup(coo, present, 2, &f, sizeof f, &found), HURRAY_OK, "");
     CHECK(found && f == -0.5f);
     CHECK_STATUS(hurray_coo_lookup(coo, absent, 2, &f, sizeof f, &found), HURRAY_OK, "");
@@ -692,7 +692,7 @@ static int test_hash_index(void) {
                                    sizeof idx, HURRAY_COO_INDEX, &coo),
                  HURRAY_OK, "");
     CHECK(hurray_coo_flags(coo) == HURRAY_COO_INDEX);
-    CHECK(hurray_coo_index_bytes(coo) > 0 && hurray_coo_index_bytes(coo) <= 16 * N + 64);
+    CHECK(hurray_coo_index_bytes(coo) > 0 && hurray_coo_index_bytes(coo) <= 16 * N + 256);
     for (k = 0; k < N; k += 7) {
         double d = -1;
         bool found = false;

@@ -528,11 +528,9 @@ pub unsafe extern "C" fn hurray_coo_flags(coo: *const hurray_coo) -> u32 {
     })
 }
 
-/// Bytes of the lookup index the handle holds (HURRAY_COO_INDEX): for an
-/// unsorted tensor a hash table (8 bytes per entry, 16 at most), for a sorted
-/// one the start of each leading coordinate (8 bytes per leading coordinate
-/// value, built only when that is at most 16 bytes per entry plus 64 KiB).
-/// 0 without an index, and when coo is NULL.
+/// Bytes of the lookup index the handle holds (HURRAY_COO_INDEX): about 13
+/// bytes per entry, at most 16 per entry plus 256. 0 without an index, and
+/// when coo is NULL.
 /// Thread safety: safe on a shared handle.
 #[no_mangle]
 pub unsafe extern "C" fn hurray_coo_index_bytes(coo: *const hurray_coo) -> usize {

@@ -1,0 +1,334 @@
+//! The opt-in lookup index (`HURRAY_COO_INDEX`) when an entry's linear key
+//! is narrow enough: a bucketised hash table whose 64-byte lines each hold
+//! eight `u64` slots, and whose slots hold everything a lookup needs. A
+//! lookup reads one line (rarely more) and never the entries themselves.
+//!
+//! The linear key `k` (`key_bits` wide) is mixed by a bijection into `h`.
+//! The home line is `floor(h * lines / 2^key_bits)` (any line count, so the
+//! table can stay three quarters full); the slot stores the low `rem_bits`
+//! bits of `h`, which with the home line determine `h` (and so `k`)
+//! exactly, the number of lines the entry was pushed past its home line
+//! (0..=15), and the entry number. A line with an empty slot ends a lookup:
+//! slots are filled in order and never emptied.
+//!
+//! Memory: `ceil(n / 5)` lines of 64 bytes (and 56 for alignment), at
+//! most 12.8 bytes per entry plus 120, in transparent huge pages on Linux (random lookups then rarely
+//! miss the TLB).
+
+use crate::aligned;
+use crate::key::{bits_below, mix, LinearKey};
+
+/// Lines an entry may be pushed past its home line.
+const MAX_DISP: u64 = 15;
+const SLOTS: usize = 8;
+const EMPTY: u64 = u64::MAX;
+const DISP_BITS: u32 = 4;
+/// Entries per line the line count aims at (of 8 slots).
+const FILL: usize = 5;
+
+pub struct PackedIndex {
+    /// `lines` cache lines of 8 slots from `table[offset]` (64-byte aligned
+    /// there), filled in order; slot values are
+    /// `(rem << DISP_BITS | displacement) << entry_bits | entry`, `EMPTY`
+    /// when empty (a value's top bit is never set). A plain
+    /// `u64` allocation (not a 64-aligned type) so that it comes untouched
+    /// from the allocator and can still get huge pages.
+    table: Vec<u64>,
+    offset: usize,
+    lines: usize,
+    key_bits: u32,
+    key_mask: u64,
+    rem_mask: u64,
+    entry_bits: u32,
+    /// `2^entry_bits`, kept as a value: computed at each use it becomes a
+    /// variable shift per slot.
+    span: u64,
+}
+
+/// Where a key lives: its home line and its slot value without the
+/// displacement and the entry number (`rem << (DISP_BITS + entry_bits)`).
+struct Place {
+    home: usize,
+    want: u64,
+}
+
+/// Why no packed index was built.
+pub enum NotBuilt {
+    /// The key, its home line and the entry number do not fit a slot, or
+    /// some line overflowed (crafted keys): use another index.
+    Unsuitable,
+    /// Allocation of this many bytes failed.
+    Alloc(usize),
+}
+
+impl PackedIndex {
+    /// Index the entries of `idx` (rank `shape.len()`), whose element count
+    /// is `elements`, with row-major `strides`. Entries outside the shape
+    /// (unchecked, permissive data) are left out: no query can ask for
+    /// them. Entries are inserted in order and an equal key never replaces
+    /// an earlier entry, so a lookup finds the first match, as a scan does.
+    pub fn build(
+        idx: &[u64],
+        shape: &[u64],
+        strides: &[u64],
+        elements: u128,
+    ) -> Result<PackedIndex, NotBuilt> {
+        let r = shape.len();
+        let n = idx.len() / r;
+        let key_bits = bits_below(elements).max(1);
+        let entry_bits = bits_below(n as u128).max(1);
+        let lines = n.div_ceil(FILL).max(1);
+        // With `lines >= 2^c`, the values of `h` that share a home line form
+        // an interval of at most `2^(key_bits - c)` consecutive integers,
+        // which their low `key_bits - c` bits tell apart.
+        let rem_bits = key_bits.saturating_sub(lines.ilog2());
+        if rem_bits + DISP_BITS + entry_bits > 63 {
+            return Err(NotBuilt::Unsuitable);
+        }
+        let slots = lines * SLOTS + (SLOTS - 1);
+        let mut table = aligned::zeroed_vec::<u64>(slots).ok_or(NotBuilt::Alloc(slots * 8))?;
+        table.fill(EMPTY);
+        let offset = (64 - table.as_ptr() as usize % 64) % 64 / 8;
+        let mut index = PackedIndex {
+            table,
+            offset,
+            lines,
+            key_bits,
+            key_mask: if key_bits == 64 {
+                u64::MAX
+            } else {
+                (1 << key_bits) - 1
+            },
+            rem_mask: (1u64 << rem_bits) - 1,
+            entry_bits,
+            span: 1u64 << entry_bits,
+        };
+        let key = LinearKey::<0> { shape, strides };
+        for (i, e) in idx.chunks_exact(r).enumerate() {
+            let (k, valid) = key.key(e);
+            if valid && !index.insert(k, i) {
+                return Err(NotBuilt::Unsuitable);
+            }
+        }
+        Ok(index)
+    }
+
+    /// Home line and remainder of key `k`.
+    #[inline(always)]
+    fn place(&self, k: u64) -> Place {
+        let h = mix(k, self.key_bits, self.key_mask);
+        // floor(h * lines / 2^key_bits), as the high half of one product.
+        let top = h << (64 - self.key_bits);
+        Place {
+            home: ((u128::from(top) * self.lines as u128) >> 64) as usize,
+            want: (h & self.rem_mask) << (DISP_BITS + self.entry_bits),
+        }
+    }
+
+    /// The slot value that `entry` gets `disp` lines past its home.
+    #[inline(always)]
+    fn slot_value(&self, p: &Place, disp: u64, entry: u64) -> u64 {
+        p.want | disp << self.entry_bits | entry
+    }
+
+    /// Insert `entry` under key `k`; `false` when every line it may use is
+    /// full. An entry already stored under `k` is kept.
+    fn insert(&mut self, k: u64, entry: usize) -> bool {
+        let p = self.place(k);
+        let mut line = p.home;
+        for disp in 0..=MAX_DISP {
+            let tagged = self.slot_value(&p, disp, 0);
+            let span = self.span;
+            let at = self.offset + line * SLOTS;
+            for s in &mut self.table[at..at + SLOTS] {
+                if *s == EMPTY {
+                    *s = tagged | entry as u64;
+                    return true;
+                }
+                if *s ^ tagged < span {
+                    return true; // an earlier entry has this key
+                }
+            }
+            line += 1;
+            if line == self.lines {
+                line = 0;
+            }
+        }
+        false
+    }
+
+    /// The entry stored at coordinates `q` (inside the shape, whose
+    /// row-major `strides` these are), if any.
+    #[inline]
+    pub fn find(&self, q: &[u64], strides: &[u64]) -> Option<usize> {
+        let (at, stored) = self.find_flat(q, strides);
+        stored.then_some(at)
+    }
+
+    /// `find` as `(entry, stored)`, entry 0 when not stored, without a
+    /// branch that depends on the answer on the common path (the home line
+    /// holds the entry or has an empty slot), and in few instructions: both
+    /// let the CPU overlap the memory accesses of consecutive lookups.
+    #[inline]
+    pub fn find_flat(&self, q: &[u64], strides: &[u64]) -> (usize, bool) {
+        // The last stride is 1.
+        let k = match (q, strides) {
+            ([a], _) => *a,
+            ([a, b], [sa, _]) => a.wrapping_mul(*sa).wrapping_add(*b),
+            ([a, b, c], [sa, sb, _]) => a
+                .wrapping_mul(*sa)
+                .wrapping_add(b.wrapping_mul(*sb))
+                .wrapping_add(*c),
+            _ => q
+                .iter()
+                .zip(strides)
+                .fold(0u64, |k, (&c, &s)| k.wrapping_add(c.wrapping_mul(s))),
+        };
+        let p = self.place(k);
+        let (found, at, open) = self.probe(p.home, p.want);
+        // One predictable branch: "neither found nor ended here" is rare.
+        // (`black_box` keeps the compiler from splitting it into two
+        // branches on `found` and `open`, each unpredictable.)
+        if std::hint::black_box(u8::from(!found) & u8::from(!open)) != 0 {
+            return self.find_displaced(&p);
+        }
+        (at, found)
+    }
+
+    /// In `line`: whether a slot holds `tagged | entry` for some entry, that
+    /// entry (0 if none), and whether the line has an empty slot (slots fill
+    /// in order, so: whether its last one is). No branches.
+    #[inline(always)]
+    fn probe(&self, line: usize, tagged: u64) -> (bool, usize, bool) {
+        let at = self.offset + line * SLOTS;
+        let slots = &self.table[at..at + SLOTS];
+        let span = self.span;
+        // The smallest `slot ^ tagged`: below `span` exactly when a slot is
+        // tagged so, and then it is that slot's entry. (An empty slot has
+        // its top bit set, never part of a tag.)
+        let mut d = u64::MAX;
+        for &s in slots {
+            d = d.min(s ^ tagged);
+        }
+        let found = d < span;
+        (
+            found,
+            if found { d as usize } else { 0 },
+            slots[SLOTS - 1] == EMPTY,
+        )
+    }
+
+    /// The slow path of `find_flat`: the home line is full and does not
+    /// hold the key; try the lines after it.
+    #[cold]
+    fn find_displaced(&self, p: &Place) -> (usize, bool) {
+        let mut line = p.home;
+        for disp in 1..=MAX_DISP {
+            line += 1;
+            if line == self.lines {
+                line = 0;
+            }
+            let (found, at, open) = self.probe(line, self.slot_value(p, disp, 0));
+            if found || open {
+                return (at, found);
+            }
+        }
+        (0, false)
+    }
+
+    /// Bytes the table occupies.
+    pub fn bytes(&self) -> usize {
+        self.table.len() * 8
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn rng(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    fn build(keys: &[u64], extent: u64) -> Result<PackedIndex, NotBuilt> {
+        PackedIndex::build(keys, &[extent], &[1], u128::from(extent))
+    }
+
+    #[test]
+    fn finds_what_a_hash_map_finds() {
+        let mut s = 5u64;
+        for case in 0..300 {
+            let extent = 1 + rng(&mut s) % (1 << (1 + case % 50));
+            let n = (rng(&mut s) % 3000) as usize;
+            // Out-of-shape keys (permissive data) are never found.
+            let keys: Vec<u64> = (0..n).map(|_| rng(&mut s) % (extent + 2)).collect();
+            let Ok(index) = build(&keys, extent) else {
+                panic!("case {case}: not built")
+            };
+            let mut first = HashMap::new();
+            for (i, &k) in keys.iter().enumerate() {
+                if k < extent {
+                    first.entry(k).or_insert(i);
+                }
+            }
+            assert!(index.bytes() <= 16 * n + 256, "case {case}");
+            for _ in 0..200 {
+                let q = rng(&mut s) % extent;
+                let want = first.get(&q).copied();
+                assert_eq!(index.find(&[q], &[1]), want, "case {case}");
+                // Not stored: entry 0, whatever the slots held.
+                assert_eq!(
+                    index.find_flat(&[q], &[1]),
+                    (want.unwrap_or(0), want.is_some())
+                );
+            }
+            for &k in keys.iter().filter(|&&k| k < extent) {
+                assert_eq!(index.find(&[k], &[1]), first.get(&k).copied());
+            }
+        }
+    }
+
+    #[test]
+    fn random_keys_never_overflow() {
+        // 600 tables of up to 20,000 random keys: none falls back.
+        let mut s = 99u64;
+        for case in 0..600 {
+            let n = 1 + (rng(&mut s) % 20_000) as usize;
+            let keys: Vec<u64> = (0..n).map(|_| rng(&mut s) >> 24).collect();
+            assert!(build(&keys, 1 << 40).is_ok(), "case {case} n {n}");
+        }
+    }
+
+    #[test]
+    fn refuses_keys_too_wide_for_a_slot() {
+        let keys = [1u64 << 62, 7];
+        assert!(matches!(
+            PackedIndex::build(&keys, &[u64::MAX], &[1], u128::from(u64::MAX)),
+            Err(NotBuilt::Unsuitable)
+        ));
+    }
+
+    #[test]
+    fn refuses_keys_crafted_into_one_line() {
+        // 140 distinct keys whose mixed values share home line 0 of 28 (140
+        // entries at 5 per line): more
+        // than the 128 slots of the lines they may use.
+        let bits = 20;
+        let mask = (1u64 << bits) - 1;
+        let keys: Vec<u64> = (0..=mask)
+            .filter(|&k| (mix(k, bits, mask) * 28) >> bits == 0)
+            .take(140)
+            .collect();
+        assert_eq!(keys.len(), 140);
+        assert!(matches!(build(&keys, 1 << bits), Err(NotBuilt::Unsuitable)));
+        // 120 of them fit (in 24 lines).
+        let index = build(&keys[..120], 1 << bits).ok().unwrap();
+        for (i, &k) in keys[..120].iter().enumerate() {
+            assert_eq!(index.find(&[k], &[1]), Some(i));
+        }
+    }
+}
