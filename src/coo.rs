@@ -526,6 +526,7 @@ impl<'a> Coo<'a> {
     /// `locate` as `(entry, stored)`, entry 0 when not stored; branch-free
     /// on the common path with the packed index (see
     /// `PackedIndex::find_flat`).
+    #[inline(always)]
     fn locate_flat(&self, query: &[u64]) -> (usize, bool) {
         match &self.index {
             Some(Index::Packed(p)) => p.find_flat(query, &self.strides),

@@ -22,7 +22,7 @@ const BUCKET_TARGET: usize = 2048;
 const MAX_BUCKET_BITS: u32 = 12;
 
 pub use crate::key::bits_below;
-use crate::key::{mix, LinearKey};
+use crate::key::{LinearKey, Mixer};
 
 /// Why the detection could not run.
 #[derive(Debug, PartialEq, Eq)]
@@ -63,11 +63,7 @@ pub fn first_duplicate<const R: usize>(
     if sub_bits + entry_bits > 63 {
         return Err(Unavailable::TooWide);
     }
-    let key_mask = if key_bits == 64 {
-        u64::MAX
-    } else {
-        (1u64 << key_bits) - 1
-    };
+    let mixer = Mixer::new(key_bits);
     let sub_mask = (1u64 << sub_bits) - 1;
     let buckets = 1usize << bucket_bits;
 
@@ -79,7 +75,7 @@ pub fn first_duplicate<const R: usize>(
     let mut all_valid = true;
     for (k, valid) in keys() {
         all_valid &= valid;
-        start[(mix(k, key_bits, key_mask) >> sub_bits) as usize + 1] += 1;
+        start[(mixer.mix(k) >> sub_bits) as usize + 1] += 1;
     }
     let mut largest = 0;
     for b in 0..buckets {
@@ -95,7 +91,7 @@ pub fn first_duplicate<const R: usize>(
             .map_err(|_| Unavailable::Alloc(buckets * 8))?;
         at.extend_from_slice(&start[..buckets]);
         for (i, (k, _)) in keys().enumerate() {
-            let h = mix(k, key_bits, key_mask);
+            let h = mixer.mix(k);
             let b = (h >> sub_bits) as usize;
             packed[at[b]] = ((h & sub_mask) << entry_bits) | i as u64;
             at[b] += 1;

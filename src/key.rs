@@ -2,12 +2,29 @@
 //! tuple, and a bijective mix of it, shared by duplicate detection
 //! (`dup.rs`) and the lookup index (`packed_index.rs`).
 
-/// A bijection on `bits`-bit values (`bits` in 1..=64).
-#[inline(always)]
-pub fn mix(key: u64, bits: u32, mask: u64) -> u64 {
-    let mut h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) & mask;
-    h ^= h >> bits.div_ceil(2);
-    h.wrapping_mul(0xD6E8_FEB8_6659_FD93) & mask
+/// A bijection on `bits`-bit values (`bits` in 1..=64): multiply, xor-shift,
+/// multiply, each modulo `2^bits`.
+#[derive(Clone, Copy, Debug)]
+pub struct Mixer {
+    mask: u64,
+    shift: u32,
+}
+
+impl Mixer {
+    pub fn new(bits: u32) -> Mixer {
+        debug_assert!((1..=64).contains(&bits));
+        Mixer {
+            mask: u64::MAX >> (64 - bits),
+            shift: bits.div_ceil(2),
+        }
+    }
+
+    #[inline(always)]
+    pub fn mix(self, key: u64) -> u64 {
+        let mut h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) & self.mask;
+        h ^= h >> self.shift;
+        h.wrapping_mul(0xD6E8_FEB8_6659_FD93) & self.mask
+    }
 }
 
 /// Bits needed for values below `n` (0 for `n <= 1`).
@@ -53,9 +70,10 @@ mod tests {
     fn mix_is_a_bijection_on_small_widths() {
         for bits in 1..=12u32 {
             let mask = (1u64 << bits) - 1;
+            let mixer = Mixer::new(bits);
             let mut seen = vec![false; 1 << bits];
             for k in 0..=mask {
-                let h = mix(k, bits, mask);
+                let h = mixer.mix(k);
                 assert!(h <= mask);
                 assert!(!seen[h as usize], "bits {bits} key {k}");
                 seen[h as usize] = true;

@@ -16,7 +16,7 @@
 //! miss the TLB).
 
 use crate::aligned;
-use crate::key::{bits_below, mix, LinearKey};
+use crate::key::{bits_below, LinearKey, Mixer};
 
 /// Lines an entry may be pushed past its home line.
 const MAX_DISP: u64 = 15;
@@ -36,9 +36,12 @@ pub struct PackedIndex {
     table: Vec<u64>,
     offset: usize,
     lines: usize,
-    key_bits: u32,
-    key_mask: u64,
+    mixer: Mixer,
+    /// `64 - key_bits`: a mixed key shifted left by it has its bits on top.
+    top_shift: u32,
     rem_mask: u64,
+    /// `DISP_BITS + entry_bits`: where the remainder sits in a slot.
+    want_shift: u32,
     entry_bits: u32,
     /// `2^entry_bits`, kept as a value: computed at each use it becomes a
     /// variable shift per slot.
@@ -93,13 +96,10 @@ impl PackedIndex {
             table,
             offset,
             lines,
-            key_bits,
-            key_mask: if key_bits == 64 {
-                u64::MAX
-            } else {
-                (1 << key_bits) - 1
-            },
+            mixer: Mixer::new(key_bits),
+            top_shift: 64 - key_bits,
             rem_mask: (1u64 << rem_bits) - 1,
+            want_shift: DISP_BITS + entry_bits,
             entry_bits,
             span: 1u64 << entry_bits,
         };
@@ -116,12 +116,12 @@ impl PackedIndex {
     /// Home line and remainder of key `k`.
     #[inline(always)]
     fn place(&self, k: u64) -> Place {
-        let h = mix(k, self.key_bits, self.key_mask);
+        let h = self.mixer.mix(k);
         // floor(h * lines / 2^key_bits), as the high half of one product.
-        let top = h << (64 - self.key_bits);
+        let top = h << self.top_shift;
         Place {
             home: ((u128::from(top) * self.lines as u128) >> 64) as usize,
-            want: (h & self.rem_mask) << (DISP_BITS + self.entry_bits),
+            want: (h & self.rem_mask) << self.want_shift,
         }
     }
 
@@ -169,7 +169,7 @@ impl PackedIndex {
     /// branch that depends on the answer on the common path (the home line
     /// holds the entry or has an empty slot), and in few instructions: both
     /// let the CPU overlap the memory accesses of consecutive lookups.
-    #[inline]
+    #[inline(always)]
     pub fn find_flat(&self, q: &[u64], strides: &[u64]) -> (usize, bool) {
         // The last stride is 1.
         let k = match (q, strides) {
@@ -320,7 +320,7 @@ mod tests {
         let bits = 20;
         let mask = (1u64 << bits) - 1;
         let keys: Vec<u64> = (0..=mask)
-            .filter(|&k| (mix(k, bits, mask) * 28) >> bits == 0)
+            .filter(|&k| (Mixer::new(bits).mix(k) * 28) >> bits == 0)
             .take(140)
             .collect();
         assert_eq!(keys.len(), 140);
