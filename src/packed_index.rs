@@ -185,37 +185,31 @@ impl PackedIndex {
                 .fold(0u64, |k, (&c, &s)| k.wrapping_add(c.wrapping_mul(s))),
         };
         let p = self.place(k);
-        let (found, at, open) = self.probe(p.home, p.want);
-        // One predictable branch: "neither found nor ended here" is rare.
-        // (`black_box` keeps the compiler from splitting it into two
-        // branches on `found` and `open`, each unpredictable.)
-        if std::hint::black_box(u8::from(!found) & u8::from(!open)) != 0 {
+        let (d, last) = self.probe(p.home, p.want);
+        // One predictable branch: "neither found (d < span) nor ended here
+        // (last slot empty)" is rare. Folded into one value so that the
+        // compiler does not split it into two branches, each unpredictable.
+        if d.saturating_sub(self.span - 1).min(!last) != 0 {
             return self.find_displaced(&p);
         }
-        (at, found)
+        let found = d < self.span;
+        (if found { d as usize } else { 0 }, found)
     }
 
-    /// In `line`: whether a slot holds `tagged | entry` for some entry, that
-    /// entry (0 if none), and whether the line has an empty slot (slots fill
-    /// in order, so: whether its last one is). No branches.
+    /// In `line`: the smallest `slot ^ tagged`, which is below `span`
+    /// exactly when a slot holds `tagged | entry` for some entry, and then
+    /// is that entry (an empty slot has its top bit set, never part of a
+    /// tag); and the line's last slot (slots fill in order: the line has
+    /// room when it is `EMPTY`). No branches.
     #[inline(always)]
-    fn probe(&self, line: usize, tagged: u64) -> (bool, usize, bool) {
+    fn probe(&self, line: usize, tagged: u64) -> (u64, u64) {
         let at = self.offset + line * SLOTS;
         let slots = &self.table[at..at + SLOTS];
-        let span = self.span;
-        // The smallest `slot ^ tagged`: below `span` exactly when a slot is
-        // tagged so, and then it is that slot's entry. (An empty slot has
-        // its top bit set, never part of a tag.)
         let mut d = u64::MAX;
         for &s in slots {
             d = d.min(s ^ tagged);
         }
-        let found = d < span;
-        (
-            found,
-            if found { d as usize } else { 0 },
-            slots[SLOTS - 1] == EMPTY,
-        )
+        (d, slots[SLOTS - 1])
     }
 
     /// The slow path of `find_flat`: the home line is full and does not
@@ -228,9 +222,12 @@ impl PackedIndex {
             if line == self.lines {
                 line = 0;
             }
-            let (found, at, open) = self.probe(line, self.slot_value(p, disp, 0));
-            if found || open {
-                return (at, found);
+            let (d, last) = self.probe(line, self.slot_value(p, disp, 0));
+            if d < self.span {
+                return (d as usize, true);
+            }
+            if last == EMPTY {
+                return (0, false);
             }
         }
         (0, false)
