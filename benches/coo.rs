@@ -321,6 +321,30 @@ fn bench(d: &Data, rows: &mut Vec<Row>, rng: &mut Rng) {
             peer: "hurray-core 0.1.0 element_offset",
             theirs,
         });
+        // The same random queries in one batch call on the indexed handle
+        // (groups of lookups whose cache misses overlap), 1 thread.
+        let mut out_random = vec![0f64; flat_q.len() / rank];
+        let batch_random = median(
+            || {
+                time(|| {
+                    coo_idx
+                        .lookup_batch_f64(&flat_q, &mut out_random, None, 1)
+                        .unwrap()
+                })
+            },
+            reps,
+        );
+        rows.push(Row {
+            key: "batch_random",
+            data: d.id.clone(),
+            op: format!(
+                "1M random queries, one batch call (HURRAY_COO_INDEX), 1 thread, {}",
+                d.name
+            ),
+            ours: batch_random,
+            peer: "hurray-core 0.1.0 element_offset",
+            theirs,
+        });
         // The same queries, sorted, in one batch call (merge), 1 and 2 threads.
         let mut sorted_q = queries.clone();
         sorted_q.sort_unstable();

@@ -706,6 +706,31 @@ impl<'a> Coo<'a> {
         mut found: Option<&mut [u8]>,
     ) {
         let r = self.shape.len();
+        if self.nnz == 0 {
+            out.fill(0.0);
+            if let Some(f) = found {
+                f.fill(0);
+            }
+            return;
+        }
+        if let Some(Index::Packed(p)) = &self.index {
+            // Groups of lookups whose cache misses overlap (see find_many).
+            const CHUNK: usize = 1024;
+            let mut at = [(0usize, false); CHUNK];
+            for (k0, qs) in queries.chunks(CHUNK * r).enumerate() {
+                let m = qs.len() / r;
+                p.find_many(qs, r, &self.strides, &mut at[..m]);
+                for (j, &(i, stored)) in at[..m].iter().enumerate() {
+                    let k = k0 * CHUNK + j;
+                    let v = self.value_f64(ty, i).to_bits() & 0u64.wrapping_sub(u64::from(stored));
+                    out[k] = f64::from_bits(v);
+                    if let Some(f) = found.as_deref_mut() {
+                        f[k] = u8::from(stored);
+                    }
+                }
+            }
+            return;
+        }
         let n = self.indices().len() / r;
         let merge = self.is_sorted
             && queries

@@ -55,6 +55,24 @@ struct Place {
     want: u64,
 }
 
+/// Row-major position of `q` given the shape's `strides` (the last is 1),
+/// with the common ranks unrolled.
+#[inline(always)]
+fn linear_key(q: &[u64], strides: &[u64]) -> u64 {
+    match (q, strides) {
+        ([a], _) => *a,
+        ([a, b], [sa, _]) => a.wrapping_mul(*sa).wrapping_add(*b),
+        ([a, b, c], [sa, sb, _]) => a
+            .wrapping_mul(*sa)
+            .wrapping_add(b.wrapping_mul(*sb))
+            .wrapping_add(*c),
+        _ => q
+            .iter()
+            .zip(strides)
+            .fold(0u64, |k, (&c, &s)| k.wrapping_add(c.wrapping_mul(s))),
+    }
+}
+
 /// Why no packed index was built.
 pub enum NotBuilt {
     /// The key, its home line and the entry number do not fit a slot, or
@@ -171,29 +189,47 @@ impl PackedIndex {
     /// let the CPU overlap the memory accesses of consecutive lookups.
     #[inline(always)]
     pub fn find_flat(&self, q: &[u64], strides: &[u64]) -> (usize, bool) {
-        // The last stride is 1.
-        let k = match (q, strides) {
-            ([a], _) => *a,
-            ([a, b], [sa, _]) => a.wrapping_mul(*sa).wrapping_add(*b),
-            ([a, b, c], [sa, sb, _]) => a
-                .wrapping_mul(*sa)
-                .wrapping_add(b.wrapping_mul(*sb))
-                .wrapping_add(*c),
-            _ => q
-                .iter()
-                .zip(strides)
-                .fold(0u64, |k, (&c, &s)| k.wrapping_add(c.wrapping_mul(s))),
-        };
-        let p = self.place(k);
+        self.finish(&self.place(linear_key(q, strides)))
+    }
+
+    /// Probe for a placed key: `(entry, stored)` as `find_flat` returns.
+    #[inline(always)]
+    fn finish(&self, p: &Place) -> (usize, bool) {
         let (d, last) = self.probe(p.home, p.want);
         // One predictable branch: "neither found (d < span) nor ended here
         // (last slot empty)" is rare. Folded into one value so that the
         // compiler does not split it into two branches, each unpredictable.
         if d.saturating_sub(self.span - 1).min(!last) != 0 {
-            return self.find_displaced(&p);
+            return self.find_displaced(p);
         }
         let found = d < self.span;
         (if found { d as usize } else { 0 }, found)
+    }
+
+    /// `find_flat` for many queries (`queries` holds `out.len()` of rank
+    /// `rank`), in groups whose home lines are all read before any is
+    /// probed: one light pass whose cache misses overlap, then the probes,
+    /// which then hit the cache.
+    pub fn find_many(
+        &self,
+        queries: &[u64],
+        rank: usize,
+        strides: &[u64],
+        out: &mut [(usize, bool)],
+    ) {
+        const GROUP: usize = 16;
+        for (qs, os) in queries.chunks(GROUP * rank).zip(out.chunks_mut(GROUP)) {
+            let mut places = [const { Place { home: 0, want: 0 } }; GROUP];
+            let mut touched = 0u64;
+            for (p, q) in places.iter_mut().zip(qs.chunks_exact(rank)) {
+                *p = self.place(linear_key(q, strides));
+                touched ^= self.table[self.offset + p.home * SLOTS];
+            }
+            std::hint::black_box(touched);
+            for (o, p) in os.iter_mut().zip(&places) {
+                *o = self.finish(p);
+            }
+        }
     }
 
     /// In `line`: the smallest `slot ^ tagged`, which is below `span`

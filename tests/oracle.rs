@@ -329,7 +329,15 @@ fn batch_lookups_agree_with_single_lookups() {
         }
         let refs: Vec<&[u64]> = entries.iter().map(|e| &e[..]).collect();
         let f = Fixture::f32s(&shape, &refs, sorted);
-        let coo = f.strict().unwrap();
+        // Every other seed with the index (grouped lookups), the rest
+        // without (merge or search); empty tensors included.
+        let coo = f
+            .create(Options {
+                index: seed % 2 == 0,
+                ..Options::default()
+            })
+            .unwrap();
+        let plain = f.strict().unwrap();
         // Up to ~10k queries: enough for 2 threads of 4096 queries each.
         let n = rng.below(10_000) as usize;
         let mut queries: Vec<Vec<u64>> = (0..n)
@@ -345,7 +353,7 @@ fn batch_lookups_agree_with_single_lookups() {
             coo.lookup_batch_f64(&flat, &mut out, Some(&mut found), threads)
                 .unwrap();
             for (k, q) in queries.iter().enumerate() {
-                let (v, hit) = coo.lookup_f64(q).unwrap();
+                let (v, hit) = plain.lookup_f64(q).unwrap();
                 assert_eq!(
                     (out[k], found[k]),
                     (v, u8::from(hit)),
@@ -363,6 +371,20 @@ fn batch_lookups_agree_with_single_lookups() {
             assert!(e.to_string().starts_with("query 2: coordinate"), "{e}");
         }
     }
+    // No entries, with the index: every query is absent.
+    let f = Fixture::f32s(&[3, 4], &[], true);
+    let empty = f
+        .create(Options {
+            index: true,
+            ..Options::default()
+        })
+        .unwrap();
+    let (mut out, mut found) = (vec![f64::NAN; 2], vec![7u8; 2]);
+    empty
+        .lookup_batch_f64(&[1, 2, 0, 0], &mut out, Some(&mut found), 1)
+        .unwrap();
+    assert_eq!((out, found), (vec![0.0, 0.0], vec![0, 0]));
+    assert_eq!(empty.lookup_f64(&[1, 2]).unwrap(), (0.0, false));
 }
 
 #[test]
