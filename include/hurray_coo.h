@@ -759,9 +759,10 @@ hurray_status hurray_coo_lookup_f64(const struct hurray_coo *coo,
  * out_values: n doubles, 8-byte aligned, written. out_found (may be NULL): n
  * bools, set to whether each query is stored. Every query is checked before
  * anything is looked up: the first one outside the shape fails the whole
- * call, and its number is in the message. When the tensor and the queries
- * are both sorted, the queries are merged with the entries instead of each
- * searched. threads: 0 or 1 runs in the calling thread; n > 1 splits the
+ * call, and its number is in the message. With the HURRAY_COO_INDEX index
+ * the queries are looked up in groups whose memory accesses overlap (in any
+ * order); without it, when the tensor and the queries are both sorted, the
+ * queries are merged with the entries instead of each searched. threads: 0 or 1 runs in the calling thread; n > 1 splits the
  * queries over at most that many threads (never more than one per 4096
  * queries), started and joined within this call: the library keeps no
  * threads. On failure the outputs are unspecified.

@@ -100,18 +100,22 @@ pub fn first_duplicate<const R: usize>(
 
     // A bucket far above the average (adversarial keys, or many repeats of
     // one key) is sorted in place instead, so the table stays small.
-    let table_limit = (count / buckets).saturating_mul(4).max(1 << 14);
+    let table_limit = (count / buckets)
+        .saturating_mul(4)
+        .max(1 << 14)
+        .min(POS_MASK as usize - 1);
     let table_len = (largest.min(table_limit) * 4).max(16).next_power_of_two();
-    let mut table: Vec<u64> = Vec::new();
+    let mut table: Vec<u32> = Vec::new();
     table
         .try_reserve_exact(table_len)
-        .map_err(|_| Unavailable::Alloc(table_len.saturating_mul(8)))?;
+        .map_err(|_| Unavailable::Alloc(table_len.saturating_mul(4)))?;
     table.resize(table_len, 0);
     let mut best: Option<(usize, usize)> = None;
     for b in 0..buckets {
         let bucket = &mut packed[start[b]..start[b + 1]];
         let found = if bucket.len() <= table_limit {
-            first_repeat_hashed(bucket, &mut table, entry_bits)
+            // Buckets are at most 2^12, so the bucket number is the epoch.
+            first_repeat_hashed(bucket, &mut table, b as u32, entry_bits)
         } else {
             first_repeat_sorted(bucket, entry_bits)
         };
@@ -124,35 +128,47 @@ pub fn first_duplicate<const R: usize>(
     Ok((best, all_valid))
 }
 
-/// In one bucket (values `sub << entry_bits | entry`, entries ascending),
-/// the first entry whose sub-key was seen before, with that earlier entry.
-/// `table` holds at least four slots per value.
+/// Table slots: `epoch << POS_BITS | (position in the bucket + 1)`; a slot
+/// of another epoch, or with position field 0, is empty. So the table is
+/// cleared once, not once per bucket.
+const POS_BITS: u32 = 20;
+const POS_MASK: u32 = (1 << POS_BITS) - 1;
+const _: () = assert!(
+    MAX_BUCKET_BITS + POS_BITS <= 32,
+    "bucket numbers are epochs"
+);
+
+/// In one bucket (values `sub << entry_bits | entry`, entries ascending,
+/// fewer than `2^POS_BITS`), the first entry whose sub-key was seen before,
+/// with that earlier entry. `table` holds at least four slots per value;
+/// `epoch` (below `2^(32 - POS_BITS)`) differs from every earlier bucket's.
 fn first_repeat_hashed(
     bucket: &[u64],
-    table: &mut [u64],
+    table: &mut [u32],
+    epoch: u32,
     entry_bits: u32,
 ) -> Option<(usize, usize)> {
     let entry_mask = (1u64 << entry_bits) - 1;
-    // Slots hold `value + 1` (0 is empty); at most a quarter full, so most
-    // inserts find their first slot empty (fewer mispredicted probes).
+    // At most a quarter full, so most inserts find their first slot empty
+    // (fewer mispredicted probes); 4-byte slots keep it in L1 with the bucket.
     let len = (bucket.len() * 4).max(16).next_power_of_two();
     let slots = &mut table[..len];
-    slots.fill(0);
     let shift = 64 - len.trailing_zeros();
     let mask = len - 1;
-    for &v in bucket {
+    for (pos, &v) in bucket.iter().enumerate() {
         let sub = v >> entry_bits;
         // The sub-key is already mixed; one multiply spreads its low bits.
         let mut s = (sub.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize;
         loop {
             let t = slots[s];
-            if t == 0 {
-                slots[s] = v + 1;
+            if t >> POS_BITS != epoch || t & POS_MASK == 0 {
+                slots[s] = epoch << POS_BITS | (pos as u32 + 1);
                 break;
             }
-            if (t - 1) >> entry_bits == sub {
+            let other = bucket[(t & POS_MASK) as usize - 1];
+            if other >> entry_bits == sub {
                 // Entries come in ascending order: this is the bucket's first.
-                return Some(((v & entry_mask) as usize, ((t - 1) & entry_mask) as usize));
+                return Some(((v & entry_mask) as usize, (other & entry_mask) as usize));
             }
             s = (s + 1) & mask;
         }
@@ -218,8 +234,13 @@ mod tests {
                 .enumerate()
                 .map(|(i, &k)| (k << entry_bits) | i as u64)
                 .collect();
-            let mut table = vec![0u64; (4 * n).max(16).next_power_of_two()];
-            let hashed = first_repeat_hashed(&bucket, &mut table, entry_bits);
+            let mut table = vec![0u32; (4 * n).max(16).next_power_of_two()];
+            let hashed = first_repeat_hashed(&bucket, &mut table, 0, entry_bits);
+            // A second epoch over the same table (stale slots are empty).
+            assert_eq!(
+                first_repeat_hashed(&bucket, &mut table, 1, entry_bits),
+                hashed
+            );
             assert_eq!(hashed, oracle(&subs));
             assert_eq!(first_repeat_sorted(&mut bucket.clone(), entry_bits), hashed);
         }
