@@ -690,7 +690,7 @@ void hurray_coo_free(struct hurray_coo *coo);
  * coo may not be NULL. Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER,
  * HURRAY_ERR_INVALID_TYPE, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
  * HURRAY_ERR_DUPLICATE, HURRAY_ERR_NOT_SORTED, HURRAY_ERR_NONZERO_PADDING,
- * HURRAY_ERR_ALLOC (duplicate detection needs 8, at most 16, bytes per entry),
+ * HURRAY_ERR_ALLOC (duplicate detection needs about 9, at most 16, bytes per entry),
  * HURRAY_ERR_INTERNAL_PANIC.
  *
  * Thread safety: safe on a handle shared between threads.

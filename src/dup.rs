@@ -5,13 +5,14 @@
 //! different coordinates different ones. The top bits of the mixed key pick
 //! one of `2^b` buckets (uniform whatever the data's skew); one stable
 //! scatter pass writes, per entry, the rest of the mixed key and the entry
-//! number packed into one `u64`. Each bucket is then small enough (about
+//! number packed into one `u64` (buckets of a fixed capacity, or counted
+//! exactly first when one would overflow). Each bucket is then small enough (about
 //! 2,048 entries) for a hash set that lives in L1/L2 cache, and is walked in
 //! entry order, so the first repeat it meets is that bucket's lowest
 //! duplicate entry; equal keys share a bucket, so the lowest over all
 //! buckets is the tensor's.
 //!
-//! Transient memory: 8 bytes per entry (on Linux in transparent huge pages,
+//! Transient memory: about 9 bytes per entry, 8 when counted (on Linux in transparent huge pages,
 //! for the scatter's many write streams), plus the bucket counts and one
 //! bucket's table (a few hundred KiB at most); all freed on return.
 
@@ -67,36 +68,62 @@ pub fn first_duplicate<const R: usize>(
     let sub_mask = (1u64 << sub_bits) - 1;
     let buckets = 1usize << bucket_bits;
 
-    let mut start: Vec<usize> = Vec::new();
-    start
-        .try_reserve_exact(buckets + 1)
-        .map_err(|_| Unavailable::Alloc((buckets + 1) * 8))?;
-    start.resize(buckets + 1, 0);
-    let mut all_valid = true;
-    for (k, valid) in keys() {
-        all_valid &= valid;
-        start[(mixer.mix(k) >> sub_bits) as usize + 1] += 1;
-    }
-    let mut largest = 0;
-    for b in 0..buckets {
-        largest = largest.max(start[b + 1]);
-        start[b + 1] += start[b];
-    }
+    let pack = |h: u64, i: usize| ((h & sub_mask) << entry_bits) | i as u64;
+    let alloc = |n: usize| {
+        crate::aligned::zeroed_vec::<usize>(n).ok_or(Unavailable::Alloc(n.saturating_mul(8)))
+    };
 
-    let mut packed = crate::aligned::zeroed_vec::<u64>(count)
-        .ok_or(Unavailable::Alloc(count.saturating_mul(8)))?;
-    {
-        let mut at: Vec<usize> = Vec::new();
-        at.try_reserve_exact(buckets)
-            .map_err(|_| Unavailable::Alloc(buckets * 8))?;
-        at.extend_from_slice(&start[..buckets]);
+    // One pass, into buckets of a fixed capacity a few standard deviations
+    // above the average (the mixed keys spread uniformly); bucket `b` holds
+    // `packed[start[b]..end[b]]`. Only when a bucket overflows (many repeats
+    // of one key, crafted keys) are the buckets counted first, exactly.
+    let avg = count.div_ceil(buckets);
+    let cap = avg + 4 * (avg as f64).sqrt() as usize + 16;
+    let mut start = alloc(buckets)?;
+    let mut end = alloc(buckets)?;
+    let mut all_valid = true;
+    let mut packed = crate::aligned::zeroed_vec::<u64>(buckets * cap).ok_or(Unavailable::Alloc(
+        buckets.saturating_mul(cap).saturating_mul(8),
+    ))?;
+    let mut overflow = false;
+    for b in 0..buckets {
+        (start[b], end[b]) = (b * cap, b * cap);
+    }
+    for (i, (k, valid)) in keys().enumerate() {
+        all_valid &= valid;
+        let h = mixer.mix(k);
+        let b = (h >> sub_bits) as usize;
+        if end[b] == start[b] + cap {
+            overflow = true;
+            break;
+        }
+        packed[end[b]] = pack(h, i);
+        end[b] += 1;
+    }
+    if overflow {
+        drop(packed);
+        all_valid = true;
+        end.fill(0);
+        for (k, valid) in keys() {
+            all_valid &= valid;
+            end[(mixer.mix(k) >> sub_bits) as usize] += 1;
+        }
+        let mut sum = 0;
+        for b in 0..buckets {
+            start[b] = sum;
+            sum += end[b];
+            end[b] = start[b];
+        }
+        packed = crate::aligned::zeroed_vec::<u64>(count)
+            .ok_or(Unavailable::Alloc(count.saturating_mul(8)))?;
         for (i, (k, _)) in keys().enumerate() {
             let h = mixer.mix(k);
             let b = (h >> sub_bits) as usize;
-            packed[at[b]] = ((h & sub_mask) << entry_bits) | i as u64;
-            at[b] += 1;
+            packed[end[b]] = pack(h, i);
+            end[b] += 1;
         }
     }
+    let largest = (0..buckets).map(|b| end[b] - start[b]).max().unwrap_or(0);
 
     // A bucket far above the average (adversarial keys, or many repeats of
     // one key) is sorted in place instead, so the table stays small.
@@ -112,7 +139,7 @@ pub fn first_duplicate<const R: usize>(
     table.resize(table_len, 0);
     let mut best: Option<(usize, usize)> = None;
     for b in 0..buckets {
-        let bucket = &mut packed[start[b]..start[b + 1]];
+        let bucket = &mut packed[start[b]..end[b]];
         let found = if bucket.len() <= table_limit {
             // Buckets are at most 2^12, so the bucket number is the epoch.
             first_repeat_hashed(bucket, &mut table, b as u32, entry_bits)
@@ -244,6 +271,23 @@ mod tests {
             assert_eq!(hashed, oracle(&subs));
             assert_eq!(first_repeat_sorted(&mut bucket.clone(), entry_bits), hashed);
         }
+    }
+
+    #[test]
+    fn an_overflowing_bucket_is_counted_exactly() {
+        // 40,000 distinct keys, then one of them 6,000 more times: its
+        // bucket overflows the fixed capacity, the buckets are counted, and
+        // the answer is the oracle's.
+        let mut s = 3u64;
+        let mut keys: Vec<u64> = (0..40_000u64).map(|k| k * 7 + 1).collect();
+        for _ in 0..6000 {
+            keys.push(7 * 123 + 1);
+        }
+        for i in (1..keys.len()).rev() {
+            keys.swap(i, (rng(&mut s) as usize) % (i + 1));
+        }
+        let got = first_duplicate::<1>(&keys, &[1 << 20], &[1], 20).unwrap();
+        assert_eq!(got, (oracle(&keys), true));
     }
 
     #[test]

@@ -60,7 +60,7 @@ static int child(void) {
                  HURRAY_ERR_ALLOC, "the values copy");
     CHECK(coo == NULL);
     /* Unsorted and out of order (ordered data needs no sort, hence no
-     * memory): duplicate detection needs 8 bytes per entry (64 MiB). */
+     * memory): duplicate detection needs about 9 bytes per entry (72 MiB). */
     indices[0] = 1;
     indices[1] = 0;
     CHECK_STATUS(hurray_coo_create(0x04, 1, shape, N, false, values, N * 8, indices, N * 8, 0,

@@ -281,7 +281,7 @@ pub unsafe extern "C" fn hurray_coo_free(coo: *mut hurray_coo) {
 /// coo may not be NULL. Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER,
 /// HURRAY_ERR_INVALID_TYPE, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
 /// HURRAY_ERR_DUPLICATE, HURRAY_ERR_NOT_SORTED, HURRAY_ERR_NONZERO_PADDING,
-/// HURRAY_ERR_ALLOC (duplicate detection needs 8, at most 16, bytes per entry),
+/// HURRAY_ERR_ALLOC (duplicate detection needs about 9, at most 16, bytes per entry),
 /// HURRAY_ERR_INTERNAL_PANIC.
 ///
 /// Thread safety: safe on a handle shared between threads.
