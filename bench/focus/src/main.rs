@@ -1,0 +1,278 @@
+//! One operation at a time, in a fresh process, for profiling (`perf record`,
+//! `valgrind --tool=callgrind`) and for A/B runs of two builds. Not a
+//! benchmark of record: `cargo bench --bench coo` and `bench/peers/run.sh`
+//! are (see BENCHMARKS.md).
+//!
+//!   cargo run --release --manifest-path bench/focus/Cargo.toml -- MODE DATA [GRID] [REPS]
+//!
+//! MODE: unsorted   create+validate the permuted tensor (duplicate detection)
+//!       sorted     create+validate the sorted tensor, and the streaming
+//!                  reads it is judged against (sum, u64 max, neighbour xor)
+//!       lookup     HURRAY_COO_INDEX build, then 1M lookup_f64 (half hits)
+//!       batch      the same 1M queries in one lookup_batch_f64 call
+//!       probe      the lookup's memory pattern without the library: one
+//!                  random 64-byte line per query, with ~40 and ~160
+//!                  instructions per query (how far the CPU overlaps misses)
+//! DATA: poisson (5-point, GRID x GRID unknowns), powerlaw, rank3
+//!       (about 5 * GRID^2 entries; GRID 448 gives ~1M, 2450 ~30M)
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use hurray_coo::{Coo, CooParts, Options};
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        ((u128::from(self.next()) * u128::from(n)) >> 64) as u64
+    }
+}
+
+/// A `u64` buffer whose data starts on a 64-byte boundary.
+struct Aligned {
+    buf: Vec<u64>,
+    off: usize,
+    len: usize,
+}
+impl Aligned {
+    fn new(v: &[u64]) -> Aligned {
+        let mut buf = vec![0u64; v.len() + 8];
+        let off = (64 - buf.as_ptr() as usize % 64) % 64 / 8;
+        buf[off..off + v.len()].copy_from_slice(v);
+        Aligned {
+            buf,
+            off,
+            len: v.len(),
+        }
+    }
+    fn words(&self) -> &[u64] {
+        &self.buf[self.off..self.off + self.len]
+    }
+    fn bytes(&self) -> &[u8] {
+        bytemuck::cast_slice(self.words())
+    }
+}
+
+fn entries(data: &str, grid: u64, rng: &mut Rng) -> (Vec<u64>, Vec<Vec<u64>>) {
+    let nnz = (5 * grid * grid) as usize;
+    match data {
+        "poisson" => {
+            let n = grid * grid;
+            let mut e = Vec::with_capacity(nnz);
+            for i in 0..grid {
+                for j in 0..grid {
+                    for (di, dj) in [(0i64, 0i64), (-1, 0), (1, 0), (0, -1), (0, 1)] {
+                        let (a, b) = (i as i64 + di, j as i64 + dj);
+                        if a >= 0 && b >= 0 && a < grid as i64 && b < grid as i64 {
+                            e.push(vec![i * grid + j, a as u64 * grid + b as u64]);
+                        }
+                    }
+                }
+            }
+            (vec![n, n], e)
+        }
+        "powerlaw" => {
+            let nodes = (nnz / 8) as u64;
+            let e = (0..nnz)
+                .map(|_| {
+                    let u = rng.next() as f64 / u64::MAX as f64;
+                    let v = rng.next() as f64 / u64::MAX as f64;
+                    vec![
+                        (nodes as f64 * u.powi(3)) as u64 % nodes,
+                        (nodes as f64 * v.powi(2)) as u64 % nodes,
+                    ]
+                })
+                .collect();
+            (vec![nodes, nodes], e)
+        }
+        "rank3" => {
+            let shape = vec![2000u64, 2000, 2000];
+            let e = (0..nnz)
+                .map(|_| shape.iter().map(|&x| rng.below(x)).collect())
+                .collect();
+            (shape, e)
+        }
+        other => panic!("unknown data {other}: poisson, powerlaw or rank3"),
+    }
+}
+
+fn median(mut f: impl FnMut() -> f64, reps: usize) -> f64 {
+    let mut t: Vec<f64> = (0..reps).map(|_| f()).collect();
+    t.sort_by(f64::total_cmp);
+    t[t.len() / 2]
+}
+
+fn ms(f: impl FnOnce()) -> f64 {
+    let t = Instant::now();
+    f();
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let mode = args.get(1).map_or("unsorted", String::as_str);
+    let data = args.get(2).map_or("poisson", String::as_str);
+    let grid: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(448);
+    let reps: usize = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(15);
+    let mut rng = Rng(42);
+    if mode == "probe" {
+        return probe(&mut rng, reps);
+    }
+    let (shape, mut e) = entries(data, grid, &mut rng);
+    e.sort_unstable();
+    e.dedup();
+    let sorted = mode != "unsorted";
+    if !sorted {
+        for i in (1..e.len()).rev() {
+            e.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+    }
+    let r = shape.len();
+    let nnz = e.len();
+    let indices = Aligned::new(&e.concat());
+    let values = Aligned::new(
+        &(0..nnz)
+            .map(|i| (i as f64 + 1.0).to_bits())
+            .collect::<Vec<u64>>(),
+    );
+    let parts = CooParts {
+        type_tag: 0x04,
+        shape: &shape,
+        nnz: nnz as u64,
+        is_sorted: sorted,
+        values: values.bytes(),
+        indices: indices.bytes(),
+    };
+    let words = indices.words();
+    println!("{mode} {data}: {nnz} entries, rank {r}");
+    match mode {
+        "unsorted" | "sorted" => {
+            let v = median(
+                || ms(|| drop(black_box(Coo::new(parts, Options::default()).unwrap()))),
+                reps,
+            );
+            println!("  create+validate      {v:8.2} ms");
+            if sorted {
+                let sum = median(
+                    || {
+                        ms(|| {
+                            black_box(words.iter().fold(0u64, |a, &x| a.wrapping_add(x)));
+                        })
+                    },
+                    reps,
+                );
+                let max = median(
+                    || {
+                        ms(|| {
+                            black_box(words.iter().fold(0u64, |a, &x| a.max(x)));
+                        })
+                    },
+                    reps,
+                );
+                let xor = median(
+                    || {
+                        ms(|| {
+                            let (a, b) = (&words[r..], &words[..words.len() - r]);
+                            black_box(
+                                a.iter()
+                                    .zip(b)
+                                    .fold(0u64, |s, (&x, &y)| s.wrapping_add(x ^ y)),
+                            );
+                        })
+                    },
+                    reps,
+                );
+                println!(
+                    "  streaming sum        {sum:8.2} ms   (validation at {:.2}x of it)",
+                    sum / v
+                );
+                println!("  streaming u64 max    {max:8.2} ms");
+                println!("  neighbour xor sum    {xor:8.2} ms");
+            }
+        }
+        "lookup" | "batch" => {
+            let with_index = Options {
+                index: true,
+                ..Options::default()
+            };
+            let build = ms(|| drop(black_box(Coo::new(parts, with_index).unwrap())));
+            let coo = Coo::new(parts, with_index).unwrap();
+            println!(
+                "  create+index         {build:8.2} ms ({} index bytes)",
+                coo.index_bytes()
+            );
+            let q: Vec<u64> = (0..1_000_000)
+                .flat_map(|k| {
+                    if k % 2 == 0 {
+                        let i = rng.below(nnz as u64) as usize;
+                        words[i * r..(i + 1) * r].to_vec()
+                    } else {
+                        shape.iter().map(|&x| rng.below(x)).collect()
+                    }
+                })
+                .collect();
+            if mode == "lookup" {
+                let t = median(
+                    || {
+                        ms(|| {
+                            black_box(
+                                q.chunks_exact(r)
+                                    .map(|x| coo.lookup_f64(x).unwrap().0)
+                                    .sum::<f64>(),
+                            );
+                        })
+                    },
+                    reps,
+                );
+                println!("  1M lookup_f64        {t:8.2} ms");
+            } else {
+                let mut out = vec![0f64; q.len() / r];
+                let t = median(
+                    || ms(|| coo.lookup_batch_f64(&q, &mut out, None, 1).unwrap()),
+                    reps,
+                );
+                println!("  1M in one batch      {t:8.2} ms");
+            }
+        }
+        other => panic!("unknown mode {other}"),
+    }
+}
+
+/// One random 64-byte line of a 12.8 MB table per query (as the lookup
+/// index reads), scanned without branches; then the same with ~120 extra
+/// instructions per query that do not depend on the load.
+fn probe(rng: &mut Rng, reps: usize) {
+    let lines = 200_000usize;
+    let table: Vec<u64> = (0..lines as u64 * 8)
+        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20)
+        .collect();
+    let q: Vec<u64> = (0..1_000_000).map(|_| rng.next()).collect();
+    let run = |extra: u32| {
+        let mut hits = 0u64;
+        for &k in &q {
+            let h = k.wrapping_mul(0xD6E8_FEB8_6659_FD93);
+            let home = ((u128::from(h) * lines as u128) >> 64) as usize;
+            let mut junk = k;
+            for j in 0..extra {
+                junk = junk.rotate_left(7) ^ u64::from(j);
+            }
+            let tag = h & 0xffff;
+            let mut d = u64::MAX;
+            for &s in &table[home * 8..home * 8 + 8] {
+                d = d.min(s ^ tag);
+            }
+            hits += u64::from(d < 16) + (junk & 1);
+        }
+        black_box(hits);
+    };
+    let light = median(|| ms(|| run(0)), reps);
+    let heavy = median(|| ms(|| run(40)), reps);
+    println!("probe: 1M random lines, ~40 instructions/query  {light:8.2} ms");
+    println!("probe: 1M random lines, ~160 instructions/query {heavy:8.2} ms");
+}
