@@ -209,6 +209,20 @@ static int test_hostile_queries(void) {
     }
     /* The handle is still fine after all that. */
     CHECK(hurray_coo_lookup_f64(coo, idx + 2, 2, &d, &found) == HURRAY_OK && found && d == -0.5);
+    {
+        /* A query at an odd address is copied, not read in place: same answer. */
+        unsigned char raw[3 * sizeof(uint64_t)];
+        const void *odd = raw + 1;
+        memcpy(raw + 1, idx + 2, 2 * sizeof(uint64_t));
+        d = 0.0;
+        found = false;
+        CHECK(hurray_coo_lookup_f64(coo, (const uint64_t *)odd, 2, &d, &found) == HURRAY_OK &&
+              found && d == -0.5);
+        memcpy(raw + 1, idx + 2, sizeof(uint64_t));
+        CHECK(hurray_coo_lookup(coo, (const uint64_t *)odd, 2, out, sizeof out, &found) ==
+                  HURRAY_OK &&
+              found);
+    }
     hurray_coo_free(coo);
     hurray_coo_free(NULL);
     free64(v);

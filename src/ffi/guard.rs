@@ -12,20 +12,27 @@ use crate::size::MAX_RANK;
 use crate::status::Status;
 
 thread_local! {
-    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+    /// `None` is the empty message: clearing it after every successful call
+    /// then costs no allocation.
+    static LAST_ERROR: RefCell<Option<CString>> = const { RefCell::new(None) };
 }
 
 fn set_message(msg: &str) {
-    let c = CString::new(msg.replace('\0', "\\0")).unwrap_or_default();
+    let c = (!msg.is_empty()).then(|| CString::new(msg.replace('\0', "\\0")).unwrap_or_default());
     // `try_with` fails only while the thread is being torn down; then there is
     // nobody left to read the message.
-    let _ = LAST_ERROR.try_with(|m| *m.borrow_mut() = c);
+    let _ = LAST_ERROR.try_with(|m| {
+        let mut m = m.borrow_mut();
+        if m.is_some() || c.is_some() {
+            *m = c;
+        }
+    });
 }
 
 /// The calling thread's last message (empty after a success).
 pub(crate) fn last_message_ptr() -> *const std::ffi::c_char {
     LAST_ERROR
-        .try_with(|m| m.borrow().as_ptr())
+        .try_with(|m| m.borrow().as_ref().map_or(c"".as_ptr(), |c| c.as_ptr()))
         .unwrap_or(c"".as_ptr())
 }
 

@@ -445,18 +445,44 @@ pub unsafe extern "C" fn hurray_coo_lookup_batch(
     })
 }
 
+/// A query's coordinates: the caller's array itself when it is aligned,
+/// else a copy. (One per call, on the stack: the size of the copy variant
+/// costs nothing, and boxing it would allocate.)
+#[allow(clippy::large_enum_variant)]
+enum Query<'a> {
+    Borrowed(&'a [u64]),
+    Copied(guard::Small),
+}
+
+impl Query<'_> {
+    fn as_slice(&self) -> &[u64] {
+        match self {
+            Query::Borrowed(q) => q,
+            Query::Copied(q) => q.as_slice(),
+        }
+    }
+}
+
 /// Read a query of `rank` coordinates after checking `rank` against the
-/// tensor (so that no more than the tensor's rank is ever read).
-fn read_query(coo: &Coo<'_>, index: *const u64, rank: u32) -> Result<guard::Small, CooError> {
+/// tensor (so that no more than the tensor's rank is ever read). Aligned
+/// (the common case) it is read in place; misaligned, copied.
+fn read_query<'a>(coo: &Coo<'_>, index: *const u64, rank: u32) -> Result<Query<'a>, CooError> {
     if rank != coo.rank() {
         return Err(CooError::RankMismatch {
             got: rank,
             expected: coo.rank(),
         });
     }
-    // SAFETY: the caller guarantees `rank` readable coordinates at `index`,
-    // and rank equals the tensor's rank (1..=64).
-    unsafe { read_u64s(index, rank, "index") }
+    if index.is_aligned() {
+        // SAFETY: the caller guarantees `rank` readable coordinates at
+        // `index` for the duration of the call, and rank equals the tensor's
+        // rank (1..=64).
+        return Ok(Query::Borrowed(unsafe {
+            array(index, rank as usize, "index")
+        }?));
+    }
+    // SAFETY: as above; the copy tolerates the misalignment.
+    Ok(Query::Copied(unsafe { read_u64s(index, rank, "index") }?))
 }
 
 /// The rank of the tensor (1..=64), or 0 when coo is NULL.

@@ -10,6 +10,8 @@
 //!                  reads it is judged against (sum, u64 max, neighbour xor)
 //!       lookup     HURRAY_COO_INDEX build, then 1M lookup_f64 (half hits)
 //!       batch      the same 1M queries in one lookup_batch_f64 call
+//!       ffi        the same 1M lookups through the C ABI
+//!                  (hurray_coo_lookup_f64), as a C caller makes them
 //!       probe      the lookup's memory pattern without the library: one
 //!                  random 64-byte line per query, with ~40 and ~160
 //!                  instructions per query (how far the CPU overlaps misses)
@@ -196,7 +198,7 @@ fn main() {
                 println!("  neighbour xor sum    {xor:8.2} ms");
             }
         }
-        "lookup" | "batch" => {
+        "lookup" | "batch" | "ffi" => {
             let with_index = Options {
                 index: true,
                 ..Options::default()
@@ -217,7 +219,53 @@ fn main() {
                     }
                 })
                 .collect();
-            if mode == "lookup" {
+            if mode == "ffi" {
+                let mut h: *mut hurray_coo::ffi::hurray_coo = std::ptr::null_mut();
+                // SAFETY: every pointer is valid for the lengths given; the
+                // buffers outlive the handle, freed below.
+                let status = unsafe {
+                    hurray_coo::ffi::hurray_coo_create(
+                        0x04,
+                        r as u32,
+                        shape.as_ptr(),
+                        nnz as u64,
+                        true,
+                        values.bytes().as_ptr().cast(),
+                        values.bytes().len(),
+                        words.as_ptr(),
+                        indices.bytes().len(),
+                        hurray_coo::ffi::HURRAY_COO_INDEX,
+                        &mut h,
+                    )
+                };
+                assert_eq!(status, 0);
+                let t = median(
+                    || {
+                        ms(|| {
+                            let mut sum = 0.0;
+                            for x in q.chunks_exact(r) {
+                                let mut v = 0.0;
+                                // SAFETY: live handle, `r` coordinates, a valid out-pointer.
+                                unsafe {
+                                    hurray_coo::ffi::hurray_coo_lookup_f64(
+                                        h,
+                                        x.as_ptr(),
+                                        r as u32,
+                                        &mut v,
+                                        std::ptr::null_mut(),
+                                    )
+                                };
+                                sum += v;
+                            }
+                            black_box(sum);
+                        })
+                    },
+                    reps,
+                );
+                // SAFETY: the handle is live and not used again.
+                unsafe { hurray_coo::ffi::hurray_coo_free(h) };
+                println!("  1M C-ABI lookups     {t:8.2} ms");
+            } else if mode == "lookup" {
                 let t = median(
                     || {
                         ms(|| {
