@@ -3,7 +3,7 @@
 //! pointers. Every `unsafe` raw-pointer read of the library is in this file.
 
 use std::any::Any;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::ffi::{c_void, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -15,18 +15,21 @@ thread_local! {
     /// `None` is the empty message: clearing it after every successful call
     /// then costs no allocation.
     static LAST_ERROR: RefCell<Option<CString>> = const { RefCell::new(None) };
+    /// Whether `LAST_ERROR` holds a message: a plain flag (no destructor, so
+    /// no registration check on access) that a successful call reads to skip
+    /// the clearing.
+    static HAS_MESSAGE: Cell<bool> = const { Cell::new(false) };
 }
 
 fn set_message(msg: &str) {
+    if msg.is_empty() && !HAS_MESSAGE.get() {
+        return;
+    }
     let c = (!msg.is_empty()).then(|| CString::new(msg.replace('\0', "\\0")).unwrap_or_default());
+    HAS_MESSAGE.set(c.is_some());
     // `try_with` fails only while the thread is being torn down; then there is
     // nobody left to read the message.
-    let _ = LAST_ERROR.try_with(|m| {
-        let mut m = m.borrow_mut();
-        if m.is_some() || c.is_some() {
-            *m = c;
-        }
-    });
+    let _ = LAST_ERROR.try_with(|m| *m.borrow_mut() = c);
 }
 
 /// The calling thread's last message (empty after a success).
