@@ -12,21 +12,11 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::{aligned, poisson, powerlaw, random3, Rng};
 use hurray_coo::stats;
 use hurray_coo::{Coo, CooParts, Options};
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next()) * u128::from(n)) >> 64) as u64
-    }
-}
 
 /// A tensor's buffers, 64-byte aligned.
 struct Data {
@@ -37,14 +27,6 @@ struct Data {
     values: Vec<u64>, // f64 bits; Vec<u64> storage, then re-aligned below
     indices: Vec<u64>,
     nnz: usize,
-}
-
-/// A Vec<u64> whose data starts on a 64-byte boundary.
-fn aligned(v: &[u64]) -> (Vec<u64>, usize) {
-    let mut out = vec![0u64; v.len() + 8];
-    let off = (64 - out.as_ptr() as usize % 64) % 64 / 8;
-    out[off..off + v.len()].copy_from_slice(v);
-    (out, off)
 }
 
 impl Data {
@@ -100,44 +82,6 @@ fn human(n: usize) -> String {
     } else {
         format!("{}k", n / 1000)
     }
-}
-
-fn poisson(n: u64) -> Vec<Vec<u64>> {
-    let mut e = Vec::with_capacity((5 * n * n) as usize);
-    for i in 0..n {
-        for j in 0..n {
-            let row = i * n + j;
-            for (di, dj) in [(0i64, 0i64), (-1, 0), (1, 0), (0, -1), (0, 1)] {
-                let (a, b) = (i as i64 + di, j as i64 + dj);
-                if a >= 0 && b >= 0 && a < n as i64 && b < n as i64 {
-                    e.push(vec![row, a as u64 * n + b as u64]);
-                }
-            }
-        }
-    }
-    e
-}
-
-fn random3(nnz: usize, rng: &mut Rng) -> (Vec<u64>, Vec<Vec<u64>>) {
-    let shape = vec![2000u64, 2000, 2000];
-    let e = (0..nnz)
-        .map(|_| shape.iter().map(|&x| rng.below(x)).collect())
-        .collect();
-    (shape, e)
-}
-
-fn powerlaw(nodes: u64, edges: usize, rng: &mut Rng) -> Vec<Vec<u64>> {
-    (0..edges)
-        .map(|_| {
-            // Skewed endpoints: many edges touch few hubs.
-            let u = rng.next() as f64 / u64::MAX as f64;
-            let v = rng.next() as f64 / u64::MAX as f64;
-            vec![
-                (nodes as f64 * u.powi(3)) as u64 % nodes,
-                (nodes as f64 * v.powi(2)) as u64 % nodes,
-            ]
-        })
-        .collect()
 }
 
 fn median(mut f: impl FnMut() -> Duration, reps: usize) -> Duration {

@@ -23,18 +23,9 @@ use std::time::Instant;
 
 use hurray_coo::{Coo, CooParts, Options};
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next()) * u128::from(n)) >> 64) as u64
-    }
-}
+#[path = "../../../benches/common/mod.rs"]
+mod common;
+use common::{aligned, poisson, powerlaw, random3, Rng};
 
 /// A `u64` buffer whose data starts on a 64-byte boundary.
 struct Aligned {
@@ -44,9 +35,7 @@ struct Aligned {
 }
 impl Aligned {
     fn new(v: &[u64]) -> Aligned {
-        let mut buf = vec![0u64; v.len() + 8];
-        let off = (64 - buf.as_ptr() as usize % 64) % 64 / 8;
-        buf[off..off + v.len()].copy_from_slice(v);
+        let (buf, off) = aligned(v);
         Aligned {
             buf,
             off,
@@ -61,45 +50,16 @@ impl Aligned {
     }
 }
 
+/// The benchmark's datasets (`benches/common`), sized by `grid`.
 fn entries(data: &str, grid: u64, rng: &mut Rng) -> (Vec<u64>, Vec<Vec<u64>>) {
     let nnz = (5 * grid * grid) as usize;
     match data {
-        "poisson" => {
-            let n = grid * grid;
-            let mut e = Vec::with_capacity(nnz);
-            for i in 0..grid {
-                for j in 0..grid {
-                    for (di, dj) in [(0i64, 0i64), (-1, 0), (1, 0), (0, -1), (0, 1)] {
-                        let (a, b) = (i as i64 + di, j as i64 + dj);
-                        if a >= 0 && b >= 0 && a < grid as i64 && b < grid as i64 {
-                            e.push(vec![i * grid + j, a as u64 * grid + b as u64]);
-                        }
-                    }
-                }
-            }
-            (vec![n, n], e)
-        }
+        "poisson" => (vec![grid * grid; 2], poisson(grid)),
         "powerlaw" => {
             let nodes = (nnz / 8) as u64;
-            let e = (0..nnz)
-                .map(|_| {
-                    let u = rng.next() as f64 / u64::MAX as f64;
-                    let v = rng.next() as f64 / u64::MAX as f64;
-                    vec![
-                        (nodes as f64 * u.powi(3)) as u64 % nodes,
-                        (nodes as f64 * v.powi(2)) as u64 % nodes,
-                    ]
-                })
-                .collect();
-            (vec![nodes, nodes], e)
+            (vec![nodes, nodes], powerlaw(nodes, nnz, rng))
         }
-        "rank3" => {
-            let shape = vec![2000u64, 2000, 2000];
-            let e = (0..nnz)
-                .map(|_| shape.iter().map(|&x| rng.below(x)).collect())
-                .collect();
-            (shape, e)
-        }
+        "rank3" => random3(nnz, rng),
         other => panic!("unknown data {other}: poisson, powerlaw or rank3"),
     }
 }
