@@ -213,17 +213,7 @@ fn bench(d: &Data, rows: &mut Vec<Row>, rng: &mut Rng) {
         }
         // Each lookup reads the value, as GraphBLAS extractElement and Eigen
         // coeff do (hurray-core's element_offset only finds the position).
-        let ours = median(
-            || {
-                time(|| {
-                    flat_q
-                        .chunks_exact(rank)
-                        .map(|q| coo_idx.lookup_f64(q).unwrap().0)
-                        .sum::<f64>()
-                })
-            },
-            reps,
-        );
+        let ours = time_lookups(&coo_idx, &flat_q, reps);
         let reference = |q: &[u64], sorted: bool| {
             hurray_core::layout::addressing::coo::element_offset(q, sorted, idx_u64)
                 .unwrap()
@@ -373,32 +363,17 @@ fn bench(d: &Data, rows: &mut Vec<Row>, rng: &mut Rng) {
             peer: "hurray-core 0.1.0 element_offset",
             theirs,
         });
-        // Opt-in hash index: build time, then 1M lookups (half hits) against
-        // the scan's per-query time.
-        let indexed_opts = Options {
-            index: true,
-            ..Options::default()
-        };
-        let build = median(|| time(|| Coo::new(parts, indexed_opts).unwrap()), 3);
-        let indexed = Coo::new(parts, indexed_opts).unwrap();
+        // The opt-in index (built above): 1M lookups (half hits) against the
+        // scan's per-query time.
         let many: Vec<u64> = half_hit_queries(rng, d, idx_u64).concat();
-        let fast = median(
-            || {
-                time(|| {
-                    many.chunks_exact(rank)
-                        .map(|q| indexed.lookup_f64(q).unwrap().0)
-                        .sum::<f64>()
-                })
-            },
-            reps,
-        );
+        let fast = time_lookups(&coo_idx, &many, reps);
         rows.push(Row {
             key: "index_lookup",
             data: d.id.clone(),
             op: format!(
                 "1M point lookups with HURRAY_COO_INDEX ({:.1} index bytes/entry, built in {:.1} ms), {}",
-                indexed.index_bytes() as f64 / d.nnz.max(1) as f64,
-                build.as_secs_f64() * 1e3,
+                coo_idx.index_bytes() as f64 / d.nnz.max(1) as f64,
+                index_build.as_secs_f64() * 1e3,
                 d.name
             ),
             ours: fast,
@@ -425,6 +400,22 @@ fn bench(d: &Data, rows: &mut Vec<Row>, rng: &mut Rng) {
         peer: "summing the values",
         theirs: vals_stream,
     });
+}
+
+/// Median time of `lookup_f64` over every query of `flat` (rank of `coo`),
+/// each value read and summed.
+fn time_lookups(coo: &Coo<'_>, flat: &[u64], reps: usize) -> Duration {
+    let rank = coo.rank() as usize;
+    median(
+        || {
+            time(|| {
+                flat.chunks_exact(rank)
+                    .map(|q| coo.lookup_f64(q).unwrap().0)
+                    .sum::<f64>()
+            })
+        },
+        reps,
+    )
 }
 
 /// 1M random queries, about half of them stored entries.

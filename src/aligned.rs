@@ -5,13 +5,13 @@ use bytemuck::{Pod, Zeroable};
 use crate::error::CooError;
 use crate::size::BUFFER_ALIGN;
 
-/// One 64-byte, 64-aligned block (a cache line); `Vec<Block>` gives aligned
-/// storage in safe Rust.
+/// One 64-byte, 64-aligned block; `Vec<Block>` gives aligned storage in safe
+/// Rust.
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
-pub struct Block(pub [u64; BUFFER_ALIGN / 8]);
+struct Block([u8; BUFFER_ALIGN]);
 
-// SAFETY: `Block` is `repr(C)` around a `[u64; 8]` with alignment 64: its size
+// SAFETY: `Block` is `repr(C)` around a `[u8; 64]` with alignment 64: its size
 // is exactly 64, so it has no padding bytes, every bit pattern is valid, and
 // the all-zero pattern is valid. That is what `Zeroable` and `Pod` require.
 unsafe impl Zeroable for Block {}
@@ -65,6 +65,7 @@ pub fn zeroed_vec<T: Zeroable>(n: usize) -> Option<Vec<T>> {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
+        // The allocation succeeded, so this size fits (and cannot overflow).
         let bytes = n * std::mem::size_of::<T>();
         if bytes >= 2 * HUGE {
             let start = v.as_ptr() as usize;

@@ -4,9 +4,10 @@ use std::cmp::Ordering;
 
 use crate::aligned::AlignedBuf;
 use crate::decode;
-use crate::dup;
+use crate::dup::{self, first_pair};
 use crate::error::CooError;
 use crate::hash_index::HashIndex;
+use crate::key;
 use crate::packed_index::{NotBuilt, PackedIndex};
 use crate::scan;
 use crate::size::{self, BUFFER_ALIGN, DYNAMIC_DIM, MAX_RANK};
@@ -405,7 +406,7 @@ impl<'a> Coo<'a> {
         ) {
             // Hash-partitioned detection on the linear key (src/dup.rs):
             // 8 bytes per entry, freed on return.
-            let bits = dup::bits_below(elements);
+            let bits = key::bits_below(elements);
             let (sh, st) = (&self.shape[..], &strides[..]);
             let found = match r {
                 1 => dup::first_duplicate::<1>(idx, sh, st, bits),
@@ -422,13 +423,11 @@ impl<'a> Coo<'a> {
             let mut keys: Vec<(u64, usize)> = Vec::new();
             keys.try_reserve_exact(count)
                 .map_err(|_| alloc_err(count.saturating_mul(16)))?;
-            keys.extend(idx.chunks_exact(r).enumerate().map(|(i, e)| {
-                let key = e
-                    .iter()
-                    .zip(&strides)
-                    .fold(0u64, |k, (&c, &s)| k.wrapping_add(c.wrapping_mul(s)));
-                (key, i)
-            }));
+            keys.extend(
+                idx.chunks_exact(r)
+                    .enumerate()
+                    .map(|(i, e)| (key::linear(e, &strides), i)),
+            );
             keys.sort_unstable();
             return Ok((first_pair(&keys, |a, b| a.0 == b.0, |p| p.1), false));
         }
@@ -483,8 +482,9 @@ impl<'a> Coo<'a> {
     }
 
     /// Where entry `query` is stored, if it is. Errors when the query's rank
-    /// differs or a coordinate is outside the shape. Binary search when
-    /// sorted, a linear scan otherwise.
+    /// differs or a coordinate is outside the shape. Through the index when
+    /// there is one, else a binary search when sorted, a linear scan
+    /// otherwise.
     pub fn find(&self, query: &[u64]) -> Result<Option<usize>, CooError> {
         self.check_query(query)?;
         Ok(self.locate(query))
@@ -669,10 +669,16 @@ impl<'a> Coo<'a> {
         if self.nnz == 0 {
             return Ok((0.0, false));
         }
-        // Entry 0's value is read when nothing is stored, then masked, so
-        // that no branch depends on the answer.
+        Ok((self.value_f64_if(ty, at, stored), stored))
+    }
+
+    /// The value of entry `at` when `stored`, else 0.0 — the entry's value
+    /// (entry 0 when nothing is stored; the tensor is not empty) is read
+    /// and masked, so that no branch depends on the answer.
+    #[inline(always)]
+    fn value_f64_if(&self, ty: &TypeInfo, at: usize, stored: bool) -> f64 {
         let v = self.value_f64(ty, at).to_bits() & 0u64.wrapping_sub(u64::from(stored));
-        Ok((f64::from_bits(v), stored))
+        f64::from_bits(v)
     }
 
     /// The first stored entry at or after `start` that is not before `q`
@@ -722,8 +728,7 @@ impl<'a> Coo<'a> {
                 p.find_many(qs, r, &self.strides, &mut at[..m]);
                 for (j, &(i, stored)) in at[..m].iter().enumerate() {
                     let k = k0 * CHUNK + j;
-                    let v = self.value_f64(ty, i).to_bits() & 0u64.wrapping_sub(u64::from(stored));
-                    out[k] = f64::from_bits(v);
+                    out[k] = self.value_f64_if(ty, i, stored);
                     if let Some(f) = found.as_deref_mut() {
                         f[k] = u8::from(stored);
                     }
@@ -819,30 +824,4 @@ impl<'a> Coo<'a> {
             Ok(())
         })
     }
-}
-
-/// In `sorted` (grouped by `same`), the lowest second member of any group,
-/// with the group's first member: `(second, first)` as extracted by `id`.
-fn first_pair<T>(
-    sorted: &[T],
-    same: impl Fn(&T, &T) -> bool,
-    id: impl Fn(&T) -> usize,
-) -> Option<(usize, usize)> {
-    let mut best: Option<(usize, usize)> = None;
-    let mut k = 0;
-    while k + 1 < sorted.len() {
-        if same(&sorted[k], &sorted[k + 1]) {
-            let (first, second) = (id(&sorted[k]), id(&sorted[k + 1]));
-            if best.is_none_or(|(b, _)| second < b) {
-                best = Some((second, first));
-            }
-            // Skip the rest of this group.
-            let start = k;
-            while k + 1 < sorted.len() && same(&sorted[start], &sorted[k + 1]) {
-                k += 1;
-            }
-        }
-        k += 1;
-    }
-    best
 }

@@ -52,13 +52,30 @@ impl<const R: usize> LinearKey<'_, R> {
     #[inline(always)]
     pub fn key(&self, e: &[u64]) -> (u64, bool) {
         let r = self.rank();
-        let (mut key, mut valid) = (0u64, true);
-        for ((&c, &stride), &extent) in e[..r].iter().zip(&self.strides[..r]).zip(&self.shape[..r])
-        {
-            key = key.wrapping_add(c.wrapping_mul(stride));
+        let mut valid = true;
+        for (&c, &extent) in e[..r].iter().zip(&self.shape[..r]) {
             valid &= c < extent;
         }
-        (key, valid)
+        (linear(&e[..r], &self.strides[..r]), valid)
+    }
+}
+
+/// Row-major position of the coordinates `c` given the shape's row-major
+/// `strides` (from `size::linear_strides`; the last is 1), wrapping: exact
+/// when `c` is inside the shape. The common ranks are unrolled.
+#[inline(always)]
+pub fn linear(c: &[u64], strides: &[u64]) -> u64 {
+    match (c, strides) {
+        ([a], _) => *a,
+        ([a, b], [sa, _]) => a.wrapping_mul(*sa).wrapping_add(*b),
+        ([a, b, c], [sa, sb, _]) => a
+            .wrapping_mul(*sa)
+            .wrapping_add(b.wrapping_mul(*sb))
+            .wrapping_add(*c),
+        _ => c
+            .iter()
+            .zip(strides)
+            .fold(0u64, |k, (&x, &s)| k.wrapping_add(x.wrapping_mul(s))),
     }
 }
 
@@ -77,6 +94,33 @@ mod tests {
                 assert!(h <= mask);
                 assert!(!seen[h as usize], "bits {bits} key {k}");
                 seen[h as usize] = true;
+            }
+        }
+    }
+
+    #[test]
+    fn linear_keys_are_row_major_positions() {
+        let shape = [3u64, 4, 5, 6];
+        for rank in 1..=4 {
+            let strides = crate::size::linear_strides(&shape[..rank]).unwrap();
+            let mut pos = 0u64;
+            let mut c = vec![0u64; rank];
+            loop {
+                assert_eq!(linear(&c, &strides), pos, "{c:?}");
+                pos += 1;
+                // Next coordinate tuple in row-major order.
+                let mut d = rank;
+                while d > 0 {
+                    d -= 1;
+                    c[d] += 1;
+                    if c[d] < shape[d] {
+                        break;
+                    }
+                    c[d] = 0;
+                }
+                if c.iter().all(|&x| x == 0) {
+                    break;
+                }
             }
         }
     }

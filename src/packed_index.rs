@@ -5,7 +5,7 @@
 //!
 //! The linear key `k` (`key_bits` wide) is mixed by a bijection into `h`.
 //! The home line is `floor(h * lines / 2^key_bits)` (any line count, so the
-//! table can stay three quarters full); the slot stores the low `rem_bits`
+//! table can be kept five eighths full); the slot stores the low `rem_bits`
 //! bits of `h`, which with the home line determine `h` (and so `k`)
 //! exactly, the number of lines the entry was pushed past its home line
 //! (0..=15), and the entry number. A line with an empty slot ends a lookup:
@@ -16,7 +16,7 @@
 //! miss the TLB).
 
 use crate::aligned;
-use crate::key::{bits_below, LinearKey, Mixer};
+use crate::key::{bits_below, linear, LinearKey, Mixer};
 
 /// Lines an entry may be pushed past its home line.
 const MAX_DISP: u64 = 15;
@@ -55,24 +55,6 @@ struct Place {
     want: u64,
 }
 
-/// Row-major position of `q` given the shape's `strides` (the last is 1),
-/// with the common ranks unrolled.
-#[inline(always)]
-fn linear_key(q: &[u64], strides: &[u64]) -> u64 {
-    match (q, strides) {
-        ([a], _) => *a,
-        ([a, b], [sa, _]) => a.wrapping_mul(*sa).wrapping_add(*b),
-        ([a, b, c], [sa, sb, _]) => a
-            .wrapping_mul(*sa)
-            .wrapping_add(b.wrapping_mul(*sb))
-            .wrapping_add(*c),
-        _ => q
-            .iter()
-            .zip(strides)
-            .fold(0u64, |k, (&c, &s)| k.wrapping_add(c.wrapping_mul(s))),
-    }
-}
-
 /// Why no packed index was built.
 pub enum NotBuilt {
     /// The key, its home line and the entry number do not fit a slot, or
@@ -107,7 +89,8 @@ impl PackedIndex {
             return Err(NotBuilt::Unsuitable);
         }
         let slots = lines * SLOTS + (SLOTS - 1);
-        let mut table = aligned::zeroed_vec::<u64>(slots).ok_or(NotBuilt::Alloc(slots * 8))?;
+        let mut table =
+            aligned::zeroed_vec::<u64>(slots).ok_or(NotBuilt::Alloc(slots.saturating_mul(8)))?;
         table.fill(EMPTY);
         let offset = (64 - table.as_ptr() as usize % 64) % 64 / 8;
         let mut index = PackedIndex {
@@ -189,7 +172,7 @@ impl PackedIndex {
     /// let the CPU overlap the memory accesses of consecutive lookups.
     #[inline(always)]
     pub fn find_flat(&self, q: &[u64], strides: &[u64]) -> (usize, bool) {
-        self.finish(&self.place(linear_key(q, strides)))
+        self.finish(&self.place(linear(q, strides)))
     }
 
     /// Probe for a placed key: `(entry, stored)` as `find_flat` returns.
@@ -222,7 +205,7 @@ impl PackedIndex {
             let mut places = [const { Place { home: 0, want: 0 } }; GROUP];
             let mut touched = 0u64;
             for (p, q) in places.iter_mut().zip(qs.chunks_exact(rank)) {
-                *p = self.place(linear_key(q, strides));
+                *p = self.place(linear(q, strides));
                 touched ^= self.table[self.offset + p.home * SLOTS];
             }
             std::hint::black_box(touched);

@@ -120,11 +120,7 @@ fn golden_int4_is_read_and_reproduced_byte_for_byte() {
 fn random_tensor(rng: &mut Rng, tag: u8, rank: usize, sorted: bool, nnz: usize) -> Fixture {
     let ty = hurray_coo::type_info(tag).unwrap();
     let shape: Vec<u64> = (0..rank).map(|_| 1 + rng.below(5)).collect();
-    let mut entries: Vec<Vec<u64>> = (0..nnz)
-        .map(|_| shape.iter().map(|&x| rng.below(x)).collect())
-        .collect();
-    entries.sort();
-    entries.dedup();
+    let mut entries = rng.distinct_sorted_entries(&shape, nnz as u64);
     if !sorted {
         entries.reverse();
     }

@@ -319,11 +319,8 @@ fn batch_lookups_agree_with_single_lookups() {
         let rank = 1 + rng.below(4) as usize;
         let shape: Vec<u64> = (0..rank).map(|_| 1 + rng.below(12)).collect();
         let sorted = rng.below(2) == 0;
-        let mut entries: Vec<Vec<u64>> = (0..rng.below(300))
-            .map(|_| shape.iter().map(|&x| rng.below(x)).collect())
-            .collect();
-        entries.sort();
-        entries.dedup();
+        let n = rng.below(300);
+        let mut entries = rng.distinct_sorted_entries(&shape, n);
         if !sorted {
             entries.reverse();
         }
@@ -445,11 +442,8 @@ fn sorted_index_lookups_equal_plain_binary_search() {
         let mut rng = Rng::new(seed ^ 0x5045);
         let rank = 1 + rng.below(4) as usize;
         let shape: Vec<u64> = (0..rank).map(|_| 1 + rng.below(12)).collect();
-        let mut entries: Vec<Vec<u64>> = (0..rng.below(400))
-            .map(|_| shape.iter().map(|&x| rng.below(x)).collect())
-            .collect();
-        entries.sort();
-        entries.dedup();
+        let n = rng.below(400);
+        let entries = rng.distinct_sorted_entries(&shape, n);
         let refs: Vec<&[u64]> = entries.iter().map(|e| &e[..]).collect();
         let f = Fixture::f32s(&shape, &refs, true);
         let plain = f.strict().unwrap();

@@ -129,4 +129,15 @@ impl Rng {
     pub fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
+
+    /// `n` random coordinate tuples inside `shape`, sorted, repeats removed.
+    #[allow(dead_code)] // not every test binary uses it
+    pub fn distinct_sorted_entries(&mut self, shape: &[u64], n: u64) -> Vec<Vec<u64>> {
+        let mut entries: Vec<Vec<u64>> = (0..n)
+            .map(|_| shape.iter().map(|&x| self.below(x)).collect())
+            .collect();
+        entries.sort();
+        entries.dedup();
+        entries
+    }
 }
