@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 mod common;
 
 use common::{aligned, poisson, powerlaw, random3, Rng};
-use hurray_coo::stats;
+use hurray_coo::io::stats;
 use hurray_coo::{Coo, CooParts, Options};
 
 /// A tensor's buffers, 64-byte aligned.

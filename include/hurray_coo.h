@@ -596,6 +596,24 @@ extern "C" {
 #endif // __cplusplus
 
 /**
+ * The size in bytes of a values buffer holding n elements of type_tag
+ * (n * width, ceil(n * bits / 8) for 1-, 2- and 4-bit types,
+ * ceil(n / 4) * 3 for 6-bit types), written to *out_bytes.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER (out_bytes), HURRAY_ERR_INVALID_TYPE,
+ * HURRAY_ERR_OVERFLOW.
+ */
+hurray_status hurray_type_values_bytes(uint8_t type_tag,
+                                       uint64_t n,
+                                       uint64_t *out_bytes);
+
+/**
+ * The specification's name of an element type ("float32", "int4", ...), or
+ * "unknown" for any other tag. Never NULL; static storage.
+ */
+const char *hurray_type_name(uint8_t type_tag);
+
+/**
  * Create a COO tensor handle and, unless HURRAY_COO_PERMISSIVE is given,
  * validate it completely.
  *
@@ -680,109 +698,6 @@ hurray_status hurray_coo_create_with_release(uint8_t type_tag,
 void hurray_coo_free(struct hurray_coo *coo);
 
 /**
- * Check every rule of the COO specification on a handle, whatever flags it
- * was created with: element type known, rank, shape, exact buffer sizes,
- * alignment of borrowed buffers, zero sub-byte padding, every coordinate in
- * bounds, no duplicate coordinate tuple, and strict lexicographic order when
- * sorted. The first violation (lowest entry number) is described by
- * hurray_last_error_message(), e.g. "entry 17 duplicates entry 3 at (2, 0)".
- *
- * coo may not be NULL. Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER,
- * HURRAY_ERR_INVALID_TYPE, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
- * HURRAY_ERR_DUPLICATE, HURRAY_ERR_NOT_SORTED, HURRAY_ERR_NONZERO_PADDING,
- * HURRAY_ERR_ALLOC (duplicate detection needs about 9, at most 16, bytes per entry),
- * HURRAY_ERR_INTERNAL_PANIC.
- *
- * Thread safety: safe on a handle shared between threads.
- */
-hurray_status hurray_coo_validate(const struct hurray_coo *coo);
-
-/**
- * Look up the element at a coordinate tuple: binary search when the tensor
- * is sorted, a linear scan otherwise.
- *
- * index: rank coordinates (NULL is an error). rank must equal the tensor's
- * rank, and every coordinate must be inside the shape: otherwise an error,
- * not a zero. out_value: receives the element's storage: its little-endian
- * bytes for whole-byte types (2 for float16, 16 for complex128, ...), one
- * byte holding the bit pattern in its low bits for sub-byte types (bool,
- * int4, float6_e2m3, ...), and all-zero bytes when the element is not
- * stored. out_value_bytes is the size of out_value (HURRAY_LOOKUP_MAX_BYTES
- * always suffices). out_found (may be NULL) receives whether the element is
- * stored. On failure the outputs are not written.
- *
- * Checked in this order: coo, rank, index, out_value, type interpretable,
- * out_value_bytes, coordinates in bounds.
- *
- * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
- * HURRAY_ERR_UNSUPPORTED_TYPE (tag accepted only in permissive mode),
- * HURRAY_ERR_BUFFER_TOO_SMALL, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
- * HURRAY_ERR_INTERNAL_PANIC.
- *
- * Thread safety: safe on a handle shared between threads.
- */
-hurray_status hurray_coo_lookup(const struct hurray_coo *coo,
-                                const uint64_t *index,
-                                uint32_t rank,
-                                void *out_value,
-                                size_t out_value_bytes,
-                                bool *out_found);
-
-/**
- * Look up the element at a coordinate tuple and return it as a double:
- * every real type is converted (float16, bfloat16, the float8 and OCP MX
- * sub-byte floats decoded per OCP, float128 rounded to nearest, 64-bit
- * integers rounded to nearest, int4/int2 sign-extended, bool as 0 or 1).
- * NaN and infinities are kept. An element that is not stored gives 0.0.
- *
- * index, rank, out_found: as hurray_coo_lookup. out_value (not NULL)
- * receives the value. On failure the outputs are not written.
- *
- * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
- * HURRAY_ERR_UNSUPPORTED_TYPE (complex types, and tags accepted only in
- * permissive mode), HURRAY_ERR_INDEX_OUT_OF_BOUNDS, HURRAY_ERR_INTERNAL_PANIC.
- *
- * Thread safety: safe on a handle shared between threads.
- */
-hurray_status hurray_coo_lookup_f64(const struct hurray_coo *coo,
-                                    const uint64_t *index,
-                                    uint32_t rank,
-                                    double *out_value,
-                                    bool *out_found);
-
-/**
- * Look up n coordinate tuples in one call and return each value as a double
- * (the hurray_coo_lookup_f64 conversion; 0.0 when not stored).
- *
- * queries: n * rank coordinates, query k at queries[k*rank .. (k+1)*rank],
- * 8-byte aligned (NULL only when n is 0); rank must equal the tensor's.
- * out_values: n doubles, 8-byte aligned, written. out_found (may be NULL): n
- * bools, set to whether each query is stored. Every query is checked before
- * anything is looked up: the first one outside the shape fails the whole
- * call, and its number is in the message. With the HURRAY_COO_INDEX index
- * the queries are looked up in groups whose memory accesses overlap (in any
- * order); without it, when the tensor and the queries are both sorted, the
- * queries are merged with the entries instead of each searched. threads: 0 or 1 runs in the calling thread; n > 1 splits the
- * queries over at most that many threads (never more than one per 4096
- * queries), started and joined within this call: the library keeps no
- * threads. On failure the outputs are unspecified.
- *
- * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
- * HURRAY_ERR_MISALIGNED, HURRAY_ERR_OVERFLOW, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
- * HURRAY_ERR_UNSUPPORTED_TYPE (complex types, tags accepted in permissive
- * mode), HURRAY_ERR_ALLOC (a thread could not be started),
- * HURRAY_ERR_INTERNAL_PANIC.
- * Thread safety: safe on a handle shared between threads.
- */
-hurray_status hurray_coo_lookup_batch(const struct hurray_coo *coo,
-                                      const uint64_t *queries,
-                                      size_t n,
-                                      uint32_t rank,
-                                      double *out_values,
-                                      bool *out_found,
-                                      uint32_t threads);
-
-/**
  * The rank of the tensor (1..=64), or 0 when coo is NULL.
  * Thread safety: safe on a shared handle.
  */
@@ -846,58 +761,6 @@ const void *hurray_coo_values(const struct hurray_coo *coo,
  */
 const uint64_t *hurray_coo_indices(const struct hurray_coo *coo,
                                    size_t *out_bytes);
-
-/**
- * The size in bytes of a values buffer holding n elements of type_tag
- * (n * width, ceil(n * bits / 8) for 1-, 2- and 4-bit types,
- * ceil(n / 4) * 3 for 6-bit types), written to *out_bytes.
- *
- * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER (out_bytes), HURRAY_ERR_INVALID_TYPE,
- * HURRAY_ERR_OVERFLOW.
- */
-hurray_status hurray_type_values_bytes(uint8_t type_tag,
-                                       uint64_t n,
-                                       uint64_t *out_bytes);
-
-/**
- * The specification's name of an element type ("float32", "int4", ...), or
- * "unknown" for any other tag. Never NULL; static storage.
- */
-const char *hurray_type_name(uint8_t type_tag);
-
-/**
- * The name of a status code ("HURRAY_OK", "HURRAY_ERR_DUPLICATE", ...), or
- * "HURRAY_ERR_UNKNOWN_STATUS" for a code that is not defined. Never NULL;
- * static storage. Thread safety: safe from any thread.
- */
-const char *hurray_status_name(hurray_status status);
-
-/**
- * A description of the most recent failure of a status-returning function
- * on the calling thread: what is wrong and where (entry, dimension, values)
- * and what to do instead. Empty ("") after that thread's last such call
- * succeeded. Never NULL. The string is owned by the library and valid until
- * the next call into the library on the same thread; copy it to keep it.
- * Thread safety: each thread has its own message.
- */
-const char *hurray_last_error_message(void);
-
-/**
- * The library's version at run time, MAJOR * 1000000 + MINOR * 1000 + PATCH;
- * equals HURRAY_COO_VERSION_NUMBER when header and library match.
- */
-uint32_t hurray_coo_version_number(void);
-
-/**
- * The library's version as a string, e.g. "0.1.0". Never NULL; static.
- */
-const char *hurray_coo_version_string(void);
-
-/**
- * The library's ABI version at run time; equals HURRAY_COO_ABI_VERSION when
- * header and library match.
- */
-uint32_t hurray_coo_abi_version(void);
 
 /**
  * The size in bytes of the descriptor hurray_coo_encode_descriptor writes
@@ -1041,6 +904,143 @@ hurray_status hurray_coo_shard(const struct hurray_coo *coo,
  * Thread safety: safe on a shared handle.
  */
 uint32_t hurray_coo_descriptor_flags(const struct hurray_coo *coo);
+
+/**
+ * The name of a status code ("HURRAY_OK", "HURRAY_ERR_DUPLICATE", ...), or
+ * "HURRAY_ERR_UNKNOWN_STATUS" for a code that is not defined. Never NULL;
+ * static storage. Thread safety: safe from any thread.
+ */
+const char *hurray_status_name(hurray_status status);
+
+/**
+ * A description of the most recent failure of a status-returning function
+ * on the calling thread: what is wrong and where (entry, dimension, values)
+ * and what to do instead. Empty ("") after that thread's last such call
+ * succeeded. Never NULL. The string is owned by the library and valid until
+ * the next call into the library on the same thread; copy it to keep it.
+ * Thread safety: each thread has its own message.
+ */
+const char *hurray_last_error_message(void);
+
+/**
+ * The library's version at run time, MAJOR * 1000000 + MINOR * 1000 + PATCH;
+ * equals HURRAY_COO_VERSION_NUMBER when header and library match.
+ */
+uint32_t hurray_coo_version_number(void);
+
+/**
+ * The library's version as a string, e.g. "0.1.0". Never NULL; static.
+ */
+const char *hurray_coo_version_string(void);
+
+/**
+ * The library's ABI version at run time; equals HURRAY_COO_ABI_VERSION when
+ * header and library match.
+ */
+uint32_t hurray_coo_abi_version(void);
+
+/**
+ * Look up the element at a coordinate tuple: binary search when the tensor
+ * is sorted, a linear scan otherwise.
+ *
+ * index: rank coordinates (NULL is an error). rank must equal the tensor's
+ * rank, and every coordinate must be inside the shape: otherwise an error,
+ * not a zero. out_value: receives the element's storage: its little-endian
+ * bytes for whole-byte types (2 for float16, 16 for complex128, ...), one
+ * byte holding the bit pattern in its low bits for sub-byte types (bool,
+ * int4, float6_e2m3, ...), and all-zero bytes when the element is not
+ * stored. out_value_bytes is the size of out_value (HURRAY_LOOKUP_MAX_BYTES
+ * always suffices). out_found (may be NULL) receives whether the element is
+ * stored. On failure the outputs are not written.
+ *
+ * Checked in this order: coo, rank, index, out_value, type interpretable,
+ * out_value_bytes, coordinates in bounds.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
+ * HURRAY_ERR_UNSUPPORTED_TYPE (tag accepted only in permissive mode),
+ * HURRAY_ERR_BUFFER_TOO_SMALL, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+ * HURRAY_ERR_INTERNAL_PANIC.
+ *
+ * Thread safety: safe on a handle shared between threads.
+ */
+hurray_status hurray_coo_lookup(const struct hurray_coo *coo,
+                                const uint64_t *index,
+                                uint32_t rank,
+                                void *out_value,
+                                size_t out_value_bytes,
+                                bool *out_found);
+
+/**
+ * Look up the element at a coordinate tuple and return it as a double:
+ * every real type is converted (float16, bfloat16, the float8 and OCP MX
+ * sub-byte floats decoded per OCP, float128 rounded to nearest, 64-bit
+ * integers rounded to nearest, int4/int2 sign-extended, bool as 0 or 1).
+ * NaN and infinities are kept. An element that is not stored gives 0.0.
+ *
+ * index, rank, out_found: as hurray_coo_lookup. out_value (not NULL)
+ * receives the value. On failure the outputs are not written.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
+ * HURRAY_ERR_UNSUPPORTED_TYPE (complex types, and tags accepted only in
+ * permissive mode), HURRAY_ERR_INDEX_OUT_OF_BOUNDS, HURRAY_ERR_INTERNAL_PANIC.
+ *
+ * Thread safety: safe on a handle shared between threads.
+ */
+hurray_status hurray_coo_lookup_f64(const struct hurray_coo *coo,
+                                    const uint64_t *index,
+                                    uint32_t rank,
+                                    double *out_value,
+                                    bool *out_found);
+
+/**
+ * Look up n coordinate tuples in one call and return each value as a double
+ * (the hurray_coo_lookup_f64 conversion; 0.0 when not stored).
+ *
+ * queries: n * rank coordinates, query k at queries[k*rank .. (k+1)*rank],
+ * 8-byte aligned (NULL only when n is 0); rank must equal the tensor's.
+ * out_values: n doubles, 8-byte aligned, written. out_found (may be NULL): n
+ * bools, set to whether each query is stored. Every query is checked before
+ * anything is looked up: the first one outside the shape fails the whole
+ * call, and its number is in the message. With the HURRAY_COO_INDEX index
+ * the queries are looked up in groups whose memory accesses overlap (in any
+ * order); without it, when the tensor and the queries are both sorted, the
+ * queries are merged with the entries instead of each searched. threads: 0 or 1 runs in the calling thread; n > 1 splits the
+ * queries over at most that many threads (never more than one per 4096
+ * queries), started and joined within this call: the library keeps no
+ * threads. On failure the outputs are unspecified.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
+ * HURRAY_ERR_MISALIGNED, HURRAY_ERR_OVERFLOW, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+ * HURRAY_ERR_UNSUPPORTED_TYPE (complex types, tags accepted in permissive
+ * mode), HURRAY_ERR_ALLOC (a thread could not be started),
+ * HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: safe on a handle shared between threads.
+ */
+hurray_status hurray_coo_lookup_batch(const struct hurray_coo *coo,
+                                      const uint64_t *queries,
+                                      size_t n,
+                                      uint32_t rank,
+                                      double *out_values,
+                                      bool *out_found,
+                                      uint32_t threads);
+
+/**
+ * Check every rule of the COO specification on a handle, whatever flags it
+ * was created with: element type known, rank, shape, exact buffer sizes,
+ * alignment of borrowed buffers, zero sub-byte padding, every coordinate in
+ * bounds, no duplicate coordinate tuple, and strict lexicographic order when
+ * sorted. The first violation (lowest entry number) is described by
+ * hurray_last_error_message(), e.g. "entry 17 duplicates entry 3 at (2, 0)".
+ *
+ * coo may not be NULL. Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER,
+ * HURRAY_ERR_INVALID_TYPE, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+ * HURRAY_ERR_DUPLICATE, HURRAY_ERR_NOT_SORTED, HURRAY_ERR_NONZERO_PADDING,
+ * HURRAY_ERR_ALLOC (duplicate detection needs about 9, at most 16, bytes per entry),
+ * HURRAY_ERR_INTERNAL_PANIC.
+ *
+ * Thread safety: safe on a handle shared between threads.
+ */
+hurray_status hurray_coo_validate(const struct hurray_coo *coo);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -2,8 +2,8 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::element::size::BUFFER_ALIGN;
 use crate::error::CooError;
-use crate::size::BUFFER_ALIGN;
 
 /// One 64-byte, 64-aligned block; `Vec<Block>` gives aligned storage in safe
 /// Rust.

@@ -4,8 +4,8 @@
 
 use std::fmt;
 
+use crate::element::types::TagClass;
 use crate::status::Status;
-use crate::types::TagClass;
 
 /// A coordinate tuple, displayed as `(2, 0)`.
 #[derive(Clone, Debug, PartialEq, Eq)]

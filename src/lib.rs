@@ -13,21 +13,13 @@ compile_error!("hurray-coo reads the little-endian Hurray format in place and su
 
 mod aligned;
 pub mod coo;
-pub mod decode;
-pub mod descriptor;
-mod dup;
+pub mod element;
 pub mod error;
 pub mod ffi;
-mod hash_index;
-mod key;
-mod packed_index;
-mod scan;
-pub mod size;
-pub mod stats;
+pub mod io;
 pub mod status;
-pub mod types;
 
 pub use coo::{check_rank, Coo, CooParts, Options};
+pub use element::types::{type_info, TagClass, TypeInfo, TYPES};
 pub use error::{CooError, Coords};
 pub use status::Status;
-pub use types::{type_info, TagClass, TypeInfo, TYPES};

@@ -8,8 +8,8 @@ mod common;
 use std::collections::HashMap;
 
 use common::{Fixture, Rng};
-use hurray_coo::descriptor::{encode, encoded_len, StatsChoice};
-use hurray_coo::stats;
+use hurray_coo::io::descriptor::{encode, encoded_len, StatsChoice};
+use hurray_coo::io::stats;
 
 #[test]
 fn shared_tensor_reads_agree_across_threads() {

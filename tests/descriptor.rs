@@ -5,8 +5,8 @@
 mod common;
 
 use common::{Fixture, Rng};
-use hurray_coo::descriptor::{self, encode, encoded_len, parse, Descriptor, StatsChoice};
-use hurray_coo::stats::{self, mask};
+use hurray_coo::io::descriptor::{self, encode, encoded_len, parse, Descriptor, StatsChoice};
+use hurray_coo::io::stats::{self, mask};
 use hurray_coo::{Coo, CooError, Options, Status, TYPES};
 
 use hurray_core::descriptor::{Statistics as RefStats, StatisticsMask, TensorDescriptor};
@@ -125,7 +125,7 @@ fn random_tensor(rng: &mut Rng, tag: u8, rank: usize, sorted: bool, nnz: usize) 
         entries.reverse();
     }
     let n = entries.len() as u64;
-    let vbytes = hurray_coo::size::values_bytes(ty, n).unwrap() as usize;
+    let vbytes = hurray_coo::element::size::values_bytes(ty, n).unwrap() as usize;
     let mut values: Vec<u8> = (0..vbytes).map(|_| rng.next() as u8).collect();
     // Clear padding bits.
     if ty.is_sub_byte() {

@@ -200,7 +200,7 @@ fn out_of_bounds_queries_are_errors_for_every_dimension() {
 /// Packed values for `n` elements of `ty` with per-element patterns, padding
 /// zero; and each element's expected lookup bytes.
 fn random_values(rng: &mut Rng, ty: &hurray_coo::TypeInfo, n: usize) -> (Vec<u8>, Vec<Vec<u8>>) {
-    let len = hurray_coo::size::values_bytes(ty, n as u64).unwrap() as usize;
+    let len = hurray_coo::element::size::values_bytes(ty, n as u64).unwrap() as usize;
     if !ty.is_sub_byte() {
         let v: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
         let w = ty.lookup_bytes();

@@ -82,7 +82,7 @@ pub const HURRAY_ERR_INVALID_STATISTICS: hurray_status = -44;
 /// an event/consumer-stream sync mode.
 pub const HURRAY_ERR_UNSUPPORTED_FEATURE: hurray_status = -45;
 
-// Element type tags (the format's type table; tied to crate::types::TYPES by
+// Element type tags (the format's type table; tied to crate::element::types::TYPES by
 // a test).
 /// Element type tag float16.
 pub const HURRAY_TYPE_FLOAT16: u8 = 0x01;

@@ -1,14 +1,18 @@
 //! The boundary's plumbing: the one panic barrier every export runs in, the
 //! thread-local last-error message, and the checked conversions from raw
-//! pointers. Every `unsafe` raw-pointer read of the library is in this file.
+//! pointers. Every dereference of a caller's pointer (reads of its arrays,
+//! writes through its out-pointers, the handle itself) is in this file; the
+//! exports call these helpers, forwarding their documented contracts.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_void, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use super::hurray_coo;
+use crate::coo::Coo;
+use crate::element::size::MAX_RANK;
 use crate::error::CooError;
-use crate::size::MAX_RANK;
 use crate::status::Status;
 
 thread_local! {
@@ -72,6 +76,50 @@ pub(crate) fn guard_value<T>(fallback: T, f: impl FnOnce() -> T) -> T {
         set_message(&CooError::Panic(panic_text(payload)).to_string());
         fallback
     })
+}
+
+/// Move a new handle to the heap and give its pointer to the caller, with a
+/// fallible allocation.
+pub(crate) fn box_handle(h: hurray_coo) -> Result<*mut hurray_coo, CooError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(1).map_err(|_| CooError::Alloc {
+        bytes: std::mem::size_of::<hurray_coo>(),
+        what: "the handle",
+    })?;
+    v.push(h);
+    // A boxed one-element slice has the layout of a Box<hurray_coo>; it is
+    // taken back as one in hurray_coo_free.
+    Ok(Box::into_raw(v.into_boxed_slice()).cast::<hurray_coo>())
+}
+
+/// Free a handle made by `box_handle`.
+///
+/// # Safety
+/// `coo` is NULL or a live handle from `box_handle`, freed only once.
+pub(crate) unsafe fn free_handle(coo: *mut hurray_coo) {
+    if !coo.is_null() {
+        // SAFETY: a non-null `coo` came from box_handle (a boxed one-element
+        // slice, which has Box<hurray_coo>'s layout) and is freed once, per
+        // the contract.
+        drop(unsafe { Box::from_raw(coo) });
+    }
+}
+
+/// # Safety
+/// `coo` is NULL or a live handle from `hurray_coo_create*`.
+pub(crate) unsafe fn handle<'h>(coo: *const hurray_coo) -> Result<&'h hurray_coo, CooError> {
+    // SAFETY: non-null handles are live per the C contract.
+    unsafe { coo.as_ref() }.ok_or(CooError::null("coo"))
+}
+
+/// Copy `src` to the caller's memory at `out`.
+///
+/// # Safety
+/// `out` must be non-NULL and valid for writes of `src.len()` bytes.
+pub(crate) unsafe fn write_bytes(out: *mut u8, src: &[u8]) {
+    // SAFETY: per the caller's contract; `src` is our own memory, so the
+    // two cannot overlap.
+    unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), out, src.len()) }
 }
 
 /// A caller's byte buffer as a slice; `&[]` when `len` is 0 (whatever `ptr`
@@ -254,6 +302,54 @@ pub(crate) unsafe fn write_req<T>(
     // SAFETY: non-null; the caller's contract makes it writable.
     unsafe { write_opt(ptr, value) };
     Ok(())
+}
+
+/// A query's coordinates: the caller's array itself when it is aligned,
+/// else a copy. (One per call, on the stack: the size of the copy variant
+/// costs nothing, and boxing it would allocate.)
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Query<'a> {
+    Borrowed(&'a [u64]),
+    Copied(Small),
+}
+
+impl Query<'_> {
+    pub(crate) fn as_slice(&self) -> &[u64] {
+        match self {
+            Query::Borrowed(q) => q,
+            Query::Copied(q) => q.as_slice(),
+        }
+    }
+}
+
+/// Read a query of `rank` coordinates after checking `rank` against the
+/// tensor (so that no more than the tensor's rank is ever read). Aligned
+/// (the common case) it is read in place; misaligned, copied.
+///
+/// # Safety
+/// `index`, when not NULL, must be valid for reads of `rank` `uint64_t` for
+/// `'a` (the documented contract of every lookup).
+pub(crate) unsafe fn read_query<'a>(
+    coo: &Coo<'_>,
+    index: *const u64,
+    rank: u32,
+) -> Result<Query<'a>, CooError> {
+    if rank != coo.rank() {
+        return Err(CooError::RankMismatch {
+            got: rank,
+            expected: coo.rank(),
+        });
+    }
+    if index.is_aligned() {
+        // SAFETY: the caller guarantees `rank` readable coordinates at
+        // `index` for the duration of the call, and rank equals the tensor's
+        // rank (1..=64).
+        return Ok(Query::Borrowed(unsafe {
+            array(index, rank as usize, "index")
+        }?));
+    }
+    // SAFETY: as above; the copy tolerates the misalignment.
+    Ok(Query::Copied(unsafe { read_u64s(index, rank, "index") }?))
 }
 
 #[cfg(test)]

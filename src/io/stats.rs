@@ -3,9 +3,9 @@
 //! zeros), computed in one pass over the stored values.
 
 use crate::coo::Coo;
-use crate::decode;
-use crate::size;
-use crate::types::Encoding;
+use crate::element::decode;
+use crate::element::size;
+use crate::element::types::Encoding;
 
 /// `computed_mask` bits of the statistics section.
 pub mod mask {

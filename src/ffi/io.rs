@@ -3,13 +3,14 @@
 
 use std::ffi::c_void;
 
-use super::guard::{bytes, coo_buffers, guard, write_opt, write_req};
-use super::{begin_create, build_handle, check_flags, handle, hurray_coo, hurray_status};
+use super::guard::{bytes, coo_buffers, guard, handle, write_bytes, write_opt, write_req};
+use super::handle::{begin_create, build_handle, check_flags};
+use super::{hurray_coo, hurray_status};
 use crate::coo::CooParts;
-use crate::descriptor::{self, flags, Descriptor, StatsChoice};
+use crate::element::size::MAX_RANK;
 use crate::error::CooError;
-use crate::size::MAX_RANK;
-use crate::stats::{self, Statistics};
+use crate::io::descriptor::{self, flags, Descriptor, StatsChoice};
+use crate::io::stats::{self, Statistics};
 
 /// Descriptor option: add a statistics section holding nnz and
 /// sparsity_ratio only (what the reference implementation writes).
@@ -240,7 +241,7 @@ pub unsafe extern "C" fn hurray_coo_encode_descriptor(
         let mut tmp = [0u8; descriptor::MAX_WRITTEN_LEN];
         let n = descriptor::encode(&h.coo, choice, &mut tmp)?;
         // SAFETY: out is non-null and writable for capacity >= need == n bytes.
-        unsafe { std::ptr::copy_nonoverlapping(tmp.as_ptr(), out, n) };
+        unsafe { write_bytes(out, &tmp[..n]) };
         Ok(())
     })
 }
@@ -447,7 +448,7 @@ pub unsafe extern "C" fn hurray_coo_descriptor_flags(coo: *const hurray_coo) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::mask;
+    use crate::io::stats::mask;
 
     #[test]
     fn c_defines_match_the_core_constants() {

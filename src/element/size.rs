@@ -1,7 +1,7 @@
 //! All size arithmetic, in one place, every step checked.
 
+use crate::element::types::TypeInfo;
 use crate::error::CooError;
-use crate::types::TypeInfo;
 
 /// Alignment, in bytes, of every non-empty buffer (buffer protocol).
 pub const BUFFER_ALIGN: usize = 64;
@@ -78,7 +78,7 @@ pub fn linear_strides(shape: &[u64]) -> Option<Vec<u64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::type_info;
+    use crate::element::types::type_info;
 
     fn vb(tag: u8, n: u64) -> u64 {
         values_bytes(type_info(tag).unwrap(), n).unwrap()

@@ -16,7 +16,7 @@
 //! miss the TLB).
 
 use crate::aligned;
-use crate::key::{bits_below, linear, LinearKey, Mixer};
+use crate::coo::key::{bits_below, linear, LinearKey, Mixer};
 
 /// Lines an entry may be pushed past its home line.
 const MAX_DISP: u64 = 15;

@@ -102,7 +102,7 @@ mod tests {
     fn linear_keys_are_row_major_positions() {
         let shape = [3u64, 4, 5, 6];
         for rank in 1..=4 {
-            let strides = crate::size::linear_strides(&shape[..rank]).unwrap();
+            let strides = crate::element::size::linear_strides(&shape[..rank]).unwrap();
             let mut pos = 0u64;
             let mut c = vec![0u64; rank];
             loop {

@@ -1,7 +1,7 @@
 //! Reading elements out of a values buffer: their storage bits, and their
 //! numeric value as an `f64`.
 
-use crate::types::{Encoding, Specials, TypeInfo};
+use crate::element::types::{Encoding, Specials, TypeInfo};
 
 /// The bit pattern of sub-byte element `i` (1-, 2-, 4- or 6-bit types),
 /// LSB-first as the format packs them. `values` must hold element `i`.
@@ -192,7 +192,7 @@ pub fn to_f64(ty: &TypeInfo, storage: &[u8]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::type_info;
+    use crate::element::types::type_info;
 
     fn val(tag: u8, bytes: &[u8]) -> f64 {
         to_f64(type_info(tag).unwrap(), bytes).unwrap()

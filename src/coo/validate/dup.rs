@@ -22,7 +22,7 @@ const BUCKET_TARGET: usize = 2048;
 /// per bucket; more streams than this thrash the TLB).
 const MAX_BUCKET_BITS: u32 = 12;
 
-use crate::key::{bits_below, LinearKey, Mixer};
+use crate::coo::key::{bits_below, LinearKey, Mixer};
 
 /// Why the detection could not run.
 #[derive(Debug, PartialEq, Eq)]

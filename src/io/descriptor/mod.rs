@@ -3,10 +3,10 @@
 //! that produces the reference implementation's bytes.
 
 use crate::coo::{check_rank, Coo};
+use crate::element::size::{BUFFER_ALIGN, DYNAMIC_DIM, MAX_RANK};
+use crate::element::types::TagClass;
 use crate::error::CooError;
-use crate::size::{BUFFER_ALIGN, DYNAMIC_DIM, MAX_RANK};
-use crate::stats::{self, mask, Statistics};
-use crate::types::TagClass;
+use crate::io::stats::{self, mask, Statistics};
 
 /// "HRRY".
 pub const MAGIC: [u8; 4] = *b"HRRY";

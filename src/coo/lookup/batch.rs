@@ -1,0 +1,152 @@
+//! Many lookups in one call, optionally over scoped threads.
+
+use super::Index;
+use crate::coo::Coo;
+use crate::element::types::TypeInfo;
+use crate::error::CooError;
+
+impl Coo<'_> {
+    /// The first stored entry at or after `start` that is not before `q`
+    /// (sorted tensors): galloping, then a binary search.
+    fn lower_bound_from(&self, start: usize, q: &[u64]) -> usize {
+        let n = self.indices().len() / self.shape.len();
+        let (mut lo, mut hi, mut step) = (start, start, 1usize);
+        while hi < n && self.entry(hi) < q {
+            lo = hi + 1;
+            hi = hi.saturating_add(step);
+            step = step.saturating_mul(2);
+        }
+        let mut hi = hi.min(n);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.entry(mid) < q {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// One thread's share of a batch (queries already checked).
+    fn batch_part(
+        &self,
+        ty: &TypeInfo,
+        queries: &[u64],
+        out: &mut [f64],
+        mut found: Option<&mut [u8]>,
+    ) {
+        let r = self.shape.len();
+        if self.nnz == 0 {
+            out.fill(0.0);
+            if let Some(f) = found {
+                f.fill(0);
+            }
+            return;
+        }
+        if let Some(Index::Packed(p)) = &self.index {
+            // Groups of lookups whose cache misses overlap (see find_many).
+            const CHUNK: usize = 1024;
+            let mut at = [(0usize, false); CHUNK];
+            for (k0, qs) in queries.chunks(CHUNK * r).enumerate() {
+                let m = qs.len() / r;
+                p.find_many(qs, r, &self.strides, &mut at[..m]);
+                for (j, &(i, stored)) in at[..m].iter().enumerate() {
+                    let k = k0 * CHUNK + j;
+                    out[k] = self.value_f64_if(ty, i, stored);
+                    if let Some(f) = found.as_deref_mut() {
+                        f[k] = u8::from(stored);
+                    }
+                }
+            }
+            return;
+        }
+        let n = self.indices().len() / r;
+        let merge = self.is_sorted
+            && queries
+                .chunks_exact(r)
+                .zip(queries.chunks_exact(r).skip(1))
+                .all(|(a, b)| a <= b);
+        let mut cursor = 0;
+        for (k, q) in queries.chunks_exact(r).enumerate() {
+            let at = if merge {
+                cursor = self.lower_bound_from(cursor, q);
+                (cursor < n && self.entry(cursor) == q).then_some(cursor)
+            } else {
+                self.locate(q)
+            };
+            out[k] = at.map_or(0.0, |i| self.value_f64(ty, i));
+            if let Some(f) = found.as_deref_mut() {
+                f[k] = u8::from(at.is_some());
+            }
+        }
+    }
+
+    /// Look up `out.len()` queries at once (`queries` holds `out.len() *
+    /// rank` coordinates), writing each value as an `f64` (0.0 when not
+    /// stored) and, if asked, a 0/1 "stored" flag per query. Every query is
+    /// checked first; the first one outside the shape is reported. When the
+    /// tensor and the queries are both sorted, entries and queries are
+    /// merged (galloping) instead of searched. With `threads > 1` the queries
+    /// are split over at most that many scoped threads (never more than
+    /// one per 4096 queries); no thread outlives the call.
+    pub fn lookup_batch_f64(
+        &self,
+        queries: &[u64],
+        out: &mut [f64],
+        found: Option<&mut [u8]>,
+        threads: usize,
+    ) -> Result<(), CooError> {
+        let ty = self.real_type("lookup_batch")?;
+        let r = self.shape.len();
+        if out.len().checked_mul(r) != Some(queries.len())
+            || found.as_ref().is_some_and(|f| f.len() != out.len())
+        {
+            return Err(CooError::Internal(
+                "batch buffers of unequal lengths".into(),
+            ));
+        }
+        for (k, q) in queries.chunks_exact(r).enumerate() {
+            if let Some(dim) = q.iter().zip(&self.shape).position(|(c, x)| c >= x) {
+                return Err(CooError::BatchQueryOutOfBounds {
+                    query: k,
+                    dim,
+                    coord: q[dim],
+                    extent: self.shape[dim],
+                });
+            }
+        }
+        let threads = threads.clamp(1, 256).min(out.len().div_ceil(4096)).max(1);
+        if threads == 1 {
+            self.batch_part(ty, queries, out, found);
+            return Ok(());
+        }
+        let per = out.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let mut found = found;
+            let mut parts = queries.chunks(per * r).zip(out.chunks_mut(per));
+            let mut handles = Vec::new();
+            for (qs, os) in &mut parts {
+                let fs = match found.take() {
+                    Some(f) => {
+                        let (head, tail) = f.split_at_mut(os.len());
+                        found = Some(tail);
+                        Some(head)
+                    }
+                    None => None,
+                };
+                let job = move || self.batch_part(ty, qs, os, fs);
+                match std::thread::Builder::new().spawn_scoped(scope, job) {
+                    Ok(h) => handles.push(h),
+                    // Threads already started finish before the scope ends.
+                    Err(e) => return Err(CooError::ThreadSpawn(e.to_string())),
+                }
+            }
+            for h in handles {
+                h.join()
+                    .map_err(|_| CooError::Internal("a lookup thread panicked".into()))?;
+            }
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,265 @@
+//! Reading a COO tensor: point lookups (binary search, scan, or the opt-in
+//! index) and, in `batch`, many lookups in one call.
+
+mod batch;
+mod hash_index;
+mod packed_index;
+
+use std::cmp::Ordering;
+
+use super::Coo;
+use crate::element::decode;
+use crate::element::size;
+use crate::element::types::{Encoding, TypeInfo};
+use crate::error::CooError;
+use hash_index::HashIndex;
+use packed_index::{NotBuilt, PackedIndex};
+
+/// A lookup index: the packed table when an entry's linear key is narrow
+/// enough (a lookup reads one cache line), otherwise a hash table of entry
+/// numbers verified against the coordinates.
+pub(crate) enum Index {
+    Packed(PackedIndex),
+    Hash(HashIndex),
+}
+
+impl<'a> Coo<'a> {
+    pub(super) fn build_index(&mut self) -> Result<Index, CooError> {
+        if let (Some(elements), Some(strides)) = (
+            size::element_count(&self.shape),
+            size::linear_strides(&self.shape),
+        ) {
+            match PackedIndex::build(self.indices(), &self.shape, &strides, elements) {
+                Ok(p) => {
+                    self.strides = strides;
+                    return Ok(Index::Packed(p));
+                }
+                Err(NotBuilt::Alloc(bytes)) => {
+                    return Err(CooError::Alloc {
+                        bytes,
+                        what: "the lookup index (HURRAY_COO_INDEX)",
+                    })
+                }
+                Err(NotBuilt::Unsuitable) => {}
+            }
+        }
+        Ok(Index::Hash(HashIndex::build(
+            self.indices(),
+            self.shape.len(),
+        )?))
+    }
+
+    /// Bytes of the lookup index this tensor holds (0 without one).
+    pub fn index_bytes(&self) -> usize {
+        match &self.index {
+            None => 0,
+            Some(Index::Packed(p)) => p.bytes(),
+            Some(Index::Hash(h)) => h.bytes(),
+        }
+    }
+
+    /// Whether a lookup index was built (`Options::index`).
+    pub fn has_index(&self) -> bool {
+        self.index.is_some()
+    }
+
+    /// Where entry `query` is stored, if it is. Errors when the query's rank
+    /// differs or a coordinate is outside the shape. Through the index when
+    /// there is one, else a binary search when sorted, a linear scan
+    /// otherwise.
+    pub fn find(&self, query: &[u64]) -> Result<Option<usize>, CooError> {
+        self.check_query(query)?;
+        Ok(self.locate(query))
+    }
+
+    /// A query must have the tensor's rank and lie inside the shape.
+    #[inline]
+    fn check_query(&self, query: &[u64]) -> Result<(), CooError> {
+        let mut bad = query.len() != self.shape.len();
+        for (q, x) in query.iter().zip(&self.shape) {
+            bad |= q >= x;
+        }
+        if bad {
+            return Err(self.query_error(query));
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn query_error(&self, query: &[u64]) -> CooError {
+        if query.len() != self.shape.len() {
+            return CooError::RankMismatch {
+                got: u32::try_from(query.len()).unwrap_or(u32::MAX),
+                expected: self.rank(),
+            };
+        }
+        let dim = query
+            .iter()
+            .zip(&self.shape)
+            .position(|(q, x)| q >= x)
+            .unwrap_or(0);
+        CooError::QueryOutOfBounds {
+            dim,
+            coord: query[dim],
+            extent: self.shape[dim],
+        }
+    }
+
+    /// `check_query`, then `locate_flat`, with the common ranks unrolled
+    /// (few instructions per lookup let the CPU overlap more of them).
+    #[inline(always)]
+    fn check_and_locate(&self, query: &[u64]) -> Result<(usize, bool), CooError> {
+        #[inline(always)]
+        fn fixed<const R: usize>(coo: &Coo<'_>, q: &[u64; R]) -> Result<(usize, bool), CooError> {
+            let shape: &[u64; R] = coo.shape[..R].try_into().unwrap_or(&[0; R]);
+            let mut bad = false;
+            for d in 0..R {
+                bad |= q[d] >= shape[d];
+            }
+            if bad {
+                return Err(coo.query_error(q));
+            }
+            Ok(coo.locate_flat(q))
+        }
+        if query.len() == self.shape.len() {
+            match query {
+                [a] => return fixed(self, &[*a]),
+                [a, b] => return fixed(self, &[*a, *b]),
+                [a, b, c] => return fixed(self, &[*a, *b, *c]),
+                _ => {}
+            }
+        }
+        self.check_query(query)?;
+        Ok(self.locate_flat(query))
+    }
+
+    /// `locate` as `(entry, stored)`, entry 0 when not stored; branch-free
+    /// on the common path with the packed index (see
+    /// `PackedIndex::find_flat`).
+    #[inline(always)]
+    fn locate_flat(&self, query: &[u64]) -> (usize, bool) {
+        match &self.index {
+            Some(Index::Packed(p)) => p.find_flat(query, &self.strides),
+            _ => {
+                let at = self.locate(query);
+                (at.unwrap_or(0), at.is_some())
+            }
+        }
+    }
+
+    /// Where `query` (of the tensor's rank, inside the shape) is stored:
+    /// through the index when there is one, else a binary search when
+    /// sorted and a linear scan otherwise.
+    fn locate(&self, query: &[u64]) -> Option<usize> {
+        let r = self.shape.len();
+        let idx = self.indices();
+        match &self.index {
+            Some(Index::Packed(p)) => p.find(query, &self.strides),
+            Some(Index::Hash(h)) => h.find(idx, r, query),
+            None if self.is_sorted => {
+                let (mut lo, mut hi) = (0usize, idx.len() / r);
+                while lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    match idx[mid * r..(mid + 1) * r].cmp(query) {
+                        Ordering::Less => lo = mid + 1,
+                        Ordering::Greater => hi = mid,
+                        Ordering::Equal => return Some(mid),
+                    }
+                }
+                None
+            }
+            None => idx.chunks_exact(r).position(|e| e == query),
+        }
+    }
+
+    fn interpretable(&self, what: &'static str) -> Result<&'static TypeInfo, CooError> {
+        self.ty.ok_or(CooError::UnsupportedType {
+            what,
+            tag: self.tag,
+            name: "unknown",
+            reason: "was accepted in permissive mode only, so its values are never interpreted",
+        })
+    }
+
+    /// Copy the element at `query` into `out`: its little-endian bytes for
+    /// whole-byte types, one byte holding the bit pattern for sub-byte types;
+    /// all-zero bytes when the element is not stored. Returns whether it is
+    /// stored.
+    pub fn lookup(&self, query: &[u64], out: &mut [u8]) -> Result<bool, CooError> {
+        let ty = self.interpretable("lookup")?;
+        let need = ty.lookup_bytes();
+        if out.len() < need {
+            return Err(CooError::BufferTooSmall {
+                what: "out_value",
+                got: out.len(),
+                needed: need,
+            });
+        }
+        match self.find(query)? {
+            Some(i) => {
+                decode::copy_element(ty, self.values(), i, out);
+                Ok(true)
+            }
+            None => {
+                out[..need].fill(0);
+                Ok(false)
+            }
+        }
+    }
+
+    /// The type's facts, if its values can be read as an `f64`.
+    #[inline]
+    fn real_type(&self, what: &'static str) -> Result<&'static TypeInfo, CooError> {
+        match self.ty {
+            Some(ty) if ty.is_real() => Ok(ty),
+            _ => Err(self.not_real(what)),
+        }
+    }
+
+    #[cold]
+    fn not_real(&self, what: &'static str) -> CooError {
+        match self.interpretable(what) {
+            Err(e) => e,
+            Ok(ty) => CooError::UnsupportedType {
+                what,
+                tag: ty.tag,
+                name: ty.name(),
+                reason: "is complex and has no single double value; use hurray_coo_lookup to read its (re, im) bytes",
+            },
+        }
+    }
+
+    /// The value of stored entry `i` as an `f64` (`ty` is real).
+    #[inline(always)]
+    fn value_f64(&self, ty: &TypeInfo, i: usize) -> f64 {
+        if ty.encoding == Encoding::F64 {
+            // The common case, without the generic decoder.
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&self.values()[i * 8..i * 8 + 8]);
+            return f64::from_le_bytes(b);
+        }
+        let mut storage = [0u8; 16];
+        decode::copy_element(ty, self.values(), i, &mut storage);
+        decode::to_f64(ty, &storage).unwrap_or(f64::NAN)
+    }
+
+    /// The numeric value at `query` as an `f64` (0.0 when not stored), and
+    /// whether it is stored. Complex types are refused.
+    pub fn lookup_f64(&self, query: &[u64]) -> Result<(f64, bool), CooError> {
+        let ty = self.real_type("lookup_f64")?;
+        let (at, stored) = self.check_and_locate(query)?;
+        if self.nnz == 0 {
+            return Ok((0.0, false));
+        }
+        Ok((self.value_f64_if(ty, at, stored), stored))
+    }
+
+    /// The value of entry `at` when `stored`, else 0.0 — the entry's value
+    /// (entry 0 when nothing is stored; the tensor is not empty) is read
+    /// and masked, so that no branch depends on the answer.
+    #[inline(always)]
+    fn value_f64_if(&self, ty: &TypeInfo, at: usize, stored: bool) -> f64 {
+        let v = self.value_f64(ty, at).to_bits() & 0u64.wrapping_sub(u64::from(stored));
+        f64::from_bits(v)
+    }
+}

@@ -1,0 +1,334 @@
+//! Creating, freeing and inspecting a handle.
+
+use std::ffi::c_void;
+
+use super::consts::*;
+use super::guard::{
+    box_handle, coo_buffers, free_handle, guard, guard_value, handle, read_u64s, write_opt,
+    write_req,
+};
+use super::{hurray_coo, hurray_release_fn, hurray_status, Release, KNOWN_FLAGS};
+use crate::coo::{check_rank, Coo, CooParts, Options};
+use crate::error::CooError;
+
+/// Create a COO tensor handle and, unless HURRAY_COO_PERMISSIVE is given,
+/// validate it completely.
+///
+/// type_tag: element type (HURRAY type table: 0x01 float16 ... 0x51
+/// complex128). rank: 1..=64. shape: rank extents, read during the call only
+/// (NULL is an error); no extent may be UINT64_MAX. nnz: number of stored
+/// entries. is_sorted: true if the entries are in strictly increasing
+/// lexicographic order (then validated, and lookups binary-search).
+/// values: nnz packed elements, exactly values_bytes bytes as the type
+/// requires (sub-byte types packed LSB-first, padding bits zero). indices:
+/// nnz * rank uint64 coordinates, entry i dimension d at indices[i*rank+d],
+/// exactly indices_bytes = nnz * rank * 8 bytes. Either buffer may be NULL
+/// when its byte count is 0.
+///
+/// flags: HURRAY_COO_BORROW (0), or any of HURRAY_COO_COPY,
+/// HURRAY_COO_PERMISSIVE and HURRAY_COO_INDEX. Borrowed buffers are read in place, never written,
+/// and must stay alive and unchanged until hurray_coo_free; non-empty ones
+/// must be 64-byte aligned. With HURRAY_COO_COPY the library copies them and
+/// the caller may free them when this returns.
+///
+/// out: receives the new handle, owned by the caller, to be released with
+/// hurray_coo_free. On any failure *out is set to NULL.
+///
+/// Returns HURRAY_OK, or: HURRAY_ERR_NULL_POINTER (out, shape, or a buffer
+/// with nonzero size is NULL), HURRAY_ERR_INVALID_FLAGS, HURRAY_ERR_INVALID_TYPE,
+/// HURRAY_ERR_INVALID_RANK, HURRAY_ERR_INVALID_SHAPE, HURRAY_ERR_OVERFLOW,
+/// HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_MISALIGNED, HURRAY_ERR_NONZERO_PADDING,
+/// HURRAY_ERR_INDEX_OUT_OF_BOUNDS, HURRAY_ERR_DUPLICATE, HURRAY_ERR_NOT_SORTED,
+/// HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC. The first violation found is
+/// described by hurray_last_error_message().
+///
+/// Thread safety: may be called from any thread.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_create(
+    type_tag: u8,
+    rank: u32,
+    shape: *const u64,
+    nnz: u64,
+    is_sorted: bool,
+    values: *const c_void,
+    values_bytes: usize,
+    indices: *const u64,
+    indices_bytes: usize,
+    flags: u32,
+    out: *mut *mut hurray_coo,
+) -> hurray_status {
+    // SAFETY: same contract as hurray_coo_create_with_release, with no callback.
+    unsafe {
+        hurray_coo_create_with_release(
+            type_tag,
+            rank,
+            shape,
+            nnz,
+            is_sorted,
+            values,
+            values_bytes,
+            indices,
+            indices_bytes,
+            flags,
+            None,
+            std::ptr::null_mut(),
+            out,
+        )
+    }
+}
+
+/// Like hurray_coo_create, with a release callback for the caller's buffers
+/// (the DLPack deleter model), so that a handle can keep, say, a Julia or
+/// Python array alive.
+///
+/// release (may be NULL: then this is exactly hurray_coo_create) is called
+/// exactly once with release_ctx, as soon as the library no longer needs the
+/// caller's buffers: when the handle is freed (borrowed handle), before this
+/// function returns (HURRAY_COO_COPY, after the copy), or before this
+/// function returns when it fails, whatever the failure. It may be called on
+/// any thread. release_ctx is passed through untouched and may be NULL.
+///
+/// Returns the same statuses as hurray_coo_create.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_create_with_release(
+    type_tag: u8,
+    rank: u32,
+    shape: *const u64,
+    nnz: u64,
+    is_sorted: bool,
+    values: *const c_void,
+    values_bytes: usize,
+    indices: *const u64,
+    indices_bytes: usize,
+    flags: u32,
+    release: hurray_release_fn,
+    release_ctx: *mut c_void,
+    out: *mut *mut hurray_coo,
+) -> hurray_status {
+    // Created first so the callback runs exactly once on every path,
+    // panics included: moved into the handle on success, dropped otherwise.
+    let release = release.map(|f| Release {
+        f,
+        ctx: release_ctx,
+    });
+    guard(move || {
+        // SAFETY: `out` is NULL or writable, per the contract.
+        let opts = unsafe { begin_create(out, flags) }?;
+        check_rank(rank)?;
+        // SAFETY: rank is 1..=64 and the caller guarantees `rank` readable
+        // extents at `shape`; buffer pointers are valid for their byte counts
+        // and, unless copied, stay valid and unchanged until free (so 'static
+        // is the contract's lifetime: the handle never outlives free).
+        let (shape, (values, indices)) = unsafe {
+            (
+                read_u64s(shape, rank, "shape")?,
+                coo_buffers(values, values_bytes, indices, indices_bytes)?,
+            )
+        };
+        let parts = CooParts {
+            type_tag,
+            shape: shape.as_slice(),
+            nnz,
+            is_sorted,
+            values,
+            indices,
+        };
+        // SAFETY: `out` was checked non-null above.
+        unsafe { build_handle(parts, opts, release, None, out) }
+    })
+}
+
+/// The first steps of every call that creates a handle: `*out` is set to
+/// NULL (so it is NULL on any failure that follows), then the flags are
+/// checked.
+///
+/// # Safety
+/// `out` is NULL (an error) or writable.
+pub(super) unsafe fn begin_create(
+    out: *mut *mut hurray_coo,
+    flags: u32,
+) -> Result<Options, CooError> {
+    // SAFETY: NULL-checked by write_req; writable per this function's contract.
+    unsafe { write_req(out, std::ptr::null_mut(), "out")? };
+    check_flags(flags)
+}
+
+/// The create flags as core options; unknown bits are refused.
+pub(super) fn check_flags(flags: u32) -> Result<Options, CooError> {
+    if flags & !KNOWN_FLAGS != 0 {
+        return Err(CooError::InvalidFlags {
+            flags,
+            unknown: flags & !KNOWN_FLAGS,
+        });
+    }
+    Ok(Options {
+        copy: flags & HURRAY_COO_COPY != 0,
+        permissive: flags & HURRAY_COO_PERMISSIVE != 0,
+        index: flags & HURRAY_COO_INDEX != 0,
+    })
+}
+
+/// Build the tensor and its handle and store it in `*out`. The release
+/// guard is kept by a borrowed handle and dropped (so called) otherwise.
+///
+/// # Safety
+/// `out` is non-null and writable.
+pub(super) unsafe fn build_handle(
+    parts: CooParts<'_, 'static>,
+    opts: Options,
+    release: Option<Release>,
+    desc: Option<crate::io::descriptor::Descriptor>,
+    out: *mut *mut hurray_coo,
+) -> Result<(), CooError> {
+    let coo = Coo::new(parts, opts)?;
+    let release = if opts.copy { None } else { release };
+    let h = box_handle(hurray_coo {
+        coo,
+        desc,
+        _release: release,
+    })?;
+    // SAFETY: per this function's contract.
+    unsafe { write_opt(out, h) };
+    Ok(())
+}
+
+/// Free a handle created by hurray_coo_create*. NULL is a no-op. Calls the
+/// release callback, if one was given, exactly once. Never fails.
+///
+/// Thread safety: may be called from any thread (e.g. a garbage collector's
+/// finalizer thread), but only once per handle, and not while another
+/// thread is still using the handle.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_free(coo: *mut hurray_coo) {
+    guard_value((), || {
+        // SAFETY: NULL or a live handle, freed once, per the contract.
+        unsafe { free_handle(coo) }
+    })
+}
+
+/// The rank of the tensor (1..=64), or 0 when coo is NULL.
+/// Thread safety: safe on a shared handle.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_rank(coo: *const hurray_coo) -> u32 {
+    // SAFETY: `coo` is NULL or live, per the contract.
+    guard_value(0, || unsafe { handle(coo) }.map_or(0, |h| h.coo.rank()))
+}
+
+/// The shape: hurray_coo_rank(coo) extents, owned by the handle and valid
+/// until hurray_coo_free. NULL when coo is NULL.
+/// Thread safety: safe on a shared handle.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_shape(coo: *const hurray_coo) -> *const u64 {
+    guard_value(std::ptr::null(), || {
+        // SAFETY: `coo` is NULL or live, per the contract.
+        unsafe { handle(coo) }.map_or(std::ptr::null(), |h| h.coo.shape().as_ptr())
+    })
+}
+
+/// The number of stored entries, or 0 when coo is NULL.
+/// Thread safety: safe on a shared handle.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_nnz(coo: *const hurray_coo) -> u64 {
+    // SAFETY: `coo` is NULL or live, per the contract.
+    guard_value(0, || unsafe { handle(coo) }.map_or(0, |h| h.coo.nnz()))
+}
+
+/// The element type tag, or 0x00 (never a valid tag) when coo is NULL.
+/// Thread safety: safe on a shared handle.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_type_tag(coo: *const hurray_coo) -> u8 {
+    // SAFETY: `coo` is NULL or live, per the contract.
+    guard_value(0, || unsafe { handle(coo) }.map_or(0, |h| h.coo.type_tag()))
+}
+
+/// Whether the tensor declares its entries sorted; false when coo is NULL.
+/// Thread safety: safe on a shared handle.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_is_sorted(coo: *const hurray_coo) -> bool {
+    // SAFETY: `coo` is NULL or live, per the contract.
+    guard_value(false, || {
+        unsafe { handle(coo) }.is_ok_and(|h| h.coo.is_sorted())
+    })
+}
+
+/// The HURRAY_COO_COPY and HURRAY_COO_PERMISSIVE flags the handle was created
+/// with, and HURRAY_COO_INDEX when it holds a lookup index (0 for a borrowed,
+/// fully validated handle without one, and when coo is NULL).
+/// Thread safety: safe on a shared handle.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_flags(coo: *const hurray_coo) -> u32 {
+    guard_value(0, || {
+        // SAFETY: `coo` is NULL or live, per the contract.
+        unsafe { handle(coo) }.map_or(0, |h| {
+            let copy = if h.coo.is_copy() { HURRAY_COO_COPY } else { 0 };
+            let lax = if h.coo.is_permissive() {
+                HURRAY_COO_PERMISSIVE
+            } else {
+                0
+            };
+            let index = if h.coo.has_index() {
+                HURRAY_COO_INDEX
+            } else {
+                0
+            };
+            copy | lax | index
+        })
+    })
+}
+
+/// Bytes of the lookup index the handle holds (HURRAY_COO_INDEX): about 13
+/// bytes per entry, at most 16 per entry plus 256. 0 without an index, and
+/// when coo is NULL.
+/// Thread safety: safe on a shared handle.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_index_bytes(coo: *const hurray_coo) -> usize {
+    // SAFETY: `coo` is NULL or live, per the contract.
+    guard_value(0, || {
+        unsafe { handle(coo) }.map_or(0, |h| h.coo.index_bytes())
+    })
+}
+
+/// The values buffer the handle reads (the caller's own memory when borrowed,
+/// the library's 64-byte-aligned copy otherwise), valid until hurray_coo_free;
+/// read-only. out_bytes (may be NULL) receives its size in bytes. Returns NULL
+/// when coo is NULL (then *out_bytes = 0); may return NULL for an empty
+/// borrowed buffer.
+/// Thread safety: safe on a shared handle.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_values(
+    coo: *const hurray_coo,
+    out_bytes: *mut usize,
+) -> *const c_void {
+    // SAFETY: `coo` is NULL or live; out_bytes NULL or writable.
+    unsafe { buffer_of(coo, out_bytes, |c| c.values()) }
+}
+
+/// The indices buffer (nnz * rank uint64), as hurray_coo_values.
+/// Thread safety: safe on a shared handle.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_indices(
+    coo: *const hurray_coo,
+    out_bytes: *mut usize,
+) -> *const u64 {
+    // SAFETY: `coo` is NULL or live; out_bytes NULL or writable.
+    unsafe { buffer_of(coo, out_bytes, |c| c.indices_bytes()) }.cast()
+}
+
+/// # Safety
+/// `coo` is NULL or live; `out_bytes` NULL or writable.
+unsafe fn buffer_of(
+    coo: *const hurray_coo,
+    out_bytes: *mut usize,
+    pick: impl for<'h> FnOnce(&'h Coo<'static>) -> &'h [u8],
+) -> *const c_void {
+    let (ptr, len) = guard_value((std::ptr::null(), 0), || {
+        // SAFETY: per this function's contract.
+        unsafe { handle(coo) }.map_or((std::ptr::null(), 0), |h| {
+            let b = pick(&h.coo);
+            (b.as_ptr().cast::<c_void>(), b.len())
+        })
+    });
+    // SAFETY: per this function's contract.
+    unsafe { write_opt(out_bytes, len) };
+    ptr
+}

@@ -1,0 +1,163 @@
+//! Point and batch lookups.
+
+use std::ffi::c_void;
+
+use super::guard::{array, array_mut, guard, handle, read_query, write_bytes, write_opt};
+use super::{hurray_coo, hurray_status, HURRAY_LOOKUP_MAX_BYTES};
+use crate::error::CooError;
+
+/// Look up the element at a coordinate tuple: binary search when the tensor
+/// is sorted, a linear scan otherwise.
+///
+/// index: rank coordinates (NULL is an error). rank must equal the tensor's
+/// rank, and every coordinate must be inside the shape: otherwise an error,
+/// not a zero. out_value: receives the element's storage: its little-endian
+/// bytes for whole-byte types (2 for float16, 16 for complex128, ...), one
+/// byte holding the bit pattern in its low bits for sub-byte types (bool,
+/// int4, float6_e2m3, ...), and all-zero bytes when the element is not
+/// stored. out_value_bytes is the size of out_value (HURRAY_LOOKUP_MAX_BYTES
+/// always suffices). out_found (may be NULL) receives whether the element is
+/// stored. On failure the outputs are not written.
+///
+/// Checked in this order: coo, rank, index, out_value, type interpretable,
+/// out_value_bytes, coordinates in bounds.
+///
+/// Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
+/// HURRAY_ERR_UNSUPPORTED_TYPE (tag accepted only in permissive mode),
+/// HURRAY_ERR_BUFFER_TOO_SMALL, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+/// HURRAY_ERR_INTERNAL_PANIC.
+///
+/// Thread safety: safe on a handle shared between threads.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_lookup(
+    coo: *const hurray_coo,
+    index: *const u64,
+    rank: u32,
+    out_value: *mut c_void,
+    out_value_bytes: usize,
+    out_found: *mut bool,
+) -> hurray_status {
+    guard(|| {
+        // SAFETY: `coo` is NULL or live, per the contract.
+        let coo = &unsafe { handle(coo) }?.coo;
+        // SAFETY: `index` holds `rank` coordinates, per the contract.
+        let query = unsafe { read_query(coo, index, rank) }?;
+        if out_value.is_null() {
+            return Err(CooError::null("out_value"));
+        }
+        let mut tmp = [0u8; HURRAY_LOOKUP_MAX_BYTES];
+        let avail = out_value_bytes.min(HURRAY_LOOKUP_MAX_BYTES);
+        let found = coo.lookup(query.as_slice(), &mut tmp[..avail])?;
+        let written = coo.type_info().map_or(0, |t| t.lookup_bytes());
+        // SAFETY: out_value is non-null and, per the contract, writable for
+        // out_value_bytes >= written bytes (checked by lookup above).
+        unsafe { write_bytes(out_value.cast::<u8>(), &tmp[..written]) };
+        // SAFETY: NULL or writable, per the contract.
+        unsafe { write_opt(out_found, found) };
+        Ok(())
+    })
+}
+
+/// Look up the element at a coordinate tuple and return it as a double:
+/// every real type is converted (float16, bfloat16, the float8 and OCP MX
+/// sub-byte floats decoded per OCP, float128 rounded to nearest, 64-bit
+/// integers rounded to nearest, int4/int2 sign-extended, bool as 0 or 1).
+/// NaN and infinities are kept. An element that is not stored gives 0.0.
+///
+/// index, rank, out_found: as hurray_coo_lookup. out_value (not NULL)
+/// receives the value. On failure the outputs are not written.
+///
+/// Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
+/// HURRAY_ERR_UNSUPPORTED_TYPE (complex types, and tags accepted only in
+/// permissive mode), HURRAY_ERR_INDEX_OUT_OF_BOUNDS, HURRAY_ERR_INTERNAL_PANIC.
+///
+/// Thread safety: safe on a handle shared between threads.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_lookup_f64(
+    coo: *const hurray_coo,
+    index: *const u64,
+    rank: u32,
+    out_value: *mut f64,
+    out_found: *mut bool,
+) -> hurray_status {
+    guard(|| {
+        // SAFETY: `coo` is NULL or live, per the contract.
+        let coo = &unsafe { handle(coo) }?.coo;
+        // SAFETY: `index` holds `rank` coordinates, per the contract.
+        let query = unsafe { read_query(coo, index, rank) }?;
+        if out_value.is_null() {
+            return Err(CooError::null("out_value"));
+        }
+        let (value, found) = coo.lookup_f64(query.as_slice())?;
+        // SAFETY: non-null, and writable per the contract; NULL or writable.
+        unsafe {
+            write_opt(out_value, value);
+            write_opt(out_found, found);
+        }
+        Ok(())
+    })
+}
+
+/// Look up n coordinate tuples in one call and return each value as a double
+/// (the hurray_coo_lookup_f64 conversion; 0.0 when not stored).
+///
+/// queries: n * rank coordinates, query k at queries[k*rank .. (k+1)*rank],
+/// 8-byte aligned (NULL only when n is 0); rank must equal the tensor's.
+/// out_values: n doubles, 8-byte aligned, written. out_found (may be NULL): n
+/// bools, set to whether each query is stored. Every query is checked before
+/// anything is looked up: the first one outside the shape fails the whole
+/// call, and its number is in the message. With the HURRAY_COO_INDEX index
+/// the queries are looked up in groups whose memory accesses overlap (in any
+/// order); without it, when the tensor and the queries are both sorted, the
+/// queries are merged with the entries instead of each searched. threads: 0 or 1 runs in the calling thread; n > 1 splits the
+/// queries over at most that many threads (never more than one per 4096
+/// queries), started and joined within this call: the library keeps no
+/// threads. On failure the outputs are unspecified.
+///
+/// Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
+/// HURRAY_ERR_MISALIGNED, HURRAY_ERR_OVERFLOW, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+/// HURRAY_ERR_UNSUPPORTED_TYPE (complex types, tags accepted in permissive
+/// mode), HURRAY_ERR_ALLOC (a thread could not be started),
+/// HURRAY_ERR_INTERNAL_PANIC.
+/// Thread safety: safe on a handle shared between threads.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_lookup_batch(
+    coo: *const hurray_coo,
+    queries: *const u64,
+    n: usize,
+    rank: u32,
+    out_values: *mut f64,
+    out_found: *mut bool,
+    threads: u32,
+) -> hurray_status {
+    guard(|| {
+        // SAFETY: `coo` is NULL or live, per the contract.
+        let coo = &unsafe { handle(coo) }?.coo;
+        if rank != coo.rank() {
+            return Err(CooError::RankMismatch {
+                got: rank,
+                expected: coo.rank(),
+            });
+        }
+        let count = n
+            .checked_mul(rank as usize)
+            .ok_or_else(|| CooError::Overflow {
+                what: format!("the queries: n * rank = {n} * {rank} coordinates"),
+            })?;
+        // SAFETY: the caller guarantees n * rank readable coordinates, n
+        // writable doubles and, when out_found is not NULL, n writable bools
+        // (written as 0 or 1 bytes, so no invalid bool is ever read).
+        let (qs, out, found) = unsafe {
+            (
+                array(queries, count, "queries")?,
+                array_mut(out_values, n, "out_values")?,
+                if out_found.is_null() {
+                    None
+                } else {
+                    Some(array_mut(out_found.cast::<u8>(), n, "out_found")?)
+                },
+            )
+        };
+        coo.lookup_batch_f64(qs, out, found, threads as usize)
+    })
+}
