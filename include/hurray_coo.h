@@ -453,7 +453,8 @@ typedef struct hurray_statistics {
 
 /**
  * The element type tag is invalid (0x00, 0xFF), reserved (0x47, 0x80-0xEF),
- * private (0xF0-0xFE) or unassigned. Only 0x00 and 0xFF stay refused under
+ * private (0xF0-0xFE) or unassigned, or a descriptor's extension-type
+ * section is malformed. Only 0x00 and 0xFF stay refused under
  * HURRAY_COO_PERMISSIVE.
  */
 #define HURRAY_ERR_INVALID_TYPE -4
@@ -477,7 +478,8 @@ typedef struct hurray_statistics {
 #define HURRAY_ERR_INTERNAL_PANIC -7
 
 /**
- * A descriptor's buffer handle has an undefined sync mode (not 0, 1 or 2).
+ * A descriptor's buffer handle has an undefined sync mode (not 0, 1 or 2),
+ * or a CPU buffer declares a sync mode other than producer-synced (0).
  */
 #define HURRAY_ERR_INVALID_SYNC_MODE -8
 
@@ -556,12 +558,20 @@ typedef struct hurray_statistics {
 #define HURRAY_ERR_UNSUPPORTED_TYPE -31
 
 /**
+ * A stored value is a code its element type forbids as data: float8_e8m0
+ * codes 0x00 and 0xFF (reserved, NaN in OCP MX). The message names the
+ * entry and the code.
+ */
+#define HURRAY_ERR_INVALID_VALUE -32
+
+/**
  * A descriptor is shorter than its fields (or its descriptor_length) need.
  */
 #define HURRAY_ERR_TRUNCATED -40
 
 /**
- * Reserved descriptor flag bits or reserved bytes are not zero.
+ * Reserved descriptor flag bits or reserved bytes are not zero, or a field
+ * holds a value the format reserves (composite member_role 0x02-0xFF).
  */
 #define HURRAY_ERR_RESERVED_BITS -41
 
@@ -574,7 +584,8 @@ typedef struct hurray_statistics {
 /**
  * A descriptor's buffer handle is invalid: alignment not a power of two (at
  * least 64 when non-empty), reserved or invalid device tag, undefined memory
- * class, or a CPU buffer of memory class peer.
+ * class, a CPU buffer of memory class peer, or the two buffers on different
+ * devices or memory classes.
  */
 #define HURRAY_ERR_INVALID_BUFFER_HANDLE -43
 
@@ -586,8 +597,7 @@ typedef struct hurray_statistics {
 
 /**
  * The descriptor needs a feature this library does not apply: a
- * quantization section (accepted and skipped with HURRAY_COO_PERMISSIVE), or
- * an event/consumer-stream sync mode.
+ * quantization section (accepted and skipped with HURRAY_COO_PERMISSIVE).
  */
 #define HURRAY_ERR_UNSUPPORTED_FEATURE -45
 
@@ -748,15 +758,17 @@ size_t hurray_coo_index_bytes(const struct hurray_coo *coo);
  * The values buffer the handle reads (the caller's own memory when borrowed,
  * the library's 64-byte-aligned copy otherwise), valid until hurray_coo_free;
  * read-only. out_bytes (may be NULL) receives its size in bytes. Returns NULL
- * when coo is NULL (then *out_bytes = 0); may return NULL for an empty
- * borrowed buffer.
+ * when the buffer is empty (nnz 0; *out_bytes = 0) and when coo is NULL
+ * (*out_bytes = 0): a non-NULL result always points at *out_bytes > 0
+ * readable bytes, 64-byte aligned.
  * Thread safety: safe on a shared handle.
  */
 const void *hurray_coo_values(const struct hurray_coo *coo,
                               size_t *out_bytes);
 
 /**
- * The indices buffer (nnz * rank uint64), as hurray_coo_values.
+ * The indices buffer (nnz * rank uint64), as hurray_coo_values: NULL when
+ * empty or when coo is NULL, else 64-byte aligned.
  * Thread safety: safe on a shared handle.
  */
 const uint64_t *hurray_coo_indices(const struct hurray_coo *coo,
@@ -808,18 +820,14 @@ hurray_status hurray_coo_encode_descriptor(const struct hurray_coo *coo,
  * flags, same validation, same ownership: borrowed buffers must stay alive
  * and unchanged until hurray_coo_free).
  *
- * Every field is checked: magic, major version 1 (a higher minor version's
- * trailing bytes are skipped), descriptor_length (never read past it, nor
- * past len), reserved flag bits and bytes, layout tag COO (the message names
- * the layout found), type tag, rank, shape, byte_offset 0, is_sorted,
- * buffer_count 2, each buffer handle (CPU device only, producer-synced,
- * memory class, alignment), and values_bytes and indices_bytes against the
- * declared byte sizes. A shard section is checked and kept
- * (hurray_coo_shard); a statistics section is checked (its nnz must match)
- * and kept (hurray_coo_descriptor_statistics); a quantization section is
- * refused unless HURRAY_COO_PERMISSIVE, which skips it (see
- * hurray_coo_descriptor_flags). The descriptor bytes are read during the
- * call only. On failure *out is NULL.
+ * The descriptor is checked exactly as hurray_descriptor_inspect checks it
+ * (every field, every section, every declared size), then values_bytes and
+ * indices_bytes must equal the declared byte sizes. A shard section is kept
+ * (hurray_coo_shard), a statistics section too
+ * (hurray_coo_descriptor_statistics). HURRAY_COO_PERMISSIVE relaxes only
+ * what hurray_coo_create relaxes (data checks, unknown type tags) and skips
+ * a quantization section; it never relaxes a wire-format rule. The
+ * descriptor bytes are read during the call only. On failure *out is NULL.
  *
  * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS,
  * HURRAY_ERR_TRUNCATED, HURRAY_ERR_INVALID_MAGIC, HURRAY_ERR_VERSION_MISMATCH,
@@ -827,8 +835,8 @@ hurray_status hurray_coo_encode_descriptor(const struct hurray_coo *coo,
  * HURRAY_ERR_INVALID_RANK, HURRAY_ERR_INVALID_SHAPE (also a shard out of its
  * parent), HURRAY_ERR_INVALID_BUFFER_HANDLE, HURRAY_ERR_UNSUPPORTED_DEVICE,
  * HURRAY_ERR_INVALID_SYNC_MODE, HURRAY_ERR_UNSUPPORTED_FEATURE,
- * HURRAY_ERR_INVALID_STATISTICS, HURRAY_ERR_BUFFER_SIZE, and every status of
- * hurray_coo_create.
+ * HURRAY_ERR_INVALID_STATISTICS, HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_OVERFLOW,
+ * and every status of hurray_coo_create.
  * Thread safety: may be called from any thread.
  */
 hurray_status hurray_coo_from_descriptor(const uint8_t *bytes_ptr,
@@ -842,11 +850,46 @@ hurray_status hurray_coo_from_descriptor(const uint8_t *bytes_ptr,
 
 /**
  * Read and check a COO descriptor without its buffers and report what it
- * declares in *out (not NULL). flags: 0 or HURRAY_COO_PERMISSIVE (which, as
- * for hurray_coo_from_descriptor, accepts unknown type tags and skips a
- * quantization section). The bytes are read during the call only.
+ * declares in *out (not NULL), so that a consumer can size its allocations
+ * from it alone. The bytes (len of them; NULL only when len is 0) are read
+ * during the call only.
  *
- * Returns HURRAY_OK or any descriptor status of hurray_coo_from_descriptor.
+ * Checked, in wire order: magic; major version 1 (a higher minor version's
+ * trailing bytes are skipped); descriptor_length (at least 20, at most len,
+ * nothing read past it); reserved flag bits; type tag (HAS_EXTENSION_TYPE
+ * set exactly for private tags); layout tag COO (the message names the
+ * layout found); rank 1..=64; no dynamic dimension; byte_offset 0;
+ * is_sorted 0 or 1; reserved bytes; buffer_count 2; each buffer handle
+ * (alignment a power of two, at least 64 when non-empty; CPU device;
+ * producer-synced; memory class standard, host-pinned or unified; reserved
+ * byte 0) and both handles on the same device with the same memory class;
+ * the optional sections (quantization: refused unless permissive; shard:
+ * offset + extent within the parent; statistics: reserved bits and bytes,
+ * nnz equal to the layout's; extension type: every field constraint of the
+ * format; composite member: role 0 or 1, reserved bytes 0); the length
+ * (a version 1.0 descriptor ends exactly at descriptor_length). Last, the
+ * declared sizes: indices byte_size must be nnz * rank * 8 and values
+ * byte_size exactly what nnz elements of the type need (for a private tag,
+ * from its extension-type section), so that values_bytes and indices_bytes
+ * in *out are safe to allocate. Only for an unknown non-private tag,
+ * accepted with HURRAY_COO_PERMISSIVE, is values_bytes reported unchecked
+ * (nothing says how wide its elements are).
+ *
+ * flags: 0 or HURRAY_COO_PERMISSIVE (which, as for
+ * hurray_coo_from_descriptor, accepts unknown type tags and skips a
+ * quantization section); any other bit is HURRAY_ERR_INVALID_FLAGS.
+ *
+ * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS,
+ * HURRAY_ERR_TRUNCATED, HURRAY_ERR_INVALID_MAGIC, HURRAY_ERR_VERSION_MISMATCH,
+ * HURRAY_ERR_RESERVED_BITS, HURRAY_ERR_INVALID_LAYOUT, HURRAY_ERR_INVALID_TYPE
+ * (also a malformed extension-type section), HURRAY_ERR_INVALID_RANK,
+ * HURRAY_ERR_INVALID_SHAPE (also a shard out of its parent),
+ * HURRAY_ERR_INVALID_BUFFER_HANDLE (also buffers on different devices or
+ * memory classes), HURRAY_ERR_UNSUPPORTED_DEVICE, HURRAY_ERR_INVALID_SYNC_MODE,
+ * HURRAY_ERR_UNSUPPORTED_FEATURE (quantization), HURRAY_ERR_INVALID_STATISTICS,
+ * HURRAY_ERR_BUFFER_SIZE (a declared size that contradicts type, nnz and
+ * rank), HURRAY_ERR_OVERFLOW (a size that does not fit 64 bits),
+ * HURRAY_ERR_INTERNAL_PANIC.
  * Thread safety: may be called from any thread.
  */
 hurray_status hurray_descriptor_inspect(const uint8_t *bytes_ptr,

@@ -39,8 +39,12 @@ pub enum CooError {
         hint: &'static str,
     },
 
-    #[error("flags 0x{flags:08X} has unknown bits 0x{unknown:08X} set; the known flags are HURRAY_COO_COPY (0x1), HURRAY_COO_PERMISSIVE (0x2) and HURRAY_COO_INDEX (0x4)")]
-    InvalidFlags { flags: u32, unknown: u32 },
+    #[error("flags 0x{flags:08X}: bits 0x{unknown:08X} are not accepted here; {allowed}")]
+    InvalidFlags {
+        flags: u32,
+        unknown: u32,
+        allowed: &'static str,
+    },
 
     #[error("type tag 0x{tag:02X} is {class}{hint}")]
     InvalidType {
@@ -114,6 +118,13 @@ pub enum CooError {
         type_name: &'static str,
     },
 
+    #[error("entry {entry}: value code 0x{code:02X} is reserved in {type_name} (0x00 and 0xFF are NaN in OCP MX) and the format forbids it as data; valid codes are 0x01..=0xFE")]
+    InvalidValue {
+        entry: u64,
+        code: u8,
+        type_name: &'static str,
+    },
+
     #[error("query has rank {got} but the tensor has rank {expected}")]
     RankMismatch { got: u32, expected: u32 },
 
@@ -162,6 +173,9 @@ pub enum CooError {
     #[error("{0}")]
     Layout(String),
 
+    #[error("extension type section: {0}")]
+    ExtensionType(String),
+
     #[error("{0}")]
     BufferHandle(String),
 
@@ -209,6 +223,7 @@ impl CooError {
             CooError::Duplicate { .. } => Status::Duplicate,
             CooError::NotSorted { .. } => Status::NotSorted,
             CooError::NonzeroPadding { .. } => Status::NonzeroPadding,
+            CooError::InvalidValue { .. } => Status::InvalidValue,
             CooError::RankMismatch { .. } => Status::RankMismatch,
             CooError::BufferTooSmall { .. } => Status::BufferTooSmall,
             CooError::Alloc { .. } | CooError::ThreadSpawn(_) => Status::Alloc,
@@ -217,6 +232,7 @@ impl CooError {
             CooError::UnsupportedVersion { .. } => Status::VersionMismatch,
             CooError::Reserved(_) => Status::ReservedBits,
             CooError::Layout(_) => Status::InvalidLayout,
+            CooError::ExtensionType(_) => Status::InvalidType,
             CooError::BufferHandle(_) => Status::InvalidBufferHandle,
             CooError::Device(_) => Status::UnsupportedDevice,
             CooError::SyncMode(_) => Status::InvalidSyncMode,

@@ -6,112 +6,110 @@
 //! the same meaning, the same number is used (-1 … -8, -10, -11); -9 is left
 //! free (the reference uses it for a GPU sync-mode handoff mismatch).
 //!
-//! The C header exposes the same numbers as `HURRAY_…` defines (see
-//! `ffi::status_codes`); a test checks that both agree, name for name.
+//! The C header exposes the same numbers as `HURRAY_…` defines (cbindgen
+//! needs literal constants, so `ffi/consts.rs` spells them out);
+//! `tests/tables.rs` checks the generated header, the C++ and Fortran
+//! bindings and the ABI record against this table, name for name, both ways.
 
 use std::ffi::CStr;
 
-/// A status code: `Ok` (0) or a negative error.
-#[repr(i32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Status {
+/// Declares the status table once: each row gives the variant, its number
+/// and its C name; the enum, [`Status::ALL`] and [`Status::name`] all come
+/// from it.
+macro_rules! status_table {
+    ($($(#[doc = $doc:literal])* $variant:ident = $code:literal => $name:literal,)+) => {
+        /// A status code: `Ok` (0) or a negative error.
+        #[repr(i32)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Status {
+            $($(#[doc = $doc])* $variant = $code,)+
+        }
+
+        impl Status {
+            /// Every status, in table order.
+            pub const ALL: &'static [Status] = &[$(Status::$variant,)+];
+
+            /// The C name of the code, e.g. `HURRAY_ERR_DUPLICATE`.
+            pub const fn name(self) -> &'static CStr {
+                match self {
+                    $(Status::$variant => match CStr::from_bytes_with_nul(concat!($name, "\0").as_bytes()) {
+                        Ok(c) => c,
+                        Err(_) => panic!("a status name holds a NUL"),
+                    },)+
+                }
+            }
+        }
+    };
+}
+
+status_table! {
     /// Success.
-    Ok = 0,
+    Ok = 0 => "HURRAY_OK",
     /// A descriptor does not start with the magic bytes "HRRY".
-    InvalidMagic = -1,
+    InvalidMagic = -1 => "HURRAY_ERR_INVALID_MAGIC",
     /// A descriptor's major version is not supported.
-    VersionMismatch = -2,
+    VersionMismatch = -2 => "HURRAY_ERR_VERSION_MISMATCH",
     /// A descriptor's layout tag or layout field is invalid.
-    InvalidLayout = -3,
+    InvalidLayout = -3 => "HURRAY_ERR_INVALID_LAYOUT",
     /// Invalid, reserved, private or unrecognised element type tag.
-    InvalidType = -4,
+    InvalidType = -4 => "HURRAY_ERR_INVALID_TYPE",
     /// A caller-provided output buffer is too small.
-    BufferTooSmall = -5,
+    BufferTooSmall = -5 => "HURRAY_ERR_BUFFER_TOO_SMALL",
     /// A required pointer argument is NULL.
-    NullPointer = -6,
+    NullPointer = -6 => "HURRAY_ERR_NULL_POINTER",
     /// A Rust panic was caught at the boundary (a bug in this library).
-    InternalPanic = -7,
+    InternalPanic = -7 => "HURRAY_ERR_INTERNAL_PANIC",
     /// A descriptor's buffer handle has an undefined sync mode.
-    InvalidSyncMode = -8,
+    InvalidSyncMode = -8 => "HURRAY_ERR_INVALID_SYNC_MODE",
     /// An internal invariant failed (a bug in this library).
-    Internal = -10,
+    Internal = -10 => "HURRAY_ERR_INTERNAL",
     /// A coordinate is outside the shape (stored entry or query).
-    IndexOutOfBounds = -11,
+    IndexOutOfBounds = -11 => "HURRAY_ERR_INDEX_OUT_OF_BOUNDS",
     /// Rank outside 1..=64.
-    InvalidRank = -20,
+    InvalidRank = -20 => "HURRAY_ERR_INVALID_RANK",
     /// A shape dimension is the dynamic-dimension sentinel UINT64_MAX.
-    InvalidShape = -21,
+    InvalidShape = -21 => "HURRAY_ERR_INVALID_SHAPE",
     /// A values or indices buffer does not have the byte size the tensor needs.
-    BufferSize = -22,
+    BufferSize = -22 => "HURRAY_ERR_BUFFER_SIZE",
     /// A non-empty borrowed buffer is not 64-byte aligned.
-    Misaligned = -23,
+    Misaligned = -23 => "HURRAY_ERR_MISALIGNED",
     /// Two stored entries have the same coordinate tuple.
-    Duplicate = -24,
+    Duplicate = -24 => "HURRAY_ERR_DUPLICATE",
     /// `is_sorted` is set but the entries are not in strictly increasing
     /// lexicographic order.
-    NotSorted = -25,
+    NotSorted = -25 => "HURRAY_ERR_NOT_SORTED",
     /// A query's rank differs from the tensor's rank.
-    RankMismatch = -26,
+    RankMismatch = -26 => "HURRAY_ERR_RANK_MISMATCH",
     /// A size computation overflows 64 bits (or the address space).
-    Overflow = -27,
+    Overflow = -27 => "HURRAY_ERR_OVERFLOW",
     /// Memory could not be allocated.
-    Alloc = -28,
+    Alloc = -28 => "HURRAY_ERR_ALLOC",
     /// Unknown bits are set in a `flags` argument.
-    InvalidFlags = -29,
+    InvalidFlags = -29 => "HURRAY_ERR_INVALID_FLAGS",
     /// Padding bits of a sub-byte values buffer are not zero.
-    NonzeroPadding = -30,
+    NonzeroPadding = -30 => "HURRAY_ERR_NONZERO_PADDING",
     /// The operation cannot be performed on this element type (complex values
     /// as a double, or values of a type accepted only in permissive mode).
-    UnsupportedType = -31,
+    UnsupportedType = -31 => "HURRAY_ERR_UNSUPPORTED_TYPE",
+    /// A stored value is a code the element type forbids as data
+    /// (float8_e8m0 0x00 and 0xFF).
+    InvalidValue = -32 => "HURRAY_ERR_INVALID_VALUE",
     /// A descriptor ends before its fields do.
-    Truncated = -40,
+    Truncated = -40 => "HURRAY_ERR_TRUNCATED",
     /// Reserved flag bits or reserved bytes of a descriptor are not zero.
-    ReservedBits = -41,
+    ReservedBits = -41 => "HURRAY_ERR_RESERVED_BITS",
     /// A buffer lives on a device other than the host CPU.
-    UnsupportedDevice = -42,
+    UnsupportedDevice = -42 => "HURRAY_ERR_UNSUPPORTED_DEVICE",
     /// A buffer handle is invalid (alignment, device tag, memory class).
-    InvalidBufferHandle = -43,
+    InvalidBufferHandle = -43 => "HURRAY_ERR_INVALID_BUFFER_HANDLE",
     /// A statistics section is invalid (reserved mask bits, nnz mismatch).
-    InvalidStatistics = -44,
+    InvalidStatistics = -44 => "HURRAY_ERR_INVALID_STATISTICS",
     /// The descriptor uses a feature this library does not apply
     /// (quantization, non-producer sync) outside permissive mode.
-    UnsupportedFeature = -45,
+    UnsupportedFeature = -45 => "HURRAY_ERR_UNSUPPORTED_FEATURE",
 }
 
 impl Status {
-    /// Every status, in table order.
-    pub const ALL: [Status; 29] = [
-        Status::Ok,
-        Status::InvalidMagic,
-        Status::VersionMismatch,
-        Status::InvalidLayout,
-        Status::InvalidType,
-        Status::BufferTooSmall,
-        Status::NullPointer,
-        Status::InternalPanic,
-        Status::InvalidSyncMode,
-        Status::Internal,
-        Status::IndexOutOfBounds,
-        Status::InvalidRank,
-        Status::InvalidShape,
-        Status::BufferSize,
-        Status::Misaligned,
-        Status::Duplicate,
-        Status::NotSorted,
-        Status::RankMismatch,
-        Status::Overflow,
-        Status::Alloc,
-        Status::InvalidFlags,
-        Status::NonzeroPadding,
-        Status::UnsupportedType,
-        Status::Truncated,
-        Status::ReservedBits,
-        Status::UnsupportedDevice,
-        Status::InvalidBufferHandle,
-        Status::InvalidStatistics,
-        Status::UnsupportedFeature,
-    ];
-
     /// The numeric code.
     pub const fn code(self) -> i32 {
         self as i32
@@ -120,41 +118,6 @@ impl Status {
     /// The status whose code is `code`, if any.
     pub fn from_code(code: i32) -> Option<Status> {
         Status::ALL.iter().copied().find(|s| s.code() == code)
-    }
-
-    /// The C name of the code, e.g. `HURRAY_ERR_DUPLICATE`.
-    pub const fn name(self) -> &'static CStr {
-        match self {
-            Status::Ok => c"HURRAY_OK",
-            Status::InvalidMagic => c"HURRAY_ERR_INVALID_MAGIC",
-            Status::VersionMismatch => c"HURRAY_ERR_VERSION_MISMATCH",
-            Status::InvalidLayout => c"HURRAY_ERR_INVALID_LAYOUT",
-            Status::InvalidType => c"HURRAY_ERR_INVALID_TYPE",
-            Status::BufferTooSmall => c"HURRAY_ERR_BUFFER_TOO_SMALL",
-            Status::NullPointer => c"HURRAY_ERR_NULL_POINTER",
-            Status::InternalPanic => c"HURRAY_ERR_INTERNAL_PANIC",
-            Status::InvalidSyncMode => c"HURRAY_ERR_INVALID_SYNC_MODE",
-            Status::Internal => c"HURRAY_ERR_INTERNAL",
-            Status::IndexOutOfBounds => c"HURRAY_ERR_INDEX_OUT_OF_BOUNDS",
-            Status::InvalidRank => c"HURRAY_ERR_INVALID_RANK",
-            Status::InvalidShape => c"HURRAY_ERR_INVALID_SHAPE",
-            Status::BufferSize => c"HURRAY_ERR_BUFFER_SIZE",
-            Status::Misaligned => c"HURRAY_ERR_MISALIGNED",
-            Status::Duplicate => c"HURRAY_ERR_DUPLICATE",
-            Status::NotSorted => c"HURRAY_ERR_NOT_SORTED",
-            Status::RankMismatch => c"HURRAY_ERR_RANK_MISMATCH",
-            Status::Overflow => c"HURRAY_ERR_OVERFLOW",
-            Status::Alloc => c"HURRAY_ERR_ALLOC",
-            Status::InvalidFlags => c"HURRAY_ERR_INVALID_FLAGS",
-            Status::NonzeroPadding => c"HURRAY_ERR_NONZERO_PADDING",
-            Status::UnsupportedType => c"HURRAY_ERR_UNSUPPORTED_TYPE",
-            Status::Truncated => c"HURRAY_ERR_TRUNCATED",
-            Status::ReservedBits => c"HURRAY_ERR_RESERVED_BITS",
-            Status::UnsupportedDevice => c"HURRAY_ERR_UNSUPPORTED_DEVICE",
-            Status::InvalidBufferHandle => c"HURRAY_ERR_INVALID_BUFFER_HANDLE",
-            Status::InvalidStatistics => c"HURRAY_ERR_INVALID_STATISTICS",
-            Status::UnsupportedFeature => c"HURRAY_ERR_UNSUPPORTED_FEATURE",
-        }
     }
 }
 
@@ -173,7 +136,7 @@ mod tests {
         assert_eq!(codes.len(), Status::ALL.len());
         assert_eq!(names.len(), Status::ALL.len());
         assert_eq!(Status::Ok.code(), 0);
-        for s in Status::ALL {
+        for &s in Status::ALL {
             assert!(s == Status::Ok || s.code() < 0, "{s:?} must be negative");
             assert_eq!(Status::from_code(s.code()), Some(s));
         }

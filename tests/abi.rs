@@ -6,27 +6,13 @@
 //! the ABI version for a break) with:
 //!   HURRAY_COO_UPDATE_ABI=1 cargo test --test abi
 
+mod common;
+
+use common::header::strip_comments;
 use std::collections::BTreeSet;
 
 const HEADER: &str = include_str!("../include/hurray_coo.h");
 const RECORD_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/abi/hurray_coo.abi");
-
-fn strip_comments(src: &str) -> String {
-    let mut out = String::new();
-    let mut rest = src;
-    while let Some(start) = rest.find("/*") {
-        out.push_str(&rest[..start]);
-        let end = rest[start..]
-            .find("*/")
-            .map_or(rest.len(), |e| start + e + 2);
-        rest = &rest[end..];
-    }
-    out.push_str(rest);
-    out.lines()
-        .map(|l| l.find("//").map_or(l, |i| &l[..i]))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 fn squash(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")

@@ -5,6 +5,8 @@
 //! - every ccall of the README's Julia wrapper names a declared function with
 //!   the same return and argument types.
 
+mod common;
+
 use std::collections::BTreeMap;
 
 const HEADER: &str = include_str!("../include/hurray_coo.h");
@@ -12,16 +14,7 @@ const FORTRAN: &str = include_str!("../include/hurray_coo.f90");
 const README: &str = include_str!("../README.md");
 
 fn header_defines() -> BTreeMap<String, i64> {
-    HEADER
-        .lines()
-        .filter_map(|l| l.strip_prefix("#define HURRAY_"))
-        .filter_map(|rest| {
-            let mut it = rest.split_whitespace();
-            let name = format!("HURRAY_{}", it.next()?);
-            let value = it.next()?.parse().ok()?;
-            Some((name, value))
-        })
-        .collect()
+    common::header::defines(HEADER)
 }
 
 fn fortran_parameters() -> BTreeMap<String, i64> {
@@ -70,53 +63,9 @@ fn fortran_constants_match_the_header() {
     );
 }
 
-/// (name, argument count) of every function declared in the header.
+/// Return and argument types of every function declared in the header.
 fn header_functions() -> BTreeMap<String, Vec<String>> {
-    let mut text = String::new();
-    let mut in_comment = false;
-    for line in HEADER.lines() {
-        let t = line.trim();
-        if t.starts_with("/*") {
-            in_comment = true;
-        }
-        if !in_comment && !t.starts_with('#') {
-            text.push_str(t);
-            text.push(' ');
-        }
-        if t.ends_with("*/") {
-            in_comment = false;
-        }
-    }
-    let mut out = BTreeMap::new();
-    for stmt in text.split(';') {
-        let Some(open) = stmt.find('(') else { continue };
-        if stmt.contains("typedef") || !stmt.contains("hurray_") {
-            continue;
-        }
-        let head = &stmt[..open];
-        let name_start = head.rfind([' ', '*']).map_or(0, |i| i + 1);
-        let name = head[name_start..].trim().to_owned();
-        if !name.starts_with("hurray_") {
-            continue;
-        }
-        let ret = head[..name_start]
-            .trim()
-            .trim_start_matches("extern \"C\" {")
-            .trim()
-            .to_owned();
-        let args_text = &stmt[open + 1..stmt.rfind(')').unwrap()];
-        let mut types = vec![ret];
-        if args_text.trim() != "void" {
-            for arg in args_text.split(',') {
-                let arg = arg.trim();
-                // Drop the parameter name: the last identifier.
-                let cut = arg.rfind([' ', '*']).unwrap();
-                types.push(arg[..=cut].trim().to_owned());
-            }
-        }
-        out.insert(name, types);
-    }
-    out
+    common::header::functions(HEADER)
 }
 
 #[test]

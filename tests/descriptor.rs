@@ -451,10 +451,16 @@ fn rejects_bad_buffer_handles() {
             Status::InvalidBufferHandle,
             "invalid",
         );
+        // buffer-protocol.md: a CPU buffer MUST be producer-synced.
         assert_err(
             parse(&broken(|b| b[at(k, 13)] = 1), false),
-            Status::UnsupportedFeature,
-            "event",
+            Status::InvalidSyncMode,
+            "CPU buffer with sync mode 1 (event)",
+        );
+        assert_err(
+            parse(&broken(|b| b[at(k, 13)] = 2), true),
+            Status::InvalidSyncMode,
+            "consumer-stream",
         );
         assert_err(
             parse(&broken(|b| b[at(k, 13)] = 7), false),
@@ -482,9 +488,191 @@ fn rejects_bad_buffer_handles() {
             );
         }
     }
-    // Pinned and unified host memory are fine.
-    parse(&broken(|b| b[H0 + 14] = 1), false).unwrap();
-    parse(&broken(|b| b[H1 + 14] = 2), false).unwrap();
+    // Pinned and unified host memory are fine, for both buffers alike.
+    for class in [1u8, 2] {
+        parse(
+            &broken(|b| (b[H0 + 14], b[H1 + 14]) = (class, class)),
+            false,
+        )
+        .unwrap();
+    }
+}
+
+/// buffer-protocol.md, Device Colocation: all buffers of one descriptor MUST
+/// share device tag and memory class; a reader MUST reject otherwise, in
+/// every mode.
+#[test]
+fn buffers_on_different_memory_classes_are_refused() {
+    for (a, b) in [(0u8, 1u8), (1, 0), (2, 0), (1, 2)] {
+        for permissive in [false, true] {
+            assert_err(
+                parse(&broken(|d| (d[H0 + 14], d[H1 + 14]) = (a, b)), permissive),
+                Status::InvalidBufferHandle,
+                &format!("buffer 1 (indices) has device tag 0x00 and memory class {b}"),
+            );
+        }
+    }
+}
+
+/// metadata.md, Composite Member Section: member_role MUST be 0x00 or 0x01
+/// and the 15 reserved bytes MUST be zero; a reader MUST reject otherwise.
+#[test]
+fn composite_member_sections_are_checked() {
+    for role in [0u8, 1] {
+        let mut sec = [0u8; 16];
+        sec[0] = role;
+        let d = parse(&with_section(0x10, &sec), false).unwrap();
+        assert_eq!(d.composite_role, Some(role));
+    }
+    for role in [2u8, 0x7F, 0xFF] {
+        let mut sec = [0u8; 16];
+        sec[0] = role;
+        for permissive in [false, true] {
+            assert_err(
+                parse(&with_section(0x10, &sec), permissive),
+                Status::ReservedBits,
+                &format!("member_role at descriptor offset 93 is 0x{role:02X}"),
+            );
+        }
+    }
+    for k in 1..16 {
+        let mut sec = [0u8; 16];
+        sec[k] = 0x5A;
+        assert_err(
+            parse(&with_section(0x10, &sec), true),
+            Status::ReservedBits,
+            &format!("offset {} is 0x5A", 93 + k),
+        );
+    }
+    // A section cut short is a truncation.
+    assert_err(
+        parse(&with_section(0x10, &[0u8; 15]), false),
+        Status::Truncated,
+        "composite member",
+    );
+}
+
+/// An extension-type section (20 bytes) for a private type.
+#[allow(clippy::too_many_arguments)] // one per field of the section
+fn ext(
+    bit_width: u32,
+    packing: u8,
+    is_float: u8,
+    is_signed: u8,
+    sign: u8,
+    exp: u8,
+    man: u8,
+    bias: u32,
+) -> Vec<u8> {
+    let mut s = bit_width.to_le_bytes().to_vec();
+    s.extend_from_slice(&[packing, is_float, is_signed, sign, exp, man, 0, 0]);
+    s.extend_from_slice(&bias.to_le_bytes());
+    s.extend_from_slice(&[0, 0, 0, 0]);
+    s
+}
+
+/// The seed descriptor retyped as private tag 0xF3 with `section`, its
+/// values buffer declared `values_bytes`.
+fn private_with(section: &[u8], values_bytes: u64) -> Vec<u8> {
+    let mut b = with_section(0x04, section);
+    b[TYPE] = 0xF3;
+    b[H0..H0 + 8].copy_from_slice(&values_bytes.to_le_bytes());
+    b
+}
+
+/// metadata.md, Extension Type Section: every field constraint, and the
+/// reader MUST use bit_width and packing_factor to size the values buffer.
+/// Permissive mode (needed for a private tag at all) relaxes none of it.
+#[test]
+fn extension_type_sections_are_checked_and_size_the_values() {
+    // 3 entries of a 4-bit integer: 2 bytes; of a 16-bit float: 6 bytes.
+    let d = parse(&private_with(&ext(4, 2, 0, 1, 0, 0, 0, 0), 2), true).unwrap();
+    assert_eq!(
+        d.extension.map(|x| (x.bit_width, x.packing_factor)),
+        Some((4, 2))
+    );
+    parse(&private_with(&ext(16, 1, 1, 0, 1, 5, 10, 15), 6), true).unwrap();
+    parse(&private_with(&ext(1, 8, 0, 0, 0, 0, 0, 0), 1), true).unwrap();
+    assert_err(
+        parse(&private_with(&ext(4, 2, 0, 1, 0, 0, 0, 0), 3), true),
+        Status::BufferSize,
+        "the declared values buffer is 3 bytes but nnz 3 of the extension type (bit_width 4, packing_factor 2) needs exactly 2 bytes",
+    );
+    assert_err(
+        parse(&private_with(&ext(16, 1, 1, 0, 1, 5, 10, 15), 12), true),
+        Status::BufferSize,
+        "needs exactly 6 bytes",
+    );
+    let bad: [(Vec<u8>, &str); 11] = [
+        (ext(0, 1, 0, 0, 0, 0, 0, 0), "bit_width is 0"),
+        (
+            ext(4, 1, 0, 0, 0, 0, 0, 0),
+            "bit_width 4 needs packing_factor 2, not 1",
+        ),
+        (
+            ext(2, 2, 0, 0, 0, 0, 0, 0),
+            "bit_width 2 needs packing_factor 4",
+        ),
+        (
+            ext(6, 1, 0, 0, 0, 0, 0, 0),
+            "bit_width 6 is a sub-byte width",
+        ),
+        (ext(3, 2, 0, 0, 0, 0, 0, 0), "bit_width 3"),
+        (
+            ext(12, 1, 0, 0, 0, 0, 0, 0),
+            "bit_width 12 is not a whole number of bytes",
+        ),
+        (
+            ext(16, 2, 0, 0, 0, 0, 0, 0),
+            "bit_width 16 needs packing_factor 1, not 2",
+        ),
+        (
+            ext(8, 1, 0, 0, 0, 4, 3, 0),
+            "an integer type (is_float 0) must have",
+        ),
+        (ext(8, 1, 1, 1, 1, 4, 3, 7), "must have is_signed 0"),
+        (ext(8, 1, 1, 0, 2, 4, 3, 7), "sign_bits is 2"),
+        (ext(8, 1, 2, 0, 0, 0, 0, 0), "is_float is 2"),
+    ];
+    for (sec, needle) in &bad {
+        assert_err(
+            parse(&private_with(sec, 3), true),
+            Status::InvalidType,
+            needle,
+        );
+    }
+    for at in [10usize, 11, 18, 19] {
+        let mut sec = ext(8, 1, 0, 0, 0, 0, 0, 0);
+        sec[at] = 1;
+        assert_err(
+            parse(&private_with(&sec, 3), true),
+            Status::ReservedBits,
+            "extension _reserved",
+        );
+    }
+}
+
+/// hurray_descriptor_inspect reports sizes a consumer allocates from: every
+/// declared byte_size must be what type, nnz and rank need.
+#[test]
+fn declared_sizes_must_match_type_nnz_and_rank() {
+    let set = |b: &mut Vec<u8>, at: usize, v: u64| b[at..at + 8].copy_from_slice(&v.to_le_bytes());
+    assert_err(
+        parse(&broken(|b| set(b, H1, 1 << 60)), false),
+        Status::BufferSize,
+        "the declared indices buffer is 1152921504606846976 bytes but nnz 3 x rank 2 x 8 needs exactly 48",
+    );
+    assert_err(
+        parse(&broken(|b| set(b, H0, 16)), true),
+        Status::BufferSize,
+        "the declared values buffer is 16 bytes but nnz 3 of float32 needs exactly 12",
+    );
+    // nnz 2^62 of float32: the values size overflows 64 bits.
+    assert_err(
+        parse(&broken(|b| set(b, SORTED - 8, 1 << 62)), false),
+        Status::Overflow,
+        "values buffer size of 4611686018427387904 float32 elements",
+    );
 }
 
 /// The seed descriptor with `section` appended under flag `flag`.

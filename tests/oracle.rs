@@ -17,6 +17,8 @@ enum Verdict {
     OutOfBounds { entry: u64, dim: usize },
     Duplicate { entry: u64, first: u64 },
     NotSorted { entry: u64 },
+    /// A float8_e8m0 value that is 0x00 or 0xFF (element-types.md).
+    InvalidValue { entry: u64 },
 }
 
 /// The rules, read naively: walk the entries in order; at each entry check
@@ -60,6 +62,7 @@ fn verdict_of(r: Result<(), CooError>) -> Verdict {
         Err(CooError::OutOfBounds { entry, dim, .. }) => Verdict::OutOfBounds { entry, dim },
         Err(CooError::Duplicate { entry, first, .. }) => Verdict::Duplicate { entry, first },
         Err(CooError::NotSorted { entry, .. }) => Verdict::NotSorted { entry },
+        Err(CooError::InvalidValue { entry, .. }) => Verdict::InvalidValue { entry },
         Err(e) => panic!("unexpected error {e}"),
     }
 }
@@ -276,7 +279,14 @@ fn every_type_rank_and_padding_matches_the_oracle() {
             checked[2] += 1;
             continue;
         }
-        let want = oracle(&shape, &entries, sorted);
+        let mut want = oracle(&shape, &entries, sorted);
+        // The value rule, checked once the coordinates pass: float8_e8m0
+        // (tag 0x42) forbids the codes 0x00 and 0xFF.
+        if want == Verdict::Valid && ty.tag == 0x42 {
+            if let Some(j) = values.iter().position(|&b| b == 0x00 || b == 0xFF) {
+                want = Verdict::InvalidValue { entry: j as u64 };
+            }
+        }
         assert_eq!(
             verdict_of(got),
             want,

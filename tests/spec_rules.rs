@@ -553,3 +553,191 @@ fn lookup_rejects_wrong_rank_and_out_of_bounds_queries() {
         &["coordinate 4 in dimension 1", "shape[1] = 4"],
     );
 }
+
+// ---- element-types.md: float8_e8m0 codes 0x00 and 0xFF ------------------
+
+/// "The bit patterns 0x00 and 0xFF are reserved ... and MUST NOT be used as
+/// data values. A reader encountering 0x00 or 0xFF in a float8_e8m0 buffer
+/// MUST treat the containing descriptor as invalid."
+#[test]
+fn e8m0_reserved_codes_are_refused_in_strict_mode_with_entry_and_code() {
+    let entries: [&[u64]; 4] = [&[0], &[1], &[2], &[3]];
+    for (bad, at) in [(0x00u8, 2usize), (0xFF, 1), (0x00, 0), (0xFF, 3)] {
+        let mut vals = [0x7Fu8, 0x80, 0x01, 0xFE];
+        vals[at] = bad;
+        let f = Fixture::new(0x42, &[8], &entries, &vals, true);
+        let e = err_of(f.strict());
+        assert_err(
+            &e,
+            Status::InvalidValue,
+            &[
+                &format!("entry {at}"),
+                &format!("0x{bad:02X}"),
+                "float8_e8m0",
+            ],
+        );
+        // validate() on a permissive handle reports the same.
+        let p = f.permissive();
+        assert_eq!(p.validate().unwrap_err(), e);
+        // Permissive lookups read the reserved code as NaN, never as a number.
+        let (v, found) = p.lookup_f64(&[at as u64]).unwrap();
+        assert!(found && v.is_nan(), "code 0x{bad:02X} read as {v}");
+        let mut raw = [0u8; 1];
+        assert!(p.lookup(&[at as u64], &mut raw).unwrap());
+        assert_eq!(raw[0], bad, "hurray_coo_lookup returns the stored code");
+    }
+    // Every other code is valid data.
+    let all: Vec<u8> = (0x01..=0xFE).collect();
+    let entries: Vec<Vec<u64>> = (0..all.len() as u64).map(|i| vec![i]).collect();
+    let refs: Vec<&[u64]> = entries.iter().map(|e| e.as_slice()).collect();
+    Fixture::new(0x42, &[300], &refs, &all, true)
+        .strict()
+        .unwrap();
+}
+
+#[test]
+fn coordinate_rules_are_reported_before_value_rules() {
+    // Entry 0 holds a forbidden code, entry 2 duplicates entry 1.
+    let f = Fixture::new(0x42, &[8], &[&[0], &[5], &[5]], &[0xFF, 0x7F, 0x7F], false);
+    assert_err(
+        &err_of(f.strict()),
+        Status::Duplicate,
+        &["entry 2 duplicates entry 1"],
+    );
+}
+
+// ---- coo-layout.txt, Element Lookup, on data that was never validated ---
+
+/// What a lookup returns is defined once: the lowest-numbered entry with the
+/// query's coordinates. The issue's two examples, then random permissive data
+/// with wrong flags, against that oracle, for the scan, the binary search,
+/// the index and the batch (one thread and several).
+#[test]
+fn unvalidated_data_single_indexed_and_batch_lookups_agree() {
+    let f64s = |v: &[f64]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    // Claims sorted, is not: a lookup of 2 finds entry 0.
+    let f = Fixture::new(
+        0x04,
+        &[10],
+        &[&[2], &[0], &[1]],
+        &f64s(&[1.0, 2.0, 3.0]),
+        true,
+    );
+    check_agreement(&f, &[vec![2], vec![0], vec![1], vec![5]]);
+    assert_eq!(f.permissive().lookup_f64(&[2]).unwrap(), (1.0, true));
+    // Duplicates: query 0 finds entry 0 (value 1.0).
+    let f = Fixture::new(
+        0x04,
+        &[10],
+        &[&[0], &[0], &[1]],
+        &f64s(&[1.0, 2.0, 3.0]),
+        true,
+    );
+    check_agreement(&f, &[vec![0], vec![1], vec![2]]);
+    assert_eq!(f.permissive().lookup_f64(&[0]).unwrap(), (1.0, true));
+
+    let mut rng = common::Rng::new(10);
+    for round in 0..300 {
+        let rank = 1 + rng.below(3) as usize;
+        let shape: Vec<u64> = (0..rank).map(|_| 1 + rng.below(4)).collect();
+        let n = rng.below(24) as usize;
+        let mut flat = Vec::new();
+        for _ in 0..n {
+            for &x in &shape {
+                // Mostly in bounds; some entries outside the shape.
+                flat.push(if rng.below(10) == 0 {
+                    x + rng.below(3)
+                } else {
+                    rng.below(x)
+                });
+            }
+        }
+        if rng.below(3) == 0 {
+            // Sort some of them, so that the merged batch path runs too.
+            let mut e: Vec<Vec<u64>> = flat.chunks(rank).map(|c| c.to_vec()).collect();
+            e.sort();
+            flat = e.concat();
+        }
+        let vals: Vec<f64> = (0..n).map(|i| i as f64 + 1.0).collect();
+        let f = Fixture {
+            tag: 0x04,
+            shape: shape.clone(),
+            nnz: n as u64,
+            sorted: rng.below(2) == 0,
+            values: Buf::aligned(&f64s(&vals)),
+            indices: Buf::aligned(&le(&flat)),
+        };
+        let mut queries = Vec::new();
+        let mut q = vec![0u64; rank];
+        loop {
+            queries.push(q.clone());
+            let mut d = rank;
+            loop {
+                if d == 0 {
+                    break;
+                }
+                d -= 1;
+                q[d] += 1;
+                if q[d] < shape[d] {
+                    break;
+                }
+                q[d] = 0;
+            }
+            if q.iter().all(|&c| c == 0) {
+                break;
+            }
+        }
+        let _ = round;
+        check_agreement(&f, &queries);
+    }
+}
+
+/// Every lookup method of a permissive handle, with and without the index,
+/// answers the oracle (the lowest entry equal to the query).
+fn check_agreement(f: &Fixture, queries: &[Vec<u64>]) {
+    let rank = f.shape.len();
+    let flat: Vec<u64> = f
+        .indices
+        .get()
+        .chunks_exact(8)
+        .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    let vals: Vec<f64> = f
+        .values
+        .get()
+        .chunks_exact(8)
+        .map(|b| f64::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    let oracle = |q: &[u64]| flat.chunks_exact(rank).position(|e| e == q);
+    for index in [false, true] {
+        let coo = f
+            .create(Options {
+                copy: false,
+                permissive: true,
+                index,
+            })
+            .unwrap();
+        let mut batch_q = Vec::new();
+        for q in queries {
+            let want = oracle(q);
+            assert_eq!(coo.find(q).unwrap(), want, "find {q:?}, index {index}");
+            let v = want.map_or(0.0, |i| vals[i]);
+            assert_eq!(coo.lookup_f64(q).unwrap(), (v, want.is_some()), "{q:?}");
+            let mut raw = [0u8; 8];
+            assert_eq!(coo.lookup(q, &mut raw).unwrap(), want.is_some());
+            assert_eq!(f64::from_le_bytes(raw), v);
+            batch_q.extend_from_slice(q);
+        }
+        for threads in [1, 3] {
+            let mut out = vec![f64::NAN; queries.len()];
+            let mut found = vec![9u8; queries.len()];
+            coo.lookup_batch_f64(&batch_q, &mut out, Some(&mut found), threads)
+                .unwrap();
+            for (k, q) in queries.iter().enumerate() {
+                let want = oracle(q);
+                assert_eq!(out[k], want.map_or(0.0, |i| vals[i]), "batch {q:?}");
+                assert_eq!(found[k], u8::from(want.is_some()));
+            }
+        }
+    }
+}

@@ -468,6 +468,7 @@ static int test_status_names_and_messages(void) {
         {HURRAY_ERR_INVALID_FLAGS, "HURRAY_ERR_INVALID_FLAGS"},
         {HURRAY_ERR_NONZERO_PADDING, "HURRAY_ERR_NONZERO_PADDING"},
         {HURRAY_ERR_UNSUPPORTED_TYPE, "HURRAY_ERR_UNSUPPORTED_TYPE"},
+        {HURRAY_ERR_INVALID_VALUE, "HURRAY_ERR_INVALID_VALUE"},
         {HURRAY_ERR_TRUNCATED, "HURRAY_ERR_TRUNCATED"},
         {HURRAY_ERR_RESERVED_BITS, "HURRAY_ERR_RESERVED_BITS"},
         {HURRAY_ERR_UNSUPPORTED_DEVICE, "HURRAY_ERR_UNSUPPORTED_DEVICE"},
@@ -711,10 +712,183 @@ static int test_hash_index(void) {
     return failures;
 }
 
+/* element-types.md: float8_e8m0 codes 0x00 and 0xFF MUST NOT be data; a
+ * reader MUST treat the tensor as invalid. Permissive lookups read them as
+ * NaN (the spec calls them NaN), the raw lookup returns the stored code. */
+static int test_e8m0_reserved_codes(void) {
+    int failures = 0;
+    const uint64_t shape[1] = {8};
+    const uint64_t idx[4] = {0, 1, 2, 3};
+    const uint8_t bad_codes[2] = {0x00, 0xFF};
+    size_t k;
+    for (k = 0; k < 2; k++) {
+        uint8_t vals[4] = {0x7F, 0x80, 0x01, 0xFE};
+        void *v;
+        uint64_t *ix = alloc64(idx, sizeof idx, 0);
+        hurray_coo *coo = (hurray_coo *)1;
+        char needle[64];
+        double d = 0.0;
+        bool found = false;
+        uint8_t raw = 0;
+        const uint64_t q[1] = {2};
+        vals[2] = bad_codes[k];
+        v = alloc64(vals, sizeof vals, 0);
+        snprintf(needle, sizeof needle, "entry 2: value code 0x%02X", bad_codes[k]);
+        CHECK_STATUS(hurray_coo_create(HURRAY_TYPE_FLOAT8_E8M0, 1, shape, 4, true, v, 4, ix, 32,
+                                       0, &coo),
+                     HURRAY_ERR_INVALID_VALUE, needle);
+        CHECK(coo == NULL);
+        CHECK_STATUS(hurray_coo_create(HURRAY_TYPE_FLOAT8_E8M0, 1, shape, 4, true, v, 4, ix, 32,
+                                       HURRAY_COO_PERMISSIVE, &coo),
+                     HURRAY_OK, "");
+        CHECK_STATUS(hurray_coo_validate(coo), HURRAY_ERR_INVALID_VALUE, needle);
+        CHECK_STATUS(hurray_coo_lookup_f64(coo, q, 1, &d, &found), HURRAY_OK, "");
+        CHECK(found && isnan(d));
+        CHECK_STATUS(hurray_coo_lookup(coo, q, 1, &raw, 1, &found), HURRAY_OK, "");
+        CHECK(found && raw == bad_codes[k]);
+        hurray_coo_free(coo);
+        free64(v);
+        free64(ix);
+    }
+    return failures;
+}
+
+/* One definition of a lookup on data that was never validated: the
+ * lowest-numbered entry with the query's coordinates. Single, indexed and
+ * batch lookups (1 and 2 threads) agree with it on random permissive data
+ * with wrong flags, duplicates and entries outside the shape. */
+static int test_unvalidated_lookups_agree(void) {
+    int failures = 0;
+    uint64_t rng = 0x1234567;
+    int round;
+    for (round = 0; round < 200; round++) {
+        uint64_t shape[2], n, i, nq = 0;
+        uint64_t flat[2 * 16], queries[2 * 64];
+        double vals[16], out[64];
+        bool found_b[64];
+        int idx_flag;
+#define NEXT() (rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17, rng)
+        shape[0] = 1 + NEXT() % 4;
+        shape[1] = 1 + NEXT() % 4;
+        n = NEXT() % 16;
+        for (i = 0; i < n; i++) {
+            flat[2 * i] = NEXT() % (shape[0] + (NEXT() % 8 == 0));
+            flat[2 * i + 1] = NEXT() % shape[1];
+            vals[i] = (double)i + 1.0;
+        }
+        {
+            uint64_t a, b;
+            for (a = 0; a < shape[0]; a++)
+                for (b = 0; b < shape[1]; b++) {
+                    queries[2 * nq] = a;
+                    queries[2 * nq + 1] = b;
+                    nq++;
+                }
+        }
+        for (idx_flag = 0; idx_flag < 2; idx_flag++) {
+            uint64_t *ix = alloc64(n ? flat : NULL, 16 * n, 0);
+            double *vv = alloc64(n ? vals : NULL, 8 * n, 0);
+            hurray_coo *coo = NULL;
+            uint64_t k;
+            uint32_t flags = HURRAY_COO_PERMISSIVE | (idx_flag ? HURRAY_COO_INDEX : 0);
+            CHECK_STATUS(hurray_coo_create(HURRAY_TYPE_FLOAT64, 2, shape, n, (NEXT() & 1) != 0,
+                                           n ? vv : NULL, 8 * n, n ? ix : NULL, 16 * n, flags,
+                                           &coo),
+                         HURRAY_OK, "");
+            CHECK_STATUS(hurray_coo_lookup_batch(coo, queries, nq, 2, out, found_b, (uint32_t)(1 + round % 2)),
+                         HURRAY_OK, "");
+            for (k = 0; k < nq; k++) {
+                double want = 0.0, d = -1.0;
+                bool want_found = false, got_found = true;
+                for (i = 0; i < n; i++) {
+                    if (flat[2 * i] == queries[2 * k] && flat[2 * i + 1] == queries[2 * k + 1]) {
+                        want = vals[i];
+                        want_found = true;
+                        break;
+                    }
+                }
+                CHECK_STATUS(hurray_coo_lookup_f64(coo, &queries[2 * k], 2, &d, &got_found),
+                             HURRAY_OK, "");
+                CHECK(d == want && got_found == want_found);
+                CHECK(out[k] == want && found_b[k] == want_found);
+            }
+            hurray_coo_free(coo);
+            free64(ix);
+            free64(vv);
+        }
+#undef NEXT
+    }
+    return failures;
+}
+
+/* hurray_coo_values / hurray_coo_indices: NULL for an empty buffer, the
+ * caller's own pointer when borrowed, 64-byte aligned always. */
+static int test_empty_buffers_are_null(void) {
+    int failures = 0;
+    const uint64_t shape[2] = {0, 5};
+    uint32_t flags[2] = {HURRAY_COO_BORROW, HURRAY_COO_COPY};
+    size_t k;
+    for (k = 0; k < 2; k++) {
+        hurray_coo *coo = NULL;
+        size_t bytes = 99;
+        uint8_t dummy[8];
+        /* An empty buffer passed as a non-NULL pointer (the spec allows both). */
+        CHECK_STATUS(hurray_coo_create(HURRAY_TYPE_FLOAT32, 2, shape, 0, true, dummy + 1, 0,
+                                       (const uint64_t *)(void *)(dummy + 1), 0, flags[k], &coo),
+                     HURRAY_OK, "");
+        CHECK(hurray_coo_values(coo, &bytes) == NULL && bytes == 0);
+        bytes = 99;
+        CHECK(hurray_coo_indices(coo, &bytes) == NULL && bytes == 0);
+        hurray_coo_free(coo);
+    }
+    {
+        seed_bufs b = seed_alloc();
+        hurray_coo *coo = NULL;
+        size_t bytes = 0;
+        CHECK_STATUS(seed_create(b, 0, &coo), HURRAY_OK, "");
+        CHECK(hurray_coo_values(coo, &bytes) == b.values && bytes == 12);
+        CHECK(hurray_coo_indices(coo, &bytes) == b.indices && bytes == 48);
+        hurray_coo_free(coo);
+        CHECK_STATUS(seed_create(b, HURRAY_COO_COPY, &coo), HURRAY_OK, "");
+        CHECK(((uintptr_t)hurray_coo_values(coo, &bytes) % 64) == 0 && bytes == 12);
+        hurray_coo_free(coo);
+        seed_release(b);
+    }
+    return failures;
+}
+
+/* The mean merges the implicit zeros without cancellation: shape 2^64
+ * elements, values {1.5, -0.5}, mean 1/2^64 = 5.42e-20. */
+static int test_statistics_at_extreme_sparsity(void) {
+    int failures = 0;
+    const uint64_t shape[2] = {UINT64_C(1) << 32, UINT64_C(1) << 32};
+    const double vals[2] = {1.5, -0.5};
+    const uint64_t idx[4] = {0, 0, 7, 9};
+    double *v = alloc64(vals, sizeof vals, 0);
+    uint64_t *ix = alloc64(idx, sizeof idx, 0);
+    hurray_coo *coo = NULL;
+    hurray_statistics s;
+    CHECK_STATUS(hurray_coo_create(HURRAY_TYPE_FLOAT64, 2, shape, 2, true, v, 16, ix, 32, 0, &coo),
+                 HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_statistics(coo, &s), HURRAY_OK, "");
+    CHECK(s.computed_mask & HURRAY_STAT_VALUE_STATS);
+    CHECK(fabs(s.value_mean - ldexp(1.0, -64)) <= 1e-12 * ldexp(1.0, -64));
+    /* Population variance: (1.5^2 + 0.5^2) / 2^64 - mean^2 = 2.5 / 2^64. */
+    CHECK(fabs(s.value_stddev - sqrt(ldexp(2.5, -64))) <= 1e-9 * sqrt(ldexp(2.5, -64)));
+    hurray_coo_free(coo);
+    free64(v);
+    free64(ix);
+    return failures;
+}
+
 static const struct {
     const char *name;
     ctest_fn fn;
 } TESTS[] = {
+    {"e8m0_reserved_codes", test_e8m0_reserved_codes},
+    {"unvalidated_lookups_agree", test_unvalidated_lookups_agree},
+    {"empty_buffers_are_null", test_empty_buffers_are_null},
+    {"statistics_at_extreme_sparsity", test_statistics_at_extreme_sparsity},
     {"hash_index", test_hash_index},
     {"batch_lookup", test_batch_lookup},
     {"seed_example", test_seed_example},

@@ -290,10 +290,122 @@ static int test_shard_and_quantization_sections(void) {
     return failures;
 }
 
+/* The seed descriptor with `extra` bytes appended under descriptor flag
+ * `flag` (descriptor_length adjusted). Returns its length. */
+static size_t seed_with_section(uint8_t *out, uint32_t flag, const uint8_t *extra, size_t n) {
+    uint32_t len = (uint32_t)(93 + n);
+    memcpy(out, SEED_DESC, 93);
+    memcpy(out + 93, extra, n);
+    out[10] |= (uint8_t)flag;
+    memcpy(out + 6, &len, 4);
+    return len;
+}
+
+/* Every buffer of a descriptor MUST share device tag and memory class
+ * (buffer-protocol.md); the composite-member and extension-type sections'
+ * MUSTs (metadata.md) hold in permissive mode too. */
+static int test_colocation_composite_and_extension_sections(void) {
+    int failures = 0;
+    bufs b = seed_bufs();
+    uint8_t d[160];
+    hurray_coo *coo = (hurray_coo *)1;
+    hurray_descriptor_info info;
+    uint32_t modes[2] = {0, HURRAY_COO_PERMISSIVE};
+    size_t m;
+    for (m = 0; m < 2; m++) {
+        uint8_t sec[20];
+        size_t len;
+        /* Host-pinned values, standard indices. */
+        memcpy(d, SEED_DESC, 93);
+        d[61 + 14] = 1;
+        CHECK_STATUS(hurray_descriptor_inspect(d, 93, modes[m], &info),
+                     HURRAY_ERR_INVALID_BUFFER_HANDLE, "must share device tag and memory class");
+        CHECK_STATUS(from_desc(d, 93, b, modes[m], &coo), HURRAY_ERR_INVALID_BUFFER_HANDLE,
+                     "buffer 1 (indices) has device tag 0x00 and memory class 0 (standard)");
+        CHECK(coo == NULL);
+        /* Both host-pinned: fine. */
+        d[77 + 14] = 1;
+        CHECK_STATUS(from_desc(d, 93, b, modes[m], &coo), HURRAY_OK, "");
+        hurray_coo_free(coo);
+        /* Composite member: role 0x02 is reserved, reserved bytes must be 0. */
+        memset(sec, 0, sizeof sec);
+        sec[0] = 0x02;
+        len = seed_with_section(d, HURRAY_DESCRIPTOR_HAS_COMPOSITE_MEMBER, sec, 16);
+        CHECK_STATUS(hurray_descriptor_inspect(d, len, modes[m], &info), HURRAY_ERR_RESERVED_BITS,
+                     "member_role at descriptor offset 93 is 0x02");
+        CHECK_STATUS(from_desc(d, len, b, modes[m], &coo), HURRAY_ERR_RESERVED_BITS,
+                     "member_role");
+        sec[0] = 0x01;
+        sec[9] = 0x10;
+        len = seed_with_section(d, HURRAY_DESCRIPTOR_HAS_COMPOSITE_MEMBER, sec, 16);
+        CHECK_STATUS(hurray_descriptor_inspect(d, len, modes[m], &info), HURRAY_ERR_RESERVED_BITS,
+                     "offset 102 is 0x10");
+        sec[9] = 0;
+        len = seed_with_section(d, HURRAY_DESCRIPTOR_HAS_COMPOSITE_MEMBER, sec, 16);
+        CHECK_STATUS(from_desc(d, len, b, modes[m], &coo), HURRAY_OK, "");
+        CHECK(hurray_coo_descriptor_flags(coo) == HURRAY_DESCRIPTOR_HAS_COMPOSITE_MEMBER);
+        hurray_coo_free(coo);
+    }
+    /* Extension type of a private tag (permissive only): bit_width 4 with
+     * packing_factor 1 is malformed; a valid one sizes the values buffer. */
+    {
+        uint8_t sec[20];
+        size_t len;
+        uint32_t w = 4;
+        memset(sec, 0, sizeof sec);
+        memcpy(sec, &w, 4);
+        sec[4] = 1;
+        len = seed_with_section(d, HURRAY_DESCRIPTOR_HAS_EXTENSION_TYPE, sec, 20);
+        d[14] = 0xF3;
+        CHECK_STATUS(hurray_descriptor_inspect(d, len, HURRAY_COO_PERMISSIVE, &info),
+                     HURRAY_ERR_INVALID_TYPE, "bit_width 4 needs packing_factor 2, not 1");
+        sec[4] = 2;
+        len = seed_with_section(d, HURRAY_DESCRIPTOR_HAS_EXTENSION_TYPE, sec, 20);
+        d[14] = 0xF3;
+        /* The seed declares 12 value bytes; 3 int4-like elements need 2. */
+        CHECK_STATUS(hurray_descriptor_inspect(d, len, HURRAY_COO_PERMISSIVE, &info),
+                     HURRAY_ERR_BUFFER_SIZE, "needs exactly 2 bytes");
+        d[61] = 2;
+        CHECK_STATUS(hurray_descriptor_inspect(d, len, HURRAY_COO_PERMISSIVE, &info), HURRAY_OK,
+                     "");
+        CHECK(info.values_bytes == 2 && info.type_tag == 0xF3);
+    }
+    bufs_free(b);
+    return failures;
+}
+
+/* The README sizes a consumer's allocations from inspect alone: every size it
+ * reports is checked, and it takes no flag but HURRAY_COO_PERMISSIVE. */
+static int test_inspect_checks_what_it_reports(void) {
+    int failures = 0;
+    uint8_t d[93];
+    hurray_descriptor_info info;
+    uint64_t huge = UINT64_C(1) << 60;
+    memcpy(d, SEED_DESC, 93);
+    memcpy(d + 77, &huge, 8);
+    CHECK_STATUS(hurray_descriptor_inspect(d, 93, 0, &info), HURRAY_ERR_BUFFER_SIZE,
+                 "the declared indices buffer is 1152921504606846976 bytes but nnz 3 x rank 2 x 8 "
+                 "needs exactly 48");
+    memcpy(d, SEED_DESC, 93);
+    d[61] = 13;
+    CHECK_STATUS(hurray_descriptor_inspect(d, 93, 0, &info), HURRAY_ERR_BUFFER_SIZE,
+                 "nnz 3 of float32 needs exactly 12");
+    CHECK_STATUS(hurray_descriptor_inspect(SEED_DESC, 93, HURRAY_COO_COPY, &info),
+                 HURRAY_ERR_INVALID_FLAGS, "takes 0 or HURRAY_COO_PERMISSIVE");
+    CHECK_STATUS(hurray_descriptor_inspect(SEED_DESC, 93, HURRAY_COO_INDEX, &info),
+                 HURRAY_ERR_INVALID_FLAGS, "bits 0x00000004");
+    CHECK_STATUS(hurray_descriptor_inspect(SEED_DESC, 93, HURRAY_COO_PERMISSIVE, &info),
+                 HURRAY_OK, "");
+    CHECK(info.values_bytes == 12 && info.indices_bytes == 48);
+    return failures;
+}
+
 static const struct {
     const char *name;
     ctest_fn fn;
 } TESTS[] = {
+    {"colocation_composite_and_extension_sections", test_colocation_composite_and_extension_sections},
+    {"inspect_checks_what_it_reports", test_inspect_checks_what_it_reports},
     {"writer_reproduces_the_reference_bytes", test_writer_reproduces_the_reference_bytes},
     {"reader_builds_a_validated_handle", test_reader_builds_a_validated_handle},
     {"reader_rejections", test_reader_rejections},

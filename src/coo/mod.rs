@@ -73,6 +73,11 @@ pub struct Coo<'a> {
     shape: Vec<u64>,
     nnz: u64,
     is_sorted: bool,
+    /// The entries were checked to be in strictly increasing order (sorted
+    /// and validated at create), so a binary search finds what a scan finds.
+    /// A permissive handle's `is_sorted` is only a claim: its lookups never
+    /// rely on it.
+    ordered: bool,
     permissive: bool,
     values: Storage<'a>,
     indices: Storage<'a>,
@@ -115,6 +120,7 @@ impl<'a> Coo<'a> {
             shape,
             nnz: parts.nnz,
             is_sorted: parts.is_sorted,
+            ordered: parts.is_sorted && !opts.permissive,
             permissive: opts.permissive,
             values,
             indices,

@@ -175,8 +175,10 @@ pub fn to_f64(ty: &TypeInfo, storage: &[u8]) -> Option<f64> {
         Encoding::F32 => f64::from(f32::from_bits(raw as u32)),
         Encoding::F64 => f64::from_bits(raw as u64),
         Encoding::F128 => f128_to_f64(raw),
+        // 0x00 and 0xFF are reserved (NaN per OCP MX): a permissive handle
+        // may still hold them, and they must not read as numbers.
         Encoding::E8M0 => match raw as u8 {
-            0xFF => f64::NAN,
+            0x00 | 0xFF => f64::NAN,
             b => pow2(i32::from(b) - 127),
         },
         Encoding::Int => {
@@ -233,10 +235,12 @@ mod tests {
         assert_eq!(val(0x41, &[0x7C]), f64::INFINITY);
         assert_eq!(val(0x41, &[0xFC]), f64::NEG_INFINITY);
         assert!(val(0x41, &[0x7D]).is_nan());
-        // E8M0: 2^(b-127), 0xFF NaN.
+        // E8M0: 2^(b-127) for 0x01..=0xFE; the reserved 0x00 and 0xFF are NaN.
         assert_eq!(val(0x42, &[127]), 1.0);
         assert_eq!(val(0x42, &[130]), 8.0);
-        assert_eq!(val(0x42, &[0]), 2f64.powi(-127));
+        assert_eq!(val(0x42, &[1]), 2f64.powi(-126));
+        assert_eq!(val(0x42, &[0xFE]), 2f64.powi(127));
+        assert!(val(0x42, &[0]).is_nan());
         assert!(val(0x42, &[0xFF]).is_nan());
     }
 

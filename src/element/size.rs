@@ -26,6 +26,20 @@ pub fn values_bytes(ty: &TypeInfo, n: u64) -> Result<u64, CooError> {
     }
 }
 
+/// Bytes the values buffer of `n` elements of a private extension type
+/// occupies, from its extension-type section (metadata.md): `ceil(n /
+/// packing_factor)` for sub-byte widths (1, 2, 4 bits), `n * bit_width / 8`
+/// otherwise. The section's constraints are checked by its reader.
+pub fn extension_values_bytes(bit_width: u32, packing_factor: u8, n: u64) -> Result<u64, CooError> {
+    if bit_width < 8 {
+        return Ok(n.div_ceil(u64::from(packing_factor.max(1))));
+    }
+    n.checked_mul(u64::from(bit_width / 8))
+        .ok_or_else(|| CooError::Overflow {
+            what: format!("the values buffer size of {n} {bit_width}-bit extension elements"),
+        })
+}
+
 /// Bytes the indices buffer of `nnz` entries of rank `rank` occupies:
 /// `nnz * rank * 8`.
 pub fn indices_bytes(nnz: u64, rank: u32) -> Result<u64, CooError> {

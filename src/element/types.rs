@@ -26,7 +26,9 @@ pub enum Encoding {
     F64,
     /// IEEE binary128.
     F128,
-    /// Unsigned exponent-only scale factor: `2^(bits - 127)`, 0xFF is NaN.
+    /// Unsigned exponent-only scale factor: `2^(bits - 127)` for codes
+    /// 0x01..=0xFE. Codes 0x00 and 0xFF are reserved (NaN in OCP MX) and the
+    /// format forbids them as data (`element-types.md`).
     E8M0,
     /// Two's-complement signed integer.
     Int,
@@ -83,6 +85,16 @@ impl TypeInfo {
             1
         } else {
             (self.bits / 8) as usize
+        }
+    }
+
+    /// Byte codes the format forbids as data values of this type: a reader
+    /// that meets one must treat the tensor as invalid. Only float8_e8m0 has
+    /// any (0x00 and 0xFF).
+    pub const fn forbidden_codes(&self) -> &'static [u8] {
+        match self.encoding {
+            Encoding::E8M0 => &[0x00, 0xFF],
+            _ => &[],
         }
     }
 

@@ -17,7 +17,8 @@ pub const HURRAY_ERR_VERSION_MISMATCH: hurray_status = -2;
 /// A descriptor's layout tag or layout field is invalid.
 pub const HURRAY_ERR_INVALID_LAYOUT: hurray_status = -3;
 /// The element type tag is invalid (0x00, 0xFF), reserved (0x47, 0x80-0xEF),
-/// private (0xF0-0xFE) or unassigned. Only 0x00 and 0xFF stay refused under
+/// private (0xF0-0xFE) or unassigned, or a descriptor's extension-type
+/// section is malformed. Only 0x00 and 0xFF stay refused under
 /// HURRAY_COO_PERMISSIVE.
 pub const HURRAY_ERR_INVALID_TYPE: hurray_status = -4;
 /// A caller-provided output buffer is too small; the message says how many
@@ -29,7 +30,8 @@ pub const HURRAY_ERR_NULL_POINTER: hurray_status = -6;
 /// A Rust panic was caught at the boundary. This is a bug in the library;
 /// please report it with the message.
 pub const HURRAY_ERR_INTERNAL_PANIC: hurray_status = -7;
-/// A descriptor's buffer handle has an undefined sync mode (not 0, 1 or 2).
+/// A descriptor's buffer handle has an undefined sync mode (not 0, 1 or 2),
+/// or a CPU buffer declares a sync mode other than producer-synced (0).
 pub const HURRAY_ERR_INVALID_SYNC_MODE: hurray_status = -8;
 /// An internal invariant failed. This is a bug in the library.
 pub const HURRAY_ERR_INTERNAL: hurray_status = -10;
@@ -63,23 +65,28 @@ pub const HURRAY_ERR_NONZERO_PADDING: hurray_status = -30;
 /// The operation is not possible for this element type: a complex value as
 /// a double, or any value of a tag accepted only in permissive mode.
 pub const HURRAY_ERR_UNSUPPORTED_TYPE: hurray_status = -31;
+/// A stored value is a code its element type forbids as data: float8_e8m0
+/// codes 0x00 and 0xFF (reserved, NaN in OCP MX). The message names the
+/// entry and the code.
+pub const HURRAY_ERR_INVALID_VALUE: hurray_status = -32;
 /// A descriptor is shorter than its fields (or its descriptor_length) need.
 pub const HURRAY_ERR_TRUNCATED: hurray_status = -40;
-/// Reserved descriptor flag bits or reserved bytes are not zero.
+/// Reserved descriptor flag bits or reserved bytes are not zero, or a field
+/// holds a value the format reserves (composite member_role 0x02-0xFF).
 pub const HURRAY_ERR_RESERVED_BITS: hurray_status = -41;
 /// A descriptor declares a buffer on a device other than the host CPU; this
 /// library reads host memory only.
 pub const HURRAY_ERR_UNSUPPORTED_DEVICE: hurray_status = -42;
 /// A descriptor's buffer handle is invalid: alignment not a power of two (at
 /// least 64 when non-empty), reserved or invalid device tag, undefined memory
-/// class, or a CPU buffer of memory class peer.
+/// class, a CPU buffer of memory class peer, or the two buffers on different
+/// devices or memory classes.
 pub const HURRAY_ERR_INVALID_BUFFER_HANDLE: hurray_status = -43;
 /// A descriptor's statistics section is invalid: reserved computed_mask bits,
 /// or a valid statistics nnz that differs from the COO nnz.
 pub const HURRAY_ERR_INVALID_STATISTICS: hurray_status = -44;
 /// The descriptor needs a feature this library does not apply: a
-/// quantization section (accepted and skipped with HURRAY_COO_PERMISSIVE), or
-/// an event/consumer-stream sync mode.
+/// quantization section (accepted and skipped with HURRAY_COO_PERMISSIVE).
 pub const HURRAY_ERR_UNSUPPORTED_FEATURE: hurray_status = -45;
 
 // Element type tags (the format's type table; tied to crate::element::types::TYPES by

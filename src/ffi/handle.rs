@@ -159,6 +159,8 @@ pub(super) fn check_flags(flags: u32) -> Result<Options, CooError> {
         return Err(CooError::InvalidFlags {
             flags,
             unknown: flags & !KNOWN_FLAGS,
+            allowed: "the flags are HURRAY_COO_COPY (0x1), HURRAY_COO_PERMISSIVE (0x2) and \
+                      HURRAY_COO_INDEX (0x4)",
         });
     }
     Ok(Options {
@@ -291,8 +293,9 @@ pub unsafe extern "C" fn hurray_coo_index_bytes(coo: *const hurray_coo) -> usize
 /// The values buffer the handle reads (the caller's own memory when borrowed,
 /// the library's 64-byte-aligned copy otherwise), valid until hurray_coo_free;
 /// read-only. out_bytes (may be NULL) receives its size in bytes. Returns NULL
-/// when coo is NULL (then *out_bytes = 0); may return NULL for an empty
-/// borrowed buffer.
+/// when the buffer is empty (nnz 0; *out_bytes = 0) and when coo is NULL
+/// (*out_bytes = 0): a non-NULL result always points at *out_bytes > 0
+/// readable bytes, 64-byte aligned.
 /// Thread safety: safe on a shared handle.
 #[no_mangle]
 pub unsafe extern "C" fn hurray_coo_values(
@@ -303,7 +306,8 @@ pub unsafe extern "C" fn hurray_coo_values(
     unsafe { buffer_of(coo, out_bytes, |c| c.values()) }
 }
 
-/// The indices buffer (nnz * rank uint64), as hurray_coo_values.
+/// The indices buffer (nnz * rank uint64), as hurray_coo_values: NULL when
+/// empty or when coo is NULL, else 64-byte aligned.
 /// Thread safety: safe on a shared handle.
 #[no_mangle]
 pub unsafe extern "C" fn hurray_coo_indices(
@@ -325,7 +329,12 @@ unsafe fn buffer_of(
         // SAFETY: per this function's contract.
         unsafe { handle(coo) }.map_or((std::ptr::null(), 0), |h| {
             let b = pick(&h.coo);
-            (b.as_ptr().cast::<c_void>(), b.len())
+            // An empty slice's pointer is dangling (not the caller's, and
+            // possibly misaligned): never hand it out.
+            match b.is_empty() {
+                true => (std::ptr::null(), 0),
+                false => (b.as_ptr().cast::<c_void>(), b.len()),
+            }
         })
     });
     // SAFETY: per this function's contract.

@@ -4,8 +4,8 @@
 use std::ffi::c_void;
 
 use super::guard::{bytes, coo_buffers, guard, handle, write_bytes, write_opt, write_req};
-use super::handle::{begin_create, build_handle, check_flags};
-use super::{hurray_coo, hurray_status};
+use super::handle::{begin_create, build_handle};
+use super::{hurray_coo, hurray_status, HURRAY_COO_PERMISSIVE};
 use crate::coo::CooParts;
 use crate::element::size::MAX_RANK;
 use crate::error::CooError;
@@ -165,6 +165,8 @@ fn stats_choice(options: u32) -> Result<StatsChoice, CooError> {
             } else {
                 options // both statistics options at once
             },
+            allowed: "options is 0, HURRAY_DESCRIPTOR_STATISTICS_COUNTS (0x1) or \
+                      HURRAY_DESCRIPTOR_STATISTICS_FULL (0x2), not both",
         }),
     }
 }
@@ -251,18 +253,14 @@ pub unsafe extern "C" fn hurray_coo_encode_descriptor(
 /// flags, same validation, same ownership: borrowed buffers must stay alive
 /// and unchanged until hurray_coo_free).
 ///
-/// Every field is checked: magic, major version 1 (a higher minor version's
-/// trailing bytes are skipped), descriptor_length (never read past it, nor
-/// past len), reserved flag bits and bytes, layout tag COO (the message names
-/// the layout found), type tag, rank, shape, byte_offset 0, is_sorted,
-/// buffer_count 2, each buffer handle (CPU device only, producer-synced,
-/// memory class, alignment), and values_bytes and indices_bytes against the
-/// declared byte sizes. A shard section is checked and kept
-/// (hurray_coo_shard); a statistics section is checked (its nnz must match)
-/// and kept (hurray_coo_descriptor_statistics); a quantization section is
-/// refused unless HURRAY_COO_PERMISSIVE, which skips it (see
-/// hurray_coo_descriptor_flags). The descriptor bytes are read during the
-/// call only. On failure *out is NULL.
+/// The descriptor is checked exactly as hurray_descriptor_inspect checks it
+/// (every field, every section, every declared size), then values_bytes and
+/// indices_bytes must equal the declared byte sizes. A shard section is kept
+/// (hurray_coo_shard), a statistics section too
+/// (hurray_coo_descriptor_statistics). HURRAY_COO_PERMISSIVE relaxes only
+/// what hurray_coo_create relaxes (data checks, unknown type tags) and skips
+/// a quantization section; it never relaxes a wire-format rule. The
+/// descriptor bytes are read during the call only. On failure *out is NULL.
 ///
 /// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS,
 /// HURRAY_ERR_TRUNCATED, HURRAY_ERR_INVALID_MAGIC, HURRAY_ERR_VERSION_MISMATCH,
@@ -270,8 +268,8 @@ pub unsafe extern "C" fn hurray_coo_encode_descriptor(
 /// HURRAY_ERR_INVALID_RANK, HURRAY_ERR_INVALID_SHAPE (also a shard out of its
 /// parent), HURRAY_ERR_INVALID_BUFFER_HANDLE, HURRAY_ERR_UNSUPPORTED_DEVICE,
 /// HURRAY_ERR_INVALID_SYNC_MODE, HURRAY_ERR_UNSUPPORTED_FEATURE,
-/// HURRAY_ERR_INVALID_STATISTICS, HURRAY_ERR_BUFFER_SIZE, and every status of
-/// hurray_coo_create.
+/// HURRAY_ERR_INVALID_STATISTICS, HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_OVERFLOW,
+/// and every status of hurray_coo_create.
 /// Thread safety: may be called from any thread.
 #[no_mangle]
 pub unsafe extern "C" fn hurray_coo_from_descriptor(
@@ -313,11 +311,46 @@ pub unsafe extern "C" fn hurray_coo_from_descriptor(
 }
 
 /// Read and check a COO descriptor without its buffers and report what it
-/// declares in *out (not NULL). flags: 0 or HURRAY_COO_PERMISSIVE (which, as
-/// for hurray_coo_from_descriptor, accepts unknown type tags and skips a
-/// quantization section). The bytes are read during the call only.
+/// declares in *out (not NULL), so that a consumer can size its allocations
+/// from it alone. The bytes (len of them; NULL only when len is 0) are read
+/// during the call only.
 ///
-/// Returns HURRAY_OK or any descriptor status of hurray_coo_from_descriptor.
+/// Checked, in wire order: magic; major version 1 (a higher minor version's
+/// trailing bytes are skipped); descriptor_length (at least 20, at most len,
+/// nothing read past it); reserved flag bits; type tag (HAS_EXTENSION_TYPE
+/// set exactly for private tags); layout tag COO (the message names the
+/// layout found); rank 1..=64; no dynamic dimension; byte_offset 0;
+/// is_sorted 0 or 1; reserved bytes; buffer_count 2; each buffer handle
+/// (alignment a power of two, at least 64 when non-empty; CPU device;
+/// producer-synced; memory class standard, host-pinned or unified; reserved
+/// byte 0) and both handles on the same device with the same memory class;
+/// the optional sections (quantization: refused unless permissive; shard:
+/// offset + extent within the parent; statistics: reserved bits and bytes,
+/// nnz equal to the layout's; extension type: every field constraint of the
+/// format; composite member: role 0 or 1, reserved bytes 0); the length
+/// (a version 1.0 descriptor ends exactly at descriptor_length). Last, the
+/// declared sizes: indices byte_size must be nnz * rank * 8 and values
+/// byte_size exactly what nnz elements of the type need (for a private tag,
+/// from its extension-type section), so that values_bytes and indices_bytes
+/// in *out are safe to allocate. Only for an unknown non-private tag,
+/// accepted with HURRAY_COO_PERMISSIVE, is values_bytes reported unchecked
+/// (nothing says how wide its elements are).
+///
+/// flags: 0 or HURRAY_COO_PERMISSIVE (which, as for
+/// hurray_coo_from_descriptor, accepts unknown type tags and skips a
+/// quantization section); any other bit is HURRAY_ERR_INVALID_FLAGS.
+///
+/// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS,
+/// HURRAY_ERR_TRUNCATED, HURRAY_ERR_INVALID_MAGIC, HURRAY_ERR_VERSION_MISMATCH,
+/// HURRAY_ERR_RESERVED_BITS, HURRAY_ERR_INVALID_LAYOUT, HURRAY_ERR_INVALID_TYPE
+/// (also a malformed extension-type section), HURRAY_ERR_INVALID_RANK,
+/// HURRAY_ERR_INVALID_SHAPE (also a shard out of its parent),
+/// HURRAY_ERR_INVALID_BUFFER_HANDLE (also buffers on different devices or
+/// memory classes), HURRAY_ERR_UNSUPPORTED_DEVICE, HURRAY_ERR_INVALID_SYNC_MODE,
+/// HURRAY_ERR_UNSUPPORTED_FEATURE (quantization), HURRAY_ERR_INVALID_STATISTICS,
+/// HURRAY_ERR_BUFFER_SIZE (a declared size that contradicts type, nnz and
+/// rank), HURRAY_ERR_OVERFLOW (a size that does not fit 64 bits),
+/// HURRAY_ERR_INTERNAL_PANIC.
 /// Thread safety: may be called from any thread.
 #[no_mangle]
 pub unsafe extern "C" fn hurray_descriptor_inspect(
@@ -327,13 +360,21 @@ pub unsafe extern "C" fn hurray_descriptor_inspect(
     out: *mut hurray_descriptor_info,
 ) -> hurray_status {
     guard(|| {
-        let opts = check_flags(flags)?;
+        // Inspection builds no handle: copying and indexing mean nothing here.
+        if flags & !HURRAY_COO_PERMISSIVE != 0 {
+            return Err(CooError::InvalidFlags {
+                flags,
+                unknown: flags & !HURRAY_COO_PERMISSIVE,
+                allowed: "hurray_descriptor_inspect takes 0 or HURRAY_COO_PERMISSIVE (0x2)",
+            });
+        }
+        let permissive = flags & HURRAY_COO_PERMISSIVE != 0;
         if out.is_null() {
             return Err(CooError::null("out"));
         }
         // SAFETY: the caller guarantees len readable bytes at bytes_ptr.
         let desc_bytes = unsafe { bytes(bytes_ptr.cast(), len, "bytes") }?;
-        let desc = descriptor::parse(desc_bytes, opts.permissive)?;
+        let desc = descriptor::parse(desc_bytes, permissive)?;
         // SAFETY: NULL-checked above; writable per the contract.
         unsafe { write_opt(out, hurray_descriptor_info::from(&desc)) };
         Ok(())

@@ -145,13 +145,16 @@ pub fn compute(coo: &Coo<'_>) -> Statistics {
     let (count, mean_all, m2_all) = if zeros > 0.0 {
         lo = lo.min(0.0);
         hi = hi.max(0.0);
+        // Chan et al.'s merge with a block of `zeros` elements of mean 0,
+        // written so that nothing cancels: the combined mean is the stored
+        // values' mean scaled by their share (`mean - mean * zeros / total`
+        // rounds to 0 once `zeros` dwarfs the stored count).
         let na = n as f64;
         let total = na + zeros;
-        let delta = -mean;
         (
             total,
-            mean + delta * zeros / total,
-            m2 + delta * delta * na * zeros / total,
+            mean * (na / total),
+            m2 + mean * mean * na * (zeros / total),
         )
     } else {
         (n as f64, mean, m2)

@@ -2,6 +2,8 @@
 //! a small seeded PRNG.
 #![allow(dead_code)]
 
+pub mod header;
+
 use hurray_coo::{Coo, CooError, CooParts, Options};
 
 /// Bytes placed at a chosen offset from a 64-byte boundary.

@@ -62,7 +62,7 @@ impl Coo<'_> {
             return;
         }
         let n = self.indices().len() / r;
-        let merge = self.is_sorted
+        let merge = self.ordered
             && queries
                 .chunks_exact(r)
                 .zip(queries.chunks_exact(r).skip(1))

@@ -1,5 +1,14 @@
 //! Reading a COO tensor: point lookups (binary search, scan, or the opt-in
 //! index) and, in `batch`, many lookups in one call.
+//!
+//! What a lookup returns is defined once, for every handle, valid or not:
+//! **the lowest-numbered entry whose coordinates equal the query**, or none.
+//! On validated data (at most one entry matches) every method finds it; on a
+//! permissive handle, whose data were never checked, the methods are chosen
+//! so that they still agree: the index keeps the first entry of a key, and
+//! the binary search and the merged batch run only on handles whose order
+//! was verified at create (`Coo::ordered`); a permissive handle without an
+//! index is scanned.
 
 mod batch;
 mod hash_index;
@@ -63,10 +72,10 @@ impl<'a> Coo<'a> {
         self.index.is_some()
     }
 
-    /// Where entry `query` is stored, if it is. Errors when the query's rank
-    /// differs or a coordinate is outside the shape. Through the index when
-    /// there is one, else a binary search when sorted, a linear scan
-    /// otherwise.
+    /// The lowest-numbered entry stored at `query`, if any. Errors when the
+    /// query's rank differs or a coordinate is outside the shape. Through the
+    /// index when there is one, else a binary search when the order was
+    /// verified (sorted and validated), a linear scan otherwise.
     pub fn find(&self, query: &[u64]) -> Result<Option<usize>, CooError> {
         self.check_query(query)?;
         Ok(self.locate(query))
@@ -147,16 +156,16 @@ impl<'a> Coo<'a> {
         }
     }
 
-    /// Where `query` (of the tensor's rank, inside the shape) is stored:
-    /// through the index when there is one, else a binary search when
-    /// sorted and a linear scan otherwise.
+    /// The lowest-numbered entry stored at `query` (of the tensor's rank,
+    /// inside the shape): through the index when there is one, else a
+    /// binary search when the order was verified, a linear scan otherwise.
     fn locate(&self, query: &[u64]) -> Option<usize> {
         let r = self.shape.len();
         let idx = self.indices();
         match &self.index {
             Some(Index::Packed(p)) => p.find(query, &self.strides),
             Some(Index::Hash(h)) => h.find(idx, r, query),
-            None if self.is_sorted => {
+            None if self.ordered => {
                 let (mut lo, mut hi) = (0usize, idx.len() / r);
                 while lo < hi {
                     let mid = lo + (hi - lo) / 2;

@@ -16,11 +16,40 @@ impl Coo<'_> {
     /// Check everything the specification requires, whatever mode the tensor
     /// was built in: the structural rules, then every coordinate in bounds, no
     /// duplicate coordinate tuple and, when sorted, strict lexicographic
-    /// order. Reports the first violation (lowest entry number; at one entry,
-    /// bounds before duplicates and order).
+    /// order, then no value the type forbids as data (float8_e8m0 0x00 and
+    /// 0xFF). Reports the first violation: the coordinate rules at the lowest
+    /// entry number (at one entry, bounds before duplicates and order), and
+    /// only when they all hold, the lowest entry with a forbidden value.
     pub fn validate(&self) -> Result<(), CooError> {
         check_structure(&self.parts(), !self.is_copy(), false)?;
         self.check_data()
+    }
+
+    /// The O(nnz) rules: the coordinates (bounds, duplicates, order), then
+    /// the values (codes the type forbids as data).
+    pub(super) fn check_data(&self) -> Result<(), CooError> {
+        self.check_coordinates()?;
+        self.check_values()
+    }
+
+    /// The lowest entry whose value is a code the type forbids as data
+    /// (float8_e8m0 0x00 and 0xFF); types with no such code cost nothing.
+    fn check_values(&self) -> Result<(), CooError> {
+        let Some(ty) = self.ty else { return Ok(()) };
+        let forbidden = ty.forbidden_codes();
+        if forbidden.is_empty() {
+            return Ok(());
+        }
+        // Only whole-byte types have forbidden codes: one byte per entry.
+        debug_assert_eq!(ty.bits, 8);
+        match self.values().iter().position(|b| forbidden.contains(b)) {
+            None => Ok(()),
+            Some(entry) => Err(CooError::InvalidValue {
+                entry: entry as u64,
+                code: self.values()[entry],
+                type_name: ty.name(),
+            }),
+        }
     }
 
     fn out_of_bounds(&self, entry: usize) -> Option<CooError> {
@@ -35,7 +64,7 @@ impl Coo<'_> {
         })
     }
 
-    pub(super) fn check_data(&self) -> Result<(), CooError> {
+    fn check_coordinates(&self) -> Result<(), CooError> {
         let r = self.shape.len();
         let n = self.indices().len() / r;
         if self.is_sorted {
