@@ -14,11 +14,21 @@ use hurray_coo::{CooError, Options, Status};
 #[derive(Debug, PartialEq)]
 enum Verdict {
     Valid,
-    OutOfBounds { entry: u64, dim: usize },
-    Duplicate { entry: u64, first: u64 },
-    NotSorted { entry: u64 },
+    OutOfBounds {
+        entry: u64,
+        dim: usize,
+    },
+    Duplicate {
+        entry: u64,
+        first: u64,
+    },
+    NotSorted {
+        entry: u64,
+    },
     /// A float8_e8m0 value that is 0x00 or 0xFF (element-types.md).
-    InvalidValue { entry: u64 },
+    InvalidValue {
+        entry: u64,
+    },
 }
 
 /// The rules, read naively: walk the entries in order; at each entry check
