@@ -1,7 +1,10 @@
 # Build and install libhurray_coo for C, C++ and Fortran users.
-#   make                       # cargo build --release
-#   make install PREFIX=/opt/hurray [DESTDIR=/tmp/stage]
+#   make                       # cargo build --release (as your user)
+#   sudo make install PREFIX=/opt/hurray [DESTDIR=/tmp/stage]
 #   make uninstall PREFIX=/opt/hurray
+# `install` only copies what `make` built: it runs cargo only when nothing
+# is built yet or a source is newer than the build (and then says so
+# clearly if cargo is not on PATH, as under sudo).
 # Installs: lib/libhurray_coo.so.VERSION with soname libhurray_coo.so.ABI and
 # the usual symlinks, lib/libhurray_coo.a, include/hurray_coo.h, .hpp, .f90
 # (Fortran module source: compile it with your own compiler),
@@ -29,16 +32,28 @@ SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
   -e 's|@ABI@|$(ABI)|g' -e 's|@NATIVE_LIBS@|$(NATIVE_LIBS)|g' \
   -e 's|@NATIVE_LIBS_CMAKE@|$(subst -l,,$(subst $() ,;,$(NATIVE_LIBS)))|g'
 
+SOURCES := $(shell find src -name '*.rs') Cargo.toml Cargo.lock build.rs cbindgen.toml
+LIBS := $(BUILD)/libhurray_coo.so $(BUILD)/libhurray_coo.a
+
 .PHONY: all build install uninstall
 all: build
 
+# `make` always asks cargo (which rebuilds only what changed).
+build:
+	@$(MAKE) --no-print-directory -B $(BUILD)/libhurray_coo.so
+
 # Also links the soname next to the build output, so that programs linked
 # in-tree (-L target/release) find libhurray_coo.so.ABI at run time.
-build:
+$(LIBS) &: $(SOURCES)
+	@command -v $(CARGO) >/dev/null 2>&1 || { \
+	  echo "libhurray_coo is not built in $(BUILD) (or a source is newer than the build)," >&2; \
+	  echo "and '$(CARGO)' is not on PATH. Build first as the user who has cargo:" >&2; \
+	  echo "  make && sudo make install PREFIX=$(PREFIX)" >&2; exit 1; }
 	$(CARGO) build --profile $(PROFILE) -p hurray-coo
 	ln -sf libhurray_coo.so $(BUILD)/$(SONAME)
+	@touch $(LIBS)
 
-install: build
+install: $(LIBS)
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake/hurray_coo $(DESTDIR)$(INCLUDEDIR)
 	install -m 755 $(BUILD)/libhurray_coo.so $(DESTDIR)$(LIBDIR)/$(REAL)
 	ln -sf $(REAL) $(DESTDIR)$(LIBDIR)/$(SONAME)

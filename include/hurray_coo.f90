@@ -68,6 +68,7 @@ module hurray_coo
   integer(c_int32_t), parameter, public :: HURRAY_COO_COPY = 1
   integer(c_int32_t), parameter, public :: HURRAY_COO_PERMISSIVE = 2
   integer(c_int32_t), parameter, public :: HURRAY_COO_INDEX = 4
+  integer(c_int32_t), parameter, public :: HURRAY_COO_ONE_BASED_MESSAGES = 8
   integer(c_size_t), parameter, public :: HURRAY_LOOKUP_MAX_BYTES = 16
   integer(c_int32_t), parameter, public :: HURRAY_DESCRIPTOR_STATISTICS_COUNTS = 1
   integer(c_int32_t), parameter, public :: HURRAY_DESCRIPTOR_STATISTICS_FULL = 2
@@ -451,6 +452,8 @@ contains
   !> type_tag must match their storage). The library copies both
   !> (HURRAY_COO_COPY), so the arrays may change or go away afterwards; the
   !> tensor is validated in full. A previous handle in t is freed first.
+  !> Error messages (hurray_message) count entries, dimensions and
+  !> coordinates from 1, as written here (HURRAY_COO_ONE_BASED_MESSAGES).
   subroutine create_f64(t, type_tag, shape, index1, values, status, sorted)
     class(hurray_tensor), intent(inout) :: t
     integer(c_int8_t), intent(in) :: type_tag
@@ -527,7 +530,7 @@ contains
     status = hurray_coo_create(type_tag, int(size(shape), c_int32_t), shape, &
                                int(size(index1, 2), c_int64_t), is_sorted, vptr, vbytes, &
                                iptr, int(size(index0), c_size_t) * 8_c_size_t, &
-                               HURRAY_COO_COPY, t%handle)
+                               ior(HURRAY_COO_COPY, HURRAY_COO_ONE_BASED_MESSAGES), t%handle)
   end function create_raw
 
   !> Run every rule of the specification.

@@ -191,6 +191,15 @@
 #define HURRAY_COO_INDEX 4
 
 /**
+ * Flag for hurray_coo_create: the handle's error messages count entries,
+ * dimensions and coordinates from 1, as a Fortran or Julia caller writes
+ * them ("entry 3 duplicates entry 2 at (3, 1) [... counted from 1]"). The
+ * API itself stays 0-based: only the text of hurray_last_error_message()
+ * changes, for every call on this handle and for its creation.
+ */
+#define HURRAY_COO_ONE_BASED_MESSAGES 8
+
+/**
  * Largest number of bytes hurray_coo_lookup writes (float128, complex128);
  * an out_value buffer of this size fits every element type.
  */
@@ -631,7 +640,8 @@ const char *hurray_type_name(uint8_t type_tag);
  * complex128). rank: 1..=64. shape: rank extents, read during the call only
  * (NULL is an error); no extent may be UINT64_MAX. nnz: number of stored
  * entries. is_sorted: true if the entries are in strictly increasing
- * lexicographic order (then validated, and lookups binary-search).
+ * lexicographic order (validated unless permissive; only a validated
+ * sorted handle is binary-searched).
  * values: nnz packed elements, exactly values_bytes bytes as the type
  * requires (sub-byte types packed LSB-first, padding bits zero). indices:
  * nnz * rank uint64 coordinates, entry i dimension d at indices[i*rank+d],
@@ -639,10 +649,11 @@ const char *hurray_type_name(uint8_t type_tag);
  * when its byte count is 0.
  *
  * flags: HURRAY_COO_BORROW (0), or any of HURRAY_COO_COPY,
- * HURRAY_COO_PERMISSIVE and HURRAY_COO_INDEX. Borrowed buffers are read in place, never written,
- * and must stay alive and unchanged until hurray_coo_free; non-empty ones
- * must be 64-byte aligned. With HURRAY_COO_COPY the library copies them and
- * the caller may free them when this returns.
+ * HURRAY_COO_PERMISSIVE, HURRAY_COO_INDEX and HURRAY_COO_ONE_BASED_MESSAGES.
+ * Borrowed buffers are read in place, never written, and must stay alive
+ * and unchanged until hurray_coo_free; non-empty ones must be 64-byte
+ * aligned. With HURRAY_COO_COPY the library copies them and the caller may
+ * free them when this returns.
  *
  * out: receives the new handle, owned by the caller, to be released with
  * hurray_coo_free. On any failure *out is set to NULL.
@@ -652,8 +663,9 @@ const char *hurray_type_name(uint8_t type_tag);
  * HURRAY_ERR_INVALID_RANK, HURRAY_ERR_INVALID_SHAPE, HURRAY_ERR_OVERFLOW,
  * HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_MISALIGNED, HURRAY_ERR_NONZERO_PADDING,
  * HURRAY_ERR_INDEX_OUT_OF_BOUNDS, HURRAY_ERR_DUPLICATE, HURRAY_ERR_NOT_SORTED,
- * HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC. The first violation found is
- * described by hurray_last_error_message().
+ * HURRAY_ERR_INVALID_VALUE, HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC. The
+ * first violation found is described by hurray_last_error_message() (the
+ * coordinate rules at the lowest entry first, then the values).
  *
  * Thread safety: may be called from any thread.
  */
@@ -739,8 +751,9 @@ uint8_t hurray_coo_type_tag(const struct hurray_coo *coo);
 bool hurray_coo_is_sorted(const struct hurray_coo *coo);
 
 /**
- * The HURRAY_COO_COPY and HURRAY_COO_PERMISSIVE flags the handle was created
- * with, and HURRAY_COO_INDEX when it holds a lookup index (0 for a borrowed,
+ * The HURRAY_COO_COPY, HURRAY_COO_PERMISSIVE and
+ * HURRAY_COO_ONE_BASED_MESSAGES flags the handle was created with, and
+ * HURRAY_COO_INDEX when it holds a lookup index (0 for a borrowed,
  * fully validated handle without one, and when coo is NULL).
  * Thread safety: safe on a shared handle.
  */
@@ -983,8 +996,15 @@ const char *hurray_coo_version_string(void);
 uint32_t hurray_coo_abi_version(void);
 
 /**
- * Look up the element at a coordinate tuple: binary search when the tensor
- * is sorted, a linear scan otherwise.
+ * Look up the element at a coordinate tuple.
+ *
+ * What is found, on every handle: the lowest-numbered entry whose
+ * coordinates equal the query (on a validated tensor, the only one). How:
+ * through the HURRAY_COO_INDEX index when the handle has one; otherwise a
+ * binary search when the tensor is sorted and was validated at create; a
+ * linear scan otherwise, including every HURRAY_COO_PERMISSIVE handle,
+ * whose is_sorted was never checked and so is not trusted. Single, indexed
+ * and batch lookups therefore agree on every handle, valid or not.
  *
  * index: rank coordinates (NULL is an error). rank must equal the tensor's
  * rank, and every coordinate must be inside the shape: otherwise an error,
@@ -1014,11 +1034,13 @@ hurray_status hurray_coo_lookup(const struct hurray_coo *coo,
                                 bool *out_found);
 
 /**
- * Look up the element at a coordinate tuple and return it as a double:
- * every real type is converted (float16, bfloat16, the float8 and OCP MX
- * sub-byte floats decoded per OCP, float128 rounded to nearest, 64-bit
- * integers rounded to nearest, int4/int2 sign-extended, bool as 0 or 1).
- * NaN and infinities are kept. An element that is not stored gives 0.0.
+ * Look up the element at a coordinate tuple (found as hurray_coo_lookup
+ * finds it) and return it as a double: every real type is converted
+ * (float16, bfloat16, the float8 and OCP MX sub-byte floats decoded per OCP,
+ * float128 rounded to nearest, 64-bit integers rounded to nearest, int4/int2
+ * sign-extended, bool as 0 or 1). NaN and infinities are kept; the
+ * float8_e8m0 codes 0x00 and 0xFF, which only a permissive handle can hold,
+ * read as NaN. An element that is not stored gives 0.0.
  *
  * index, rank, out_found: as hurray_coo_lookup. out_value (not NULL)
  * receives the value. On failure the outputs are not written.
@@ -1037,7 +1059,8 @@ hurray_status hurray_coo_lookup_f64(const struct hurray_coo *coo,
 
 /**
  * Look up n coordinate tuples in one call and return each value as a double
- * (the hurray_coo_lookup_f64 conversion; 0.0 when not stored).
+ * (the hurray_coo_lookup_f64 conversion; 0.0 when not stored). Each query
+ * finds what hurray_coo_lookup_f64 finds, on every handle.
  *
  * queries: n * rank coordinates, query k at queries[k*rank .. (k+1)*rank],
  * 8-byte aligned (NULL only when n is 0); rank must equal the tensor's.
@@ -1046,9 +1069,10 @@ hurray_status hurray_coo_lookup_f64(const struct hurray_coo *coo,
  * anything is looked up: the first one outside the shape fails the whole
  * call, and its number is in the message. With the HURRAY_COO_INDEX index
  * the queries are looked up in groups whose memory accesses overlap (in any
- * order); without it, when the tensor and the queries are both sorted, the
- * queries are merged with the entries instead of each searched. threads: 0 or 1 runs in the calling thread; n > 1 splits the
- * queries over at most that many threads (never more than one per 4096
+ * order); without it, when the queries are sorted and the tensor is sorted
+ * and was validated at create, the queries are merged with the entries
+ * instead of each searched. threads: 0 or 1 runs in the calling thread;
+ * threads > 1 splits the queries over at most that many threads (never more than one per 4096
  * queries), started and joined within this call: the library keeps no
  * threads. On failure the outputs are unspecified.
  *
@@ -1071,13 +1095,16 @@ hurray_status hurray_coo_lookup_batch(const struct hurray_coo *coo,
  * Check every rule of the COO specification on a handle, whatever flags it
  * was created with: element type known, rank, shape, exact buffer sizes,
  * alignment of borrowed buffers, zero sub-byte padding, every coordinate in
- * bounds, no duplicate coordinate tuple, and strict lexicographic order when
- * sorted. The first violation (lowest entry number) is described by
- * hurray_last_error_message(), e.g. "entry 17 duplicates entry 3 at (2, 0)".
+ * bounds, no duplicate coordinate tuple, strict lexicographic order when
+ * sorted, and no value its type forbids as data (float8_e8m0 0x00 and
+ * 0xFF). The first violation is described by hurray_last_error_message(),
+ * e.g. "entry 17 duplicates entry 3 at (2, 0)": the coordinate rules at the
+ * lowest entry number first, then the values.
  *
  * coo may not be NULL. Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER,
  * HURRAY_ERR_INVALID_TYPE, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
  * HURRAY_ERR_DUPLICATE, HURRAY_ERR_NOT_SORTED, HURRAY_ERR_NONZERO_PADDING,
+ * HURRAY_ERR_INVALID_VALUE,
  * HURRAY_ERR_ALLOC (duplicate detection needs about 9, at most 16, bytes per entry),
  * HURRAY_ERR_INTERNAL_PANIC.
  *

@@ -202,6 +202,80 @@ pub enum CooError {
 
     #[error("internal panic caught at the C boundary: {0} (please report this)")]
     Panic(String),
+
+    /// The same error, its positions counted from 1 (for Fortran and Julia
+    /// callers: see [`CooError::one_based`]).
+    #[error("{}", one_based_text(.0))]
+    OneBased(Box<CooError>),
+}
+
+/// `e`'s message with entry numbers, dimensions and coordinates counted from
+/// 1, as a 1-based caller wrote them. A coordinate goes through the caller's
+/// own `- 1` and back (`wrapping_add`), so a 1-based 0 reads as 0 again.
+fn one_based_text(e: &CooError) -> String {
+    let c = |x: &u64| x.wrapping_add(1);
+    let tuple = |t: &Coords| Coords(t.0.iter().map(c).collect());
+    let text = match e {
+        CooError::OutOfBounds {
+            entry,
+            dim,
+            coord,
+            extent,
+            coords,
+        } => format!(
+            "entry {} at {}: coordinate {} in dimension {} is out of bounds (valid 1 to {extent})",
+            entry + 1,
+            tuple(coords),
+            c(coord),
+            dim + 1
+        ),
+        CooError::Duplicate {
+            entry,
+            first,
+            coords,
+        } => format!("entry {} duplicates entry {} at {}", entry + 1, first + 1, tuple(coords)),
+        CooError::NotSorted {
+            entry,
+            prev,
+            coords,
+            prev_coords,
+        } => format!(
+            "entry {} at {} is not after entry {} at {} in lexicographic order, but is_sorted is set",
+            entry + 1,
+            tuple(coords),
+            prev + 1,
+            tuple(prev_coords)
+        ),
+        CooError::InvalidValue { entry, .. } => {
+            let zero_based = e.to_string();
+            let rest = zero_based.split_once(": ").map_or("", |(_, r)| r);
+            format!("entry {}: {rest}", entry + 1)
+        }
+        CooError::QueryOutOfBounds { dim, coord, extent } => format!(
+            "query coordinate {} in dimension {} is out of bounds (valid 1 to {extent})",
+            c(coord),
+            dim + 1
+        ),
+        CooError::BatchQueryOutOfBounds {
+            query,
+            dim,
+            coord,
+            extent,
+        } => format!(
+            "query {}: coordinate {} in dimension {} is out of bounds (valid 1 to {extent})",
+            query + 1,
+            c(coord),
+            dim + 1
+        ),
+        CooError::DynamicDimension { dim } => format!(
+            "shape dimension {} is UINT64_MAX, the dynamic-dimension sentinel: a COO tensor \
+             needs every dimension resolved",
+            dim + 1
+        ),
+        CooError::OneBased(inner) => return one_based_text(inner),
+        other => return other.to_string(),
+    };
+    format!("{text} [entries, dimensions and coordinates counted from 1]")
 }
 
 impl CooError {
@@ -241,6 +315,15 @@ impl CooError {
             CooError::Statistics(_) => Status::InvalidStatistics,
             CooError::Internal(_) => Status::Internal,
             CooError::Panic(_) => Status::InternalPanic,
+            CooError::OneBased(inner) => inner.status(),
+        }
+    }
+
+    /// This error, its message counting positions from 1 when `one_based`.
+    pub fn one_based(self, one_based: bool) -> CooError {
+        match (one_based, self) {
+            (true, e @ CooError::OneBased(_)) | (false, e) => e,
+            (true, e) => CooError::OneBased(Box::new(e)),
         }
     }
 
@@ -270,5 +353,54 @@ mod tests {
         };
         assert!(e.to_string().contains("HURRAY_COO_COPY"));
         assert_eq!(Coords(vec![]).to_string(), "()");
+    }
+
+    #[test]
+    fn one_based_messages_count_as_the_caller_wrote() {
+        let dup = CooError::Duplicate {
+            entry: 2,
+            first: 1,
+            coords: Coords(vec![2, 0]),
+        };
+        let one = dup.clone().one_based(true);
+        assert_eq!(one.status(), Status::Duplicate);
+        assert!(one
+            .to_string()
+            .starts_with("entry 3 duplicates entry 2 at (3, 1) [entries, dimensions"));
+        // Idempotent, and a no-op when not asked for.
+        assert_eq!(one.clone().one_based(true), one);
+        assert_eq!(dup.clone().one_based(false), dup);
+        // A Fortran 0 arrives as UINT64_MAX (0 - 1) and is named 0 again.
+        let q = CooError::QueryOutOfBounds {
+            dim: 0,
+            coord: u64::MAX,
+            extent: 4,
+        };
+        assert!(q
+            .one_based(true)
+            .to_string()
+            .starts_with("query coordinate 0 in dimension 1 is out of bounds (valid 1 to 4)"));
+        let oob = CooError::OutOfBounds {
+            entry: 0,
+            dim: 1,
+            coord: 7,
+            extent: 5,
+            coords: Coords(vec![0, 7]),
+        };
+        assert!(oob.one_based(true).to_string().starts_with(
+            "entry 1 at (1, 8): coordinate 8 in dimension 2 is out of bounds (valid 1 to 5)"
+        ));
+        let v = CooError::InvalidValue {
+            entry: 4,
+            code: 0xFF,
+            type_name: "float8_e8m0",
+        };
+        assert!(v
+            .one_based(true)
+            .to_string()
+            .starts_with("entry 5: value code 0xFF"));
+        // Errors without positions read as they do 0-based.
+        let n = CooError::null("coo");
+        assert_eq!(n.clone().one_based(true).to_string(), n.to_string());
     }
 }

@@ -215,7 +215,7 @@ static int test_structural_errors_name_the_culprit(void) {
         shape65[i] = 2;
     }
 
-    CHECK_STATUS(seed_create(b, 0x8, &coo), HURRAY_ERR_INVALID_FLAGS, "0x00000008");
+    CHECK_STATUS(seed_create(b, 0x10, &coo), HURRAY_ERR_INVALID_FLAGS, "0x00000010");
     CHECK(coo == NULL);
     coo = SENTINEL;
     CHECK_STATUS(seed_create(b, 0x80000001u, &coo), HURRAY_ERR_INVALID_FLAGS, "0x80000000");
@@ -881,10 +881,45 @@ static int test_statistics_at_extreme_sparsity(void) {
     return failures;
 }
 
+/* HURRAY_COO_ONE_BASED_MESSAGES: messages count from 1 for the handle's
+ * creation and every later call; statuses and the API stay as they are. */
+static int test_one_based_messages(void) {
+    int failures = 0;
+    const uint64_t shape[2] = {4, 4};
+    const float vals[3] = {1.5f, -0.5f, 2.0f};
+    const uint64_t dup_idx[6] = {0, 1, 2, 0, 2, 0};
+    seed_bufs b = seed_alloc();
+    hurray_coo *coo = NULL;
+    const uint64_t q[2] = {4, 0};
+    double d;
+    CHECK_STATUS(hurray_coo_create(0x03, 2, shape, 3, false, vals, 12, dup_idx, 48,
+                                   HURRAY_COO_COPY | HURRAY_COO_ONE_BASED_MESSAGES, &coo),
+                 HURRAY_ERR_DUPLICATE, "entry 3 duplicates entry 2 at (3, 1) [entries");
+    CHECK_STATUS(seed_create(b, HURRAY_COO_ONE_BASED_MESSAGES, &coo), HURRAY_OK, "");
+    CHECK(hurray_coo_flags(coo) == HURRAY_COO_ONE_BASED_MESSAGES);
+    CHECK_STATUS(hurray_coo_lookup_f64(coo, q, 2, &d, NULL), HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+                 "query coordinate 5 in dimension 1 is out of bounds (valid 1 to 4)");
+    {
+        double out[2];
+        const uint64_t qs[4] = {0, 0, 0, 9};
+        CHECK_STATUS(hurray_coo_lookup_batch(coo, qs, 2, 2, out, NULL, 1),
+                     HURRAY_ERR_INDEX_OUT_OF_BOUNDS, "query 2: coordinate 10 in dimension 2");
+    }
+    hurray_coo_free(coo);
+    /* Without the flag, the same call speaks 0-based. */
+    CHECK_STATUS(seed_create(b, 0, &coo), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_lookup_f64(coo, q, 2, &d, NULL), HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+                 "query coordinate 4 in dimension 0 is out of bounds (shape[0] = 4)");
+    hurray_coo_free(coo);
+    seed_release(b);
+    return failures;
+}
+
 static const struct {
     const char *name;
     ctest_fn fn;
 } TESTS[] = {
+    {"one_based_messages", test_one_based_messages},
     {"e8m0_reserved_codes", test_e8m0_reserved_codes},
     {"unvalidated_lookups_agree", test_unvalidated_lookups_agree},
     {"empty_buffers_are_null", test_empty_buffers_are_null},

@@ -93,3 +93,56 @@ pub fn cpp17() -> c_int {
     // its own exceptions.
     unsafe { ctest_cpp17() }
 }
+
+/// target/<profile> of the running test binary (target/<profile>/deps/…).
+pub fn profile_dir() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().to_path_buf()
+}
+
+/// The repository root.
+pub fn repo_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// Run `cmd`, fail the test with its output unless it succeeds, and return
+/// its standard output.
+pub fn run(cmd: &mut std::process::Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Build libhurray_coo.so and .a the way a user does (cargo test builds the
+/// rlib only), point the soname at the build output (as `make build` does),
+/// and return the directory that holds them.
+pub fn build_shared_library() -> std::path::PathBuf {
+    let dir = profile_dir();
+    let release = dir.file_name().is_some_and(|n| n == "release");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut build = std::process::Command::new(cargo);
+    build
+        .current_dir(repo_root())
+        .args(["build", "--quiet", "-p", "hurray-coo"]);
+    if release {
+        build.arg("--release");
+    }
+    run(&mut build);
+    let so = dir.join("libhurray_coo.so");
+    assert!(so.exists(), "{} was not built", so.display());
+    let link = dir.join(format!(
+        "libhurray_coo.so.{}",
+        hurray_coo::ffi::HURRAY_COO_ABI_VERSION
+    ));
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink("libhurray_coo.so", &link).unwrap();
+    dir
+}

@@ -2,53 +2,19 @@
 //! a user would (cc -I include -L ... -lhurray_coo), runs it, and checks what
 //! it prints.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// target/<profile>, from this test binary's path (target/<profile>/deps/…).
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().to_path_buf()
-}
-
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use hurray_coo_c_tests::{build_shared_library, repo_root, run};
 
 #[test]
 fn c_program_links_against_the_shared_library_and_runs() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let dir = profile_dir();
-    let release = dir.file_name().is_some_and(|n| n == "release");
-    // cargo test builds the rlib only; build the cdylib the way a user does.
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut build = Command::new(cargo);
-    build
-        .current_dir(root)
-        .args(["build", "--quiet", "-p", "hurray-coo"]);
-    if release {
-        build.arg("--release");
-    }
-    run(&mut build);
-    // (the same build also produces libhurray_coo.a)
+    let root = &repo_root();
+    let dir = build_shared_library();
     let so = dir.join("libhurray_coo.so");
-    assert!(so.exists(), "{} was not built", so.display());
-    // The library's soname is libhurray_coo.so.<ABI>; in-tree, point it at
-    // the build output (make build does the same).
     let soname = format!(
         "libhurray_coo.so.{}",
         hurray_coo::ffi::HURRAY_COO_ABI_VERSION
     );
-    let link = dir.join(&soname);
-    let _ = std::fs::remove_file(&link);
-    std::os::unix::fs::symlink("libhurray_coo.so", &link).unwrap();
     let dynamic = run(Command::new("readelf").arg("-d").arg(&so));
     assert!(
         dynamic.contains(&format!("Library soname: [{soname}]")),

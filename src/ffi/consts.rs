@@ -166,6 +166,13 @@ pub const HURRAY_COO_PERMISSIVE: u32 = 2;
 /// identical to a lookup without the index.
 pub const HURRAY_COO_INDEX: u32 = 4;
 
+/// Flag for hurray_coo_create: the handle's error messages count entries,
+/// dimensions and coordinates from 1, as a Fortran or Julia caller writes
+/// them ("entry 3 duplicates entry 2 at (3, 1) [... counted from 1]"). The
+/// API itself stays 0-based: only the text of hurray_last_error_message()
+/// changes, for every call on this handle and for its creation.
+pub const HURRAY_COO_ONE_BASED_MESSAGES: u32 = 8;
+
 /// Largest number of bytes hurray_coo_lookup writes (float128, complex128);
 /// an out_value buffer of this size fits every element type.
 pub const HURRAY_LOOKUP_MAX_BYTES: usize = 16;

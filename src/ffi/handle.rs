@@ -18,7 +18,8 @@ use crate::error::CooError;
 /// complex128). rank: 1..=64. shape: rank extents, read during the call only
 /// (NULL is an error); no extent may be UINT64_MAX. nnz: number of stored
 /// entries. is_sorted: true if the entries are in strictly increasing
-/// lexicographic order (then validated, and lookups binary-search).
+/// lexicographic order (validated unless permissive; only a validated
+/// sorted handle is binary-searched).
 /// values: nnz packed elements, exactly values_bytes bytes as the type
 /// requires (sub-byte types packed LSB-first, padding bits zero). indices:
 /// nnz * rank uint64 coordinates, entry i dimension d at indices[i*rank+d],
@@ -26,10 +27,11 @@ use crate::error::CooError;
 /// when its byte count is 0.
 ///
 /// flags: HURRAY_COO_BORROW (0), or any of HURRAY_COO_COPY,
-/// HURRAY_COO_PERMISSIVE and HURRAY_COO_INDEX. Borrowed buffers are read in place, never written,
-/// and must stay alive and unchanged until hurray_coo_free; non-empty ones
-/// must be 64-byte aligned. With HURRAY_COO_COPY the library copies them and
-/// the caller may free them when this returns.
+/// HURRAY_COO_PERMISSIVE, HURRAY_COO_INDEX and HURRAY_COO_ONE_BASED_MESSAGES.
+/// Borrowed buffers are read in place, never written, and must stay alive
+/// and unchanged until hurray_coo_free; non-empty ones must be 64-byte
+/// aligned. With HURRAY_COO_COPY the library copies them and the caller may
+/// free them when this returns.
 ///
 /// out: receives the new handle, owned by the caller, to be released with
 /// hurray_coo_free. On any failure *out is set to NULL.
@@ -39,8 +41,9 @@ use crate::error::CooError;
 /// HURRAY_ERR_INVALID_RANK, HURRAY_ERR_INVALID_SHAPE, HURRAY_ERR_OVERFLOW,
 /// HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_MISALIGNED, HURRAY_ERR_NONZERO_PADDING,
 /// HURRAY_ERR_INDEX_OUT_OF_BOUNDS, HURRAY_ERR_DUPLICATE, HURRAY_ERR_NOT_SORTED,
-/// HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC. The first violation found is
-/// described by hurray_last_error_message().
+/// HURRAY_ERR_INVALID_VALUE, HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC. The
+/// first violation found is described by hurray_last_error_message() (the
+/// coordinate rules at the lowest entry first, then the values).
 ///
 /// Thread safety: may be called from any thread.
 #[no_mangle]
@@ -147,27 +150,29 @@ pub unsafe extern "C" fn hurray_coo_create_with_release(
 pub(super) unsafe fn begin_create(
     out: *mut *mut hurray_coo,
     flags: u32,
-) -> Result<Options, CooError> {
+) -> Result<(Options, bool), CooError> {
     // SAFETY: NULL-checked by write_req; writable per this function's contract.
     unsafe { write_req(out, std::ptr::null_mut(), "out")? };
     check_flags(flags)
 }
 
 /// The create flags as core options; unknown bits are refused.
-pub(super) fn check_flags(flags: u32) -> Result<Options, CooError> {
+/// The core's options, and whether messages count from 1.
+pub(super) fn check_flags(flags: u32) -> Result<(Options, bool), CooError> {
     if flags & !KNOWN_FLAGS != 0 {
         return Err(CooError::InvalidFlags {
             flags,
             unknown: flags & !KNOWN_FLAGS,
-            allowed: "the flags are HURRAY_COO_COPY (0x1), HURRAY_COO_PERMISSIVE (0x2) and \
-                      HURRAY_COO_INDEX (0x4)",
+            allowed: "the flags are HURRAY_COO_COPY (0x1), HURRAY_COO_PERMISSIVE (0x2), \
+                      HURRAY_COO_INDEX (0x4) and HURRAY_COO_ONE_BASED_MESSAGES (0x8)",
         });
     }
-    Ok(Options {
+    let opts = Options {
         copy: flags & HURRAY_COO_COPY != 0,
         permissive: flags & HURRAY_COO_PERMISSIVE != 0,
         index: flags & HURRAY_COO_INDEX != 0,
-    })
+    };
+    Ok((opts, flags & HURRAY_COO_ONE_BASED_MESSAGES != 0))
 }
 
 /// Build the tensor and its handle and store it in `*out`. The release
@@ -177,16 +182,17 @@ pub(super) fn check_flags(flags: u32) -> Result<Options, CooError> {
 /// `out` is non-null and writable.
 pub(super) unsafe fn build_handle(
     parts: CooParts<'_, 'static>,
-    opts: Options,
+    (opts, one_based): (Options, bool),
     release: Option<Release>,
     desc: Option<crate::io::descriptor::Descriptor>,
     out: *mut *mut hurray_coo,
 ) -> Result<(), CooError> {
-    let coo = Coo::new(parts, opts)?;
+    let coo = Coo::new(parts, opts).map_err(|e| e.one_based(one_based))?;
     let release = if opts.copy { None } else { release };
     let h = box_handle(hurray_coo {
         coo,
         desc,
+        one_based,
         _release: release,
     })?;
     // SAFETY: per this function's contract.
@@ -253,8 +259,9 @@ pub unsafe extern "C" fn hurray_coo_is_sorted(coo: *const hurray_coo) -> bool {
     })
 }
 
-/// The HURRAY_COO_COPY and HURRAY_COO_PERMISSIVE flags the handle was created
-/// with, and HURRAY_COO_INDEX when it holds a lookup index (0 for a borrowed,
+/// The HURRAY_COO_COPY, HURRAY_COO_PERMISSIVE and
+/// HURRAY_COO_ONE_BASED_MESSAGES flags the handle was created with, and
+/// HURRAY_COO_INDEX when it holds a lookup index (0 for a borrowed,
 /// fully validated handle without one, and when coo is NULL).
 /// Thread safety: safe on a shared handle.
 #[no_mangle]
@@ -273,7 +280,12 @@ pub unsafe extern "C" fn hurray_coo_flags(coo: *const hurray_coo) -> u32 {
             } else {
                 0
             };
-            copy | lax | index
+            let one = if h.one_based {
+                HURRAY_COO_ONE_BASED_MESSAGES
+            } else {
+                0
+            };
+            copy | lax | index | one
         })
     })
 }

@@ -241,7 +241,7 @@ pub unsafe extern "C" fn hurray_coo_encode_descriptor(
             return Err(CooError::null("out"));
         }
         let mut tmp = [0u8; descriptor::MAX_WRITTEN_LEN];
-        let n = descriptor::encode(&h.coo, choice, &mut tmp)?;
+        let n = descriptor::encode(&h.coo, choice, &mut tmp).map_err(|e| h.err(e))?;
         // SAFETY: out is non-null and writable for capacity >= need == n bytes.
         unsafe { write_bytes(out, &tmp[..n]) };
         Ok(())
@@ -294,7 +294,7 @@ pub unsafe extern "C" fn hurray_coo_from_descriptor(
                 coo_buffers(values, values_bytes, indices, indices_bytes)?,
             )
         };
-        let desc = descriptor::parse(desc_bytes, opts.permissive)?;
+        let desc = descriptor::parse(desc_bytes, opts.0.permissive)?;
         descriptor::check_declared_sizes(&desc, values_bytes, indices_bytes)?;
         let shape = desc.shape.clone();
         let parts = CooParts {

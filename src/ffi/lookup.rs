@@ -6,8 +6,15 @@ use super::guard::{array, array_mut, guard, handle, read_query, write_bytes, wri
 use super::{hurray_coo, hurray_status, HURRAY_LOOKUP_MAX_BYTES};
 use crate::error::CooError;
 
-/// Look up the element at a coordinate tuple: binary search when the tensor
-/// is sorted, a linear scan otherwise.
+/// Look up the element at a coordinate tuple.
+///
+/// What is found, on every handle: the lowest-numbered entry whose
+/// coordinates equal the query (on a validated tensor, the only one). How:
+/// through the HURRAY_COO_INDEX index when the handle has one; otherwise a
+/// binary search when the tensor is sorted and was validated at create; a
+/// linear scan otherwise, including every HURRAY_COO_PERMISSIVE handle,
+/// whose is_sorted was never checked and so is not trusted. Single, indexed
+/// and batch lookups therefore agree on every handle, valid or not.
 ///
 /// index: rank coordinates (NULL is an error). rank must equal the tensor's
 /// rank, and every coordinate must be inside the shape: otherwise an error,
@@ -39,7 +46,8 @@ pub unsafe extern "C" fn hurray_coo_lookup(
 ) -> hurray_status {
     guard(|| {
         // SAFETY: `coo` is NULL or live, per the contract.
-        let coo = &unsafe { handle(coo) }?.coo;
+        let h = unsafe { handle(coo) }?;
+        let coo = &h.coo;
         // SAFETY: `index` holds `rank` coordinates, per the contract.
         let query = unsafe { read_query(coo, index, rank) }?;
         if out_value.is_null() {
@@ -47,7 +55,9 @@ pub unsafe extern "C" fn hurray_coo_lookup(
         }
         let mut tmp = [0u8; HURRAY_LOOKUP_MAX_BYTES];
         let avail = out_value_bytes.min(HURRAY_LOOKUP_MAX_BYTES);
-        let found = coo.lookup(query.as_slice(), &mut tmp[..avail])?;
+        let found = coo
+            .lookup(query.as_slice(), &mut tmp[..avail])
+            .map_err(|e| h.err(e))?;
         let written = coo.type_info().map_or(0, |t| t.lookup_bytes());
         // SAFETY: out_value is non-null and, per the contract, writable for
         // out_value_bytes >= written bytes (checked by lookup above).
@@ -58,11 +68,13 @@ pub unsafe extern "C" fn hurray_coo_lookup(
     })
 }
 
-/// Look up the element at a coordinate tuple and return it as a double:
-/// every real type is converted (float16, bfloat16, the float8 and OCP MX
-/// sub-byte floats decoded per OCP, float128 rounded to nearest, 64-bit
-/// integers rounded to nearest, int4/int2 sign-extended, bool as 0 or 1).
-/// NaN and infinities are kept. An element that is not stored gives 0.0.
+/// Look up the element at a coordinate tuple (found as hurray_coo_lookup
+/// finds it) and return it as a double: every real type is converted
+/// (float16, bfloat16, the float8 and OCP MX sub-byte floats decoded per OCP,
+/// float128 rounded to nearest, 64-bit integers rounded to nearest, int4/int2
+/// sign-extended, bool as 0 or 1). NaN and infinities are kept; the
+/// float8_e8m0 codes 0x00 and 0xFF, which only a permissive handle can hold,
+/// read as NaN. An element that is not stored gives 0.0.
 ///
 /// index, rank, out_found: as hurray_coo_lookup. out_value (not NULL)
 /// receives the value. On failure the outputs are not written.
@@ -82,13 +94,14 @@ pub unsafe extern "C" fn hurray_coo_lookup_f64(
 ) -> hurray_status {
     guard(|| {
         // SAFETY: `coo` is NULL or live, per the contract.
-        let coo = &unsafe { handle(coo) }?.coo;
+        let h = unsafe { handle(coo) }?;
+        let coo = &h.coo;
         // SAFETY: `index` holds `rank` coordinates, per the contract.
         let query = unsafe { read_query(coo, index, rank) }?;
         if out_value.is_null() {
             return Err(CooError::null("out_value"));
         }
-        let (value, found) = coo.lookup_f64(query.as_slice())?;
+        let (value, found) = coo.lookup_f64(query.as_slice()).map_err(|e| h.err(e))?;
         // SAFETY: non-null, and writable per the contract; NULL or writable.
         unsafe {
             write_opt(out_value, value);
@@ -99,7 +112,8 @@ pub unsafe extern "C" fn hurray_coo_lookup_f64(
 }
 
 /// Look up n coordinate tuples in one call and return each value as a double
-/// (the hurray_coo_lookup_f64 conversion; 0.0 when not stored).
+/// (the hurray_coo_lookup_f64 conversion; 0.0 when not stored). Each query
+/// finds what hurray_coo_lookup_f64 finds, on every handle.
 ///
 /// queries: n * rank coordinates, query k at queries[k*rank .. (k+1)*rank],
 /// 8-byte aligned (NULL only when n is 0); rank must equal the tensor's.
@@ -108,9 +122,10 @@ pub unsafe extern "C" fn hurray_coo_lookup_f64(
 /// anything is looked up: the first one outside the shape fails the whole
 /// call, and its number is in the message. With the HURRAY_COO_INDEX index
 /// the queries are looked up in groups whose memory accesses overlap (in any
-/// order); without it, when the tensor and the queries are both sorted, the
-/// queries are merged with the entries instead of each searched. threads: 0 or 1 runs in the calling thread; n > 1 splits the
-/// queries over at most that many threads (never more than one per 4096
+/// order); without it, when the queries are sorted and the tensor is sorted
+/// and was validated at create, the queries are merged with the entries
+/// instead of each searched. threads: 0 or 1 runs in the calling thread;
+/// threads > 1 splits the queries over at most that many threads (never more than one per 4096
 /// queries), started and joined within this call: the library keeps no
 /// threads. On failure the outputs are unspecified.
 ///
@@ -132,7 +147,8 @@ pub unsafe extern "C" fn hurray_coo_lookup_batch(
 ) -> hurray_status {
     guard(|| {
         // SAFETY: `coo` is NULL or live, per the contract.
-        let coo = &unsafe { handle(coo) }?.coo;
+        let h = unsafe { handle(coo) }?;
+        let coo = &h.coo;
         if rank != coo.rank() {
             return Err(CooError::RankMismatch {
                 got: rank,
@@ -159,5 +175,6 @@ pub unsafe extern "C" fn hurray_coo_lookup_batch(
             )
         };
         coo.lookup_batch_f64(qs, out, found, threads as usize)
+            .map_err(|e| h.err(e))
     })
 }

@@ -31,6 +31,7 @@ pub use lookup::*;
 pub use validate::*;
 
 use crate::coo::Coo;
+use crate::error::CooError;
 
 /// Release callback of a borrowed handle: called exactly once with the
 /// release_ctx given at creation. It may run on any thread (the one that
@@ -47,7 +48,16 @@ pub struct hurray_coo {
     coo: Coo<'static>,
     /// The descriptor the handle was read from, if any.
     desc: Option<crate::io::descriptor::Descriptor>,
+    /// HURRAY_COO_ONE_BASED_MESSAGES was given at create.
+    one_based: bool,
     _release: Option<Release>,
+}
+
+impl hurray_coo {
+    /// An error of an operation on this handle, as its caller counts.
+    fn err(&self, e: CooError) -> CooError {
+        e.one_based(self.one_based)
+    }
 }
 
 /// Calls the caller's release callback exactly once, when dropped.
@@ -64,7 +74,8 @@ impl Drop for Release {
     }
 }
 
-const KNOWN_FLAGS: u32 = HURRAY_COO_COPY | HURRAY_COO_PERMISSIVE | HURRAY_COO_INDEX;
+const KNOWN_FLAGS: u32 =
+    HURRAY_COO_COPY | HURRAY_COO_PERMISSIVE | HURRAY_COO_INDEX | HURRAY_COO_ONE_BASED_MESSAGES;
 
 #[cfg(test)]
 mod tests {

@@ -6,13 +6,16 @@ use super::{hurray_coo, hurray_status};
 /// Check every rule of the COO specification on a handle, whatever flags it
 /// was created with: element type known, rank, shape, exact buffer sizes,
 /// alignment of borrowed buffers, zero sub-byte padding, every coordinate in
-/// bounds, no duplicate coordinate tuple, and strict lexicographic order when
-/// sorted. The first violation (lowest entry number) is described by
-/// hurray_last_error_message(), e.g. "entry 17 duplicates entry 3 at (2, 0)".
+/// bounds, no duplicate coordinate tuple, strict lexicographic order when
+/// sorted, and no value its type forbids as data (float8_e8m0 0x00 and
+/// 0xFF). The first violation is described by hurray_last_error_message(),
+/// e.g. "entry 17 duplicates entry 3 at (2, 0)": the coordinate rules at the
+/// lowest entry number first, then the values.
 ///
 /// coo may not be NULL. Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER,
 /// HURRAY_ERR_INVALID_TYPE, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
 /// HURRAY_ERR_DUPLICATE, HURRAY_ERR_NOT_SORTED, HURRAY_ERR_NONZERO_PADDING,
+/// HURRAY_ERR_INVALID_VALUE,
 /// HURRAY_ERR_ALLOC (duplicate detection needs about 9, at most 16, bytes per entry),
 /// HURRAY_ERR_INTERNAL_PANIC.
 ///
@@ -20,5 +23,8 @@ use super::{hurray_coo, hurray_status};
 #[no_mangle]
 pub unsafe extern "C" fn hurray_coo_validate(coo: *const hurray_coo) -> hurray_status {
     // SAFETY: `coo` is NULL or live, per the contract.
-    guard(|| unsafe { handle(coo) }?.coo.validate())
+    guard(|| {
+        let h = unsafe { handle(coo) }?;
+        h.coo.validate().map_err(|e| h.err(e))
+    })
 }

@@ -31,17 +31,21 @@ program seed
   if (st /= HURRAY_OK .or. found .or. v /= 0.0_c_double) call fail("lookup (2,2)")
   print '(a,f5.2,a)', "(2, 2) = ", v, " (not stored)"
 
-  ! An error: a coordinate outside the shape (1-based 5 is 0-based 4).
+  ! An error: a coordinate outside the shape, named as written here (1-based).
   v = t%lookup([5_c_int64_t, 1_c_int64_t], found, st)
   if (st /= HURRAY_ERR_INDEX_OUT_OF_BOUNDS) call fail("expected out of bounds")
   print '(a,a,a)', hurray_status_string(st), ": ", hurray_message()
-  if (index(hurray_message(), "coordinate 4 in dimension 0") == 0) call fail("message")
+  if (index(hurray_message(), "coordinate 5 in dimension 1 is out of bounds (valid 1 to 4)") &
+      == 0) call fail("message")
+  v = t%lookup([0_c_int64_t, 1_c_int64_t], found, st)
+  if (index(hurray_message(), "coordinate 0 in dimension 1") == 0) call fail("message for 0")
 
   ! Another: a duplicate coordinate, refused at create.
   idx(:, 3) = idx(:, 2)
   call u%create(HURRAY_TYPE_FLOAT32, shape, idx, vals, st)
   if (st /= HURRAY_ERR_DUPLICATE) call fail("expected duplicate")
   print '(a,a,a)', hurray_status_string(st), ": ", hurray_message()
+  if (index(hurray_message(), "entry 3 duplicates entry 2 at (3, 1)") == 0) call fail("dup msg")
   if (.not. u%is_null()) call fail("handle after failure")
 
   ! Ownership moves; free is idempotent.
