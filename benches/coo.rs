@@ -122,11 +122,11 @@ fn report(rows: &[Row]) {
 }
 
 fn bench(d: &Data, rows: &mut Vec<Row>, rng: &mut Rng) {
-    let (vbuf, voff) = aligned(&d.values);
-    let (ibuf, ioff) = aligned(&d.indices);
-    let values: &[u8] = bytemuck_bytes(&vbuf[voff..voff + d.nnz]);
-    let indices: &[u8] = bytemuck_bytes(&ibuf[ioff..ioff + d.indices.len()]);
-    let idx_u64 = &ibuf[ioff..ioff + d.indices.len()];
+    let vbuf = aligned(&d.values[..d.nnz]);
+    let ibuf = aligned(&d.indices);
+    let values: &[u8] = vbuf.get();
+    let indices: &[u8] = ibuf.get();
+    let idx_u64: &[u64] = bytemuck::cast_slice(indices);
     let parts = CooParts {
         type_tag: 0x04,
         shape: &d.shape,
@@ -385,7 +385,7 @@ fn bench(d: &Data, rows: &mut Vec<Row>, rng: &mut Rng) {
     let vals_stream = median(
         || {
             time(|| {
-                vbuf[voff..voff + d.nnz]
+                bytemuck::cast_slice::<u8, u64>(values)
                     .iter()
                     .fold(0f64, |a, &x| a + f64::from_bits(x))
             })

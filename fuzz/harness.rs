@@ -10,7 +10,7 @@
 #![allow(dead_code)]
 
 use std::collections::HashMap;
-use std::ffi::{c_void, CStr};
+use std::ffi::CStr;
 use std::ptr::{null, null_mut};
 
 use ::hurray_coo::ffi::*;
@@ -56,35 +56,9 @@ impl<'a> Input<'a> {
     }
 }
 
-/// `bytes` at `skew` bytes past a 64-byte boundary (owned).
-pub struct Aligned {
-    v: Vec<u8>,
-    off: usize,
-    len: usize,
-}
-
-impl Aligned {
-    pub fn new(bytes: &[u8], skew: usize) -> Aligned {
-        let mut v = vec![0u8; bytes.len() + 128];
-        let off = (64 - v.as_ptr() as usize % 64) % 64 + skew % 64;
-        v[off..off + bytes.len()].copy_from_slice(bytes);
-        Aligned {
-            v,
-            off,
-            len: bytes.len(),
-        }
-    }
-    pub fn ptr(&self) -> *const c_void {
-        if self.len == 0 {
-            null()
-        } else {
-            self.v[self.off..].as_ptr().cast()
-        }
-    }
-    pub fn len(&self) -> usize {
-        self.len
-    }
-}
+#[path = "../tests/common/data.rs"]
+pub mod data;
+use data::Buf as Aligned;
 
 fn message() -> String {
     // SAFETY: the library returns a valid NUL-terminated string, never NULL.
@@ -258,12 +232,12 @@ pub fn create(data: &[u8]) {
             coords = entries.concat();
         }
         let idx: Vec<u8> = coords.iter().flat_map(|c| c.to_le_bytes()).collect();
-        (Aligned::new(&vals, skew), Aligned::new(&idx, 0))
+        (Aligned::at_offset(&vals, skew), Aligned::at_offset(&idx, 0))
     } else {
         let vlen = usize::from(inp.u16() % 2048);
         (
-            Aligned::new(inp.take(vlen), skew),
-            Aligned::new(inp.rest(), 0),
+            Aligned::at_offset(inp.take(vlen), skew),
+            Aligned::at_offset(inp.rest(), 0),
         )
     };
     let mut coo: *mut hurray_coo = 1 as *mut hurray_coo;
@@ -353,8 +327,8 @@ pub fn descriptor(data: &[u8]) {
             .map(|k| payload.get(k % payload.len().max(1)).copied().unwrap_or(0))
             .collect()
     };
-    let values = Aligned::new(&fill(info.values_bytes as usize), 0);
-    let indices = Aligned::new(&fill(info.indices_bytes as usize), 0);
+    let values = Aligned::at_offset(&fill(info.values_bytes as usize), 0);
+    let indices = Aligned::at_offset(&fill(info.indices_bytes as usize), 0);
     let mut coo: *mut hurray_coo = null_mut();
     // SAFETY: valid lengths throughout; buffers outlive the handle.
     let st = unsafe {
@@ -411,7 +385,7 @@ pub fn lookup(data: &[u8]) {
         .flatten()
         .flat_map(|c| c.to_le_bytes())
         .collect();
-    let (values, indices) = (Aligned::new(&vals, 0), Aligned::new(&idx, 0));
+    let (values, indices) = (Aligned::at_offset(&vals, 0), Aligned::at_offset(&idx, 0));
     let mut coo: *mut hurray_coo = null_mut();
     // SAFETY: valid buffers that outlive the handle.
     let st = unsafe {

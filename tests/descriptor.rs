@@ -127,6 +127,12 @@ fn random_tensor(rng: &mut Rng, tag: u8, rank: usize, sorted: bool, nnz: usize) 
     let n = entries.len() as u64;
     let vbytes = hurray_coo::element::size::values_bytes(ty, n).unwrap() as usize;
     let mut values: Vec<u8> = (0..vbytes).map(|_| rng.next() as u8).collect();
+    // Valid data only: no code the type forbids (float8_e8m0 0x00, 0xFF).
+    for b in &mut values {
+        if ty.forbidden_codes().contains(b) {
+            *b = 0x7F;
+        }
+    }
     // Clear padding bits.
     if ty.is_sub_byte() {
         let used = n as usize * ty.bits as usize;

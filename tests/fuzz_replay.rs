@@ -6,8 +6,8 @@
 #[path = "../fuzz/harness.rs"]
 mod harness;
 
-mod common;
-use common::Rng;
+// The harness brings the shared test data helpers (tests/common/data.rs).
+use harness::data::Rng;
 
 fn corpus(target: &str) -> Vec<Vec<u8>> {
     let dir = format!("{}/fuzz/seeds/{target}", env!("CARGO_MANIFEST_DIR"));

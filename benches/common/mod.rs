@@ -2,26 +2,13 @@
 //! harness (`bench/focus`): a deterministic generator, the generated
 //! tensors, and 64-byte-aligned buffers.
 
-/// xorshift64*, deterministic.
-pub struct Rng(pub u64);
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    pub fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next()) * u128::from(n)) >> 64) as u64
-    }
-}
+#[path = "../../tests/common/data.rs"]
+mod data;
+pub use data::{Buf, Rng};
 
-/// A Vec<u64> whose data starts on a 64-byte boundary.
-pub fn aligned(v: &[u64]) -> (Vec<u64>, usize) {
-    let mut out = vec![0u64; v.len() + 8];
-    let off = (64 - out.as_ptr() as usize % 64) % 64 / 8;
-    out[off..off + v.len()].copy_from_slice(v);
-    (out, off)
+/// `v` in a buffer whose data starts on a 64-byte boundary.
+pub fn aligned(v: &[u64]) -> Buf {
+    Buf::words(v)
 }
 
 /// The 5-point Laplacian on an `n` x `n` grid: an `n^2` x `n^2` matrix, about

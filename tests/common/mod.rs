@@ -1,40 +1,14 @@
-//! Test fixtures: 64-byte-aligned buffers in safe Rust, a tensor builder and
-//! a small seeded PRNG.
+//! Test fixtures: a tensor builder over 64-byte-aligned buffers, a seeded
+//! PRNG (both from `data.rs`, shared with the benchmarks and the fuzz
+//! harness) and the C-header reader (`header.rs`).
 #![allow(dead_code)]
 
+pub mod data;
 pub mod header;
 
+pub use data::{Buf, Rng};
+
 use hurray_coo::{Coo, CooError, CooParts, Options};
-
-/// Bytes placed at a chosen offset from a 64-byte boundary.
-pub struct Buf {
-    v: Vec<u8>,
-    off: usize,
-    len: usize,
-}
-
-impl Buf {
-    pub fn aligned(bytes: &[u8]) -> Buf {
-        Buf::at_offset(bytes, 0)
-    }
-
-    /// `bytes` starting `skew` bytes past a 64-byte boundary.
-    pub fn at_offset(bytes: &[u8], skew: usize) -> Buf {
-        let mut v = vec![0u8; bytes.len() + 128];
-        let base = v.as_ptr() as usize;
-        let off = (64 - base % 64) % 64 + skew;
-        v[off..off + bytes.len()].copy_from_slice(bytes);
-        Buf {
-            v,
-            off,
-            len: bytes.len(),
-        }
-    }
-
-    pub fn get(&self) -> &[u8] {
-        &self.v[self.off..self.off + self.len]
-    }
-}
 
 /// Little-endian bytes of coordinates.
 pub fn le(coords: &[u64]) -> Vec<u8> {
@@ -112,28 +86,8 @@ impl Fixture {
     }
 }
 
-/// xorshift64*: deterministic, seedable, no dependency.
-pub struct Rng(u64);
-
 impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Uniform in 0..n (n > 0).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
     /// `n` random coordinate tuples inside `shape`, sorted, repeats removed.
-    #[allow(dead_code)] // not every test binary uses it
     pub fn distinct_sorted_entries(&mut self, shape: &[u64], n: u64) -> Vec<Vec<u64>> {
         let mut entries: Vec<Vec<u64>> = (0..n)
             .map(|_| shape.iter().map(|&x| self.below(x)).collect())

@@ -25,28 +25,19 @@ use hurray_coo::{Coo, CooParts, Options};
 
 #[path = "../../../benches/common/mod.rs"]
 mod common;
-use common::{aligned, poisson, powerlaw, random3, Rng};
+use common::{aligned, poisson, powerlaw, random3, Buf, Rng};
 
 /// A `u64` buffer whose data starts on a 64-byte boundary.
-struct Aligned {
-    buf: Vec<u64>,
-    off: usize,
-    len: usize,
-}
+struct Aligned(Buf);
 impl Aligned {
     fn new(v: &[u64]) -> Aligned {
-        let (buf, off) = aligned(v);
-        Aligned {
-            buf,
-            off,
-            len: v.len(),
-        }
+        Aligned(aligned(v))
     }
     fn words(&self) -> &[u64] {
-        &self.buf[self.off..self.off + self.len]
+        bytemuck::cast_slice(self.0.get())
     }
     fn bytes(&self) -> &[u8] {
-        bytemuck::cast_slice(self.words())
+        self.0.get()
     }
 }
 
