@@ -779,6 +779,35 @@ fn statistics_sections_are_checked() {
         Status::ReservedBits,
         "statistics _reserved2",
     );
+    // Field constraints (metadata.md), checked only when the field is valid.
+    let stddev = |v: f64| move |s: &mut Vec<u8>| s[56..64].copy_from_slice(&v.to_le_bytes());
+    assert_err(
+        parse(
+            &with_section(0x08, &stats_section(0x09, 3, stddev(-1.0))),
+            false,
+        ),
+        Status::InvalidStatistics,
+        "value_stddev is -1",
+    );
+    parse(
+        &with_section(0x08, &stats_section(0x01, 3, stddev(-1.0))),
+        false,
+    )
+    .unwrap();
+    let nm = |n: u8, m: u8| move |s: &mut Vec<u8>| (s[64], s[65]) = (n, m);
+    assert_err(
+        parse(
+            &with_section(0x08, &stats_section(0x11, 3, nm(4, 2))),
+            false,
+        ),
+        Status::InvalidStatistics,
+        "N:M pattern 4:2",
+    );
+    parse(
+        &with_section(0x08, &stats_section(0x11, 3, nm(2, 4))),
+        false,
+    )
+    .unwrap();
 }
 
 #[test]

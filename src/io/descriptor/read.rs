@@ -182,6 +182,19 @@ fn parse_statistics(r: &mut Reader<'_>, nnz: u64) -> Result<Statistics, CooError
             s.nnz
         )));
     }
+    // metadata.md: value_stddev MUST be >= 0.0 and nm_n <= nm_m, when valid.
+    if computed_mask & mask::VALUE_STATS != 0 && s.value_stddev.is_sign_negative() {
+        return Err(CooError::Statistics(format!(
+            "statistics value_stddev is {}; a standard deviation must be >= 0.0",
+            s.value_stddev
+        )));
+    }
+    if computed_mask & mask::NM_SPARSITY != 0 && s.nm_n > s.nm_m {
+        return Err(CooError::Statistics(format!(
+            "statistics N:M pattern {}:{} has nm_n > nm_m",
+            s.nm_n, s.nm_m
+        )));
+    }
     Ok(s)
 }
 
