@@ -28,182 +28,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/**
- * Element type tag float16.
- */
-#define HURRAY_TYPE_FLOAT16 1
+#ifdef __cplusplus
+extern "C" {
+#endif
 
-/**
- * Element type tag bfloat16.
- */
-#define HURRAY_TYPE_BFLOAT16 2
-
-/**
- * Element type tag float32.
- */
-#define HURRAY_TYPE_FLOAT32 3
-
-/**
- * Element type tag float64.
- */
-#define HURRAY_TYPE_FLOAT64 4
-
-/**
- * Element type tag int8.
- */
-#define HURRAY_TYPE_INT8 16
-
-/**
- * Element type tag uint8.
- */
-#define HURRAY_TYPE_UINT8 17
-
-/**
- * Element type tag int16.
- */
-#define HURRAY_TYPE_INT16 18
-
-/**
- * Element type tag uint16.
- */
-#define HURRAY_TYPE_UINT16 19
-
-/**
- * Element type tag int32.
- */
-#define HURRAY_TYPE_INT32 20
-
-/**
- * Element type tag uint32.
- */
-#define HURRAY_TYPE_UINT32 21
-
-/**
- * Element type tag int64.
- */
-#define HURRAY_TYPE_INT64 22
-
-/**
- * Element type tag uint64.
- */
-#define HURRAY_TYPE_UINT64 23
-
-/**
- * Element type tag bool.
- */
-#define HURRAY_TYPE_BOOL 32
-
-/**
- * Element type tag float8_e4m3.
- */
-#define HURRAY_TYPE_FLOAT8_E4M3 64
-
-/**
- * Element type tag float8_e5m2.
- */
-#define HURRAY_TYPE_FLOAT8_E5M2 65
-
-/**
- * Element type tag float8_e8m0.
- */
-#define HURRAY_TYPE_FLOAT8_E8M0 66
-
-/**
- * Element type tag float4_e2m1.
- */
-#define HURRAY_TYPE_FLOAT4_E2M1 67
-
-/**
- * Element type tag float6_e2m3.
- */
-#define HURRAY_TYPE_FLOAT6_E2M3 68
-
-/**
- * Element type tag float6_e3m2.
- */
-#define HURRAY_TYPE_FLOAT6_E3M2 69
-
-/**
- * Element type tag float128.
- */
-#define HURRAY_TYPE_FLOAT128 70
-
-/**
- * Element type tag int4.
- */
-#define HURRAY_TYPE_INT4 72
-
-/**
- * Element type tag uint4.
- */
-#define HURRAY_TYPE_UINT4 73
-
-/**
- * Element type tag int2.
- */
-#define HURRAY_TYPE_INT2 74
-
-/**
- * Element type tag uint2.
- */
-#define HURRAY_TYPE_UINT2 75
-
-/**
- * Element type tag complex64.
- */
-#define HURRAY_TYPE_COMPLEX64 80
-
-/**
- * Element type tag complex128.
- */
-#define HURRAY_TYPE_COMPLEX128 81
-
-/**
- * Flag for hurray_coo_create: borrow both buffers in place (zero-copy). The
- * caller keeps them alive and unchanged until hurray_coo_free. The default.
- */
-#define HURRAY_COO_BORROW 0
-
-/**
- * Flag for hurray_coo_create: copy both buffers into library-owned
- * 64-byte-aligned memory; the caller may free its arrays as soon as create
- * returns. Misaligned input buffers are accepted in this mode.
- */
-#define HURRAY_COO_COPY 1
-
-/**
- * Flag for hurray_coo_create: skip the O(nnz) data checks (bounds,
- * duplicates, order) and accept reserved, private and unassigned type tags
- * without ever interpreting their values. Structural checks still run.
- * hurray_coo_validate always runs every check.
- */
-#define HURRAY_COO_PERMISSIVE 2
-
-/**
- * Flag for hurray_coo_create: build a lookup index at create, a hash table
- * over the entries' coordinates, so a lookup costs O(1) expected instead of
- * a scan over every entry (unsorted tensor) or a binary search (sorted
- * tensor); it usually reads one cache line and the value. About 13 bytes
- * per entry, at most 16 (plus 256 bytes); building it is one pass over the
- * entries. Memory is reported by hurray_coo_index_bytes; results are
- * identical to a lookup without the index.
- */
-#define HURRAY_COO_INDEX 4
-
-/**
- * Flag for hurray_coo_create: the handle's error messages count entries,
- * dimensions and coordinates from 1, as a Fortran or Julia caller writes
- * them ("entry 3 duplicates entry 2 at (3, 1) [... counted from 1]"). The
- * API itself stays 0-based: only the text of hurray_last_error_message()
- * changes, for every call on this handle and for its creation.
- */
-#define HURRAY_COO_ONE_BASED_MESSAGES 8
-
-/**
- * Largest number of bytes hurray_coo_lookup writes (float128, complex128);
- * an out_value buffer of this size fits every element type.
- */
-#define HURRAY_LOOKUP_MAX_BYTES 16
+/* ======================================================================
+ * 1. Versions
+ *    Compare HURRAY_COO_ABI_VERSION with hurray_coo_abi_version() at startup.
+ * ====================================================================== */
 
 /**
  * Major version of this library (semantic versioning).
@@ -233,79 +65,28 @@
 #define HURRAY_COO_ABI_VERSION 1
 
 /**
- * Descriptor option: add a statistics section holding nnz and
- * sparsity_ratio only (what the reference implementation writes).
+ * The library's version at run time, MAJOR * 1000000 + MINOR * 1000 + PATCH;
+ * equals HURRAY_COO_VERSION_NUMBER when header and library match.
+ * Thread safety: safe from any thread.
  */
-#define HURRAY_DESCRIPTOR_STATISTICS_COUNTS 1
+uint32_t hurray_coo_version_number(void);
 
 /**
- * Descriptor option: add a statistics section with everything
- * hurray_coo_statistics computes for the element type.
+ * The library's version as a string, e.g. "0.1.0". Never NULL; static.
+ * Thread safety: safe from any thread.
  */
-#define HURRAY_DESCRIPTOR_STATISTICS_FULL 2
+const char *hurray_coo_version_string(void);
 
 /**
- * Descriptor flags bit: a quantization section is present.
+ * The library's ABI version at run time; equals HURRAY_COO_ABI_VERSION when
+ * header and library match. Thread safety: safe from any thread.
  */
-#define HURRAY_DESCRIPTOR_HAS_QUANTIZATION 1
+uint32_t hurray_coo_abi_version(void);
 
-/**
- * Descriptor flags bit: a shard section is present.
- */
-#define HURRAY_DESCRIPTOR_HAS_SHARD 2
-
-/**
- * Descriptor flags bit: an extension-type section is present.
- */
-#define HURRAY_DESCRIPTOR_HAS_EXTENSION_TYPE 4
-
-/**
- * Descriptor flags bit: a statistics section is present.
- */
-#define HURRAY_DESCRIPTOR_HAS_STATISTICS 8
-
-/**
- * Descriptor flags bit: a composite-member section is present.
- */
-#define HURRAY_DESCRIPTOR_HAS_COMPOSITE_MEMBER 16
-
-/**
- * Statistics mask bit: nnz is valid.
- */
-#define HURRAY_STAT_NNZ 1
-
-/**
- * Statistics mask bit: sparsity_ratio is valid.
- */
-#define HURRAY_STAT_SPARSITY 2
-
-/**
- * Statistics mask bit: value_min, value_max and value_abs_max are valid.
- */
-#define HURRAY_STAT_VALUE_RANGE 4
-
-/**
- * Statistics mask bit: value_mean and value_stddev are valid.
- */
-#define HURRAY_STAT_VALUE_STATS 8
-
-/**
- * Statistics mask bit: nm_n and nm_m are valid.
- */
-#define HURRAY_STAT_NM_SPARSITY 16
-
-/**
- * Statistics mask bit: has_nan and has_inf are valid.
- */
-#define HURRAY_STAT_NAN_INF 32
-
-/**
- * An opaque COO tensor handle. Create it with hurray_coo_create (or
- * hurray_coo_create_with_release), release it with hurray_coo_free. It is
- * immutable after creation: every function taking a const hurray_coo * may
- * be called from many threads at once on the same handle.
- */
-typedef struct hurray_coo hurray_coo;
+/* ======================================================================
+ * 2. Status codes and messages
+ *    Every fallible function returns one of these; the thread's last message says where.
+ * ====================================================================== */
 
 /**
  * A status code returned by every fallible function: HURRAY_OK (0) on
@@ -313,132 +94,6 @@ typedef struct hurray_coo hurray_coo;
  * reserved. Numbers never change meaning once released.
  */
 typedef int32_t hurray_status;
-
-/**
- * Release callback of a borrowed handle: called exactly once with the
- * release_ctx given at creation. It may run on any thread (the one that
- * calls hurray_coo_free, or the creating thread), so it must be thread-safe.
- */
-typedef void (*hurray_release_fn)(void *ctx);
-
-/**
- * What a COO descriptor declares, read without any buffer (so a consumer
- * can size its allocations before the data arrives).
- */
-typedef struct hurray_descriptor_info {
-  /**
-   * Format version of the descriptor.
-   */
-  uint8_t version_major;
-  /**
-   * Format minor version (higher minors' trailing bytes are skipped).
-   */
-  uint8_t version_minor;
-  /**
-   * descriptor_length: bytes the descriptor occupies.
-   */
-  uint32_t descriptor_length;
-  /**
-   * HURRAY_DESCRIPTOR_HAS_* bits.
-   */
-  uint32_t flags;
-  /**
-   * Element type tag.
-   */
-  uint8_t type_tag;
-  /**
-   * Rank (1..=64).
-   */
-  uint32_t rank;
-  /**
-   * Shape; entries at and past rank are 0.
-   */
-  uint64_t shape[64];
-  /**
-   * Number of stored entries.
-   */
-  uint64_t nnz;
-  /**
-   * Entries declared in lexicographic order.
-   */
-  bool is_sorted;
-  /**
-   * Declared byte size of buffer 0 (values).
-   */
-  uint64_t values_bytes;
-  /**
-   * Declared byte size of buffer 1 (indices).
-   */
-  uint64_t indices_bytes;
-  /**
-   * Declared alignment of buffer 0.
-   */
-  uint32_t values_alignment;
-  /**
-   * Declared alignment of buffer 1.
-   */
-  uint32_t indices_alignment;
-  /**
-   * Byte length of a quantization section that was skipped (permissive
-   * mode), 0 if none.
-   */
-  uint32_t quantization_bytes;
-} hurray_descriptor_info;
-
-/**
- * The fields of a Hurray statistics section. A field is meaningful only
- * when its HURRAY_STAT_* bit is set in computed_mask.
- */
-typedef struct hurray_statistics {
-  /**
-   * HURRAY_STAT_* bits of the valid fields.
-   */
-  uint32_t computed_mask;
-  /**
-   * Number of stored entries.
-   */
-  uint64_t nnz;
-  /**
-   * 1 - nnz / total_elements (total computed in floating point).
-   */
-  double sparsity_ratio;
-  /**
-   * Smallest element value, implicit zeros included, NaN excluded.
-   */
-  double value_min;
-  /**
-   * Largest element value, implicit zeros included, NaN excluded.
-   */
-  double value_max;
-  /**
-   * max(|value_min|, |value_max|).
-   */
-  double value_abs_max;
-  /**
-   * Mean over all elements (implicit zeros included, NaN excluded).
-   */
-  double value_mean;
-  /**
-   * Population standard deviation over the same elements.
-   */
-  double value_stddev;
-  /**
-   * N of an N:M structured-sparsity pattern.
-   */
-  uint8_t nm_n;
-  /**
-   * M of an N:M structured-sparsity pattern.
-   */
-  uint8_t nm_m;
-  /**
-   * At least one stored value is NaN.
-   */
-  bool has_nan;
-  /**
-   * At least one stored value is infinite.
-   */
-  bool has_inf;
-} hurray_statistics;
 
 /**
  * Success.
@@ -610,9 +265,157 @@ typedef struct hurray_statistics {
  */
 #define HURRAY_ERR_UNSUPPORTED_FEATURE -45
 
-#ifdef __cplusplus
-extern "C" {
-#endif // __cplusplus
+/**
+ * The name of a status code ("HURRAY_OK", "HURRAY_ERR_DUPLICATE", ...), or
+ * "HURRAY_ERR_UNKNOWN_STATUS" for a code that is not defined. Never NULL;
+ * static storage. Thread safety: safe from any thread.
+ */
+const char *hurray_status_name(hurray_status status);
+
+/**
+ * A description of the most recent failure of a status-returning function
+ * on the calling thread: what is wrong and where (entry, dimension, values)
+ * and what to do instead. Empty ("") after that thread's last such call
+ * succeeded. Never NULL. The string is owned by the library and valid until
+ * the next call into the library on the same thread; copy it to keep it.
+ * Thread safety: each thread has its own message.
+ */
+const char *hurray_last_error_message(void);
+
+/* ======================================================================
+ * 3. Element types
+ *    The format's type tags, and what the library knows of each.
+ * ====================================================================== */
+
+/**
+ * Element type tag float16.
+ */
+#define HURRAY_TYPE_FLOAT16 1
+
+/**
+ * Element type tag bfloat16.
+ */
+#define HURRAY_TYPE_BFLOAT16 2
+
+/**
+ * Element type tag float32.
+ */
+#define HURRAY_TYPE_FLOAT32 3
+
+/**
+ * Element type tag float64.
+ */
+#define HURRAY_TYPE_FLOAT64 4
+
+/**
+ * Element type tag int8.
+ */
+#define HURRAY_TYPE_INT8 16
+
+/**
+ * Element type tag uint8.
+ */
+#define HURRAY_TYPE_UINT8 17
+
+/**
+ * Element type tag int16.
+ */
+#define HURRAY_TYPE_INT16 18
+
+/**
+ * Element type tag uint16.
+ */
+#define HURRAY_TYPE_UINT16 19
+
+/**
+ * Element type tag int32.
+ */
+#define HURRAY_TYPE_INT32 20
+
+/**
+ * Element type tag uint32.
+ */
+#define HURRAY_TYPE_UINT32 21
+
+/**
+ * Element type tag int64.
+ */
+#define HURRAY_TYPE_INT64 22
+
+/**
+ * Element type tag uint64.
+ */
+#define HURRAY_TYPE_UINT64 23
+
+/**
+ * Element type tag bool.
+ */
+#define HURRAY_TYPE_BOOL 32
+
+/**
+ * Element type tag float8_e4m3.
+ */
+#define HURRAY_TYPE_FLOAT8_E4M3 64
+
+/**
+ * Element type tag float8_e5m2.
+ */
+#define HURRAY_TYPE_FLOAT8_E5M2 65
+
+/**
+ * Element type tag float8_e8m0.
+ */
+#define HURRAY_TYPE_FLOAT8_E8M0 66
+
+/**
+ * Element type tag float4_e2m1.
+ */
+#define HURRAY_TYPE_FLOAT4_E2M1 67
+
+/**
+ * Element type tag float6_e2m3.
+ */
+#define HURRAY_TYPE_FLOAT6_E2M3 68
+
+/**
+ * Element type tag float6_e3m2.
+ */
+#define HURRAY_TYPE_FLOAT6_E3M2 69
+
+/**
+ * Element type tag float128.
+ */
+#define HURRAY_TYPE_FLOAT128 70
+
+/**
+ * Element type tag int4.
+ */
+#define HURRAY_TYPE_INT4 72
+
+/**
+ * Element type tag uint4.
+ */
+#define HURRAY_TYPE_UINT4 73
+
+/**
+ * Element type tag int2.
+ */
+#define HURRAY_TYPE_INT2 74
+
+/**
+ * Element type tag uint2.
+ */
+#define HURRAY_TYPE_UINT2 75
+
+/**
+ * Element type tag complex64.
+ */
+#define HURRAY_TYPE_COMPLEX64 80
+
+/**
+ * Element type tag complex128.
+ */
+#define HURRAY_TYPE_COMPLEX128 81
 
 /**
  * The size in bytes of a values buffer holding n elements of type_tag
@@ -621,6 +424,8 @@ extern "C" {
  *
  * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER (out_bytes), HURRAY_ERR_INVALID_TYPE,
  * HURRAY_ERR_OVERFLOW.
+ *
+ * Thread safety: safe from any thread.
  */
 hurray_status hurray_type_values_bytes(uint8_t type_tag,
                                        uint64_t n,
@@ -629,8 +434,70 @@ hurray_status hurray_type_values_bytes(uint8_t type_tag,
 /**
  * The specification's name of an element type ("float32", "int4", ...), or
  * "unknown" for any other tag. Never NULL; static storage.
+ * Thread safety: safe from any thread.
  */
 const char *hurray_type_name(uint8_t type_tag);
+
+/* ======================================================================
+ * 4. The handle: create, free, inspect
+ *    A hurray_coo holds one COO tensor over borrowed or copied buffers.
+ * ====================================================================== */
+
+/**
+ * An opaque COO tensor handle. Create it with hurray_coo_create (or
+ * hurray_coo_create_with_release), release it with hurray_coo_free. It is
+ * immutable after creation: every function taking a const hurray_coo * may
+ * be called from many threads at once on the same handle.
+ */
+typedef struct hurray_coo hurray_coo;
+
+/**
+ * Release callback of a borrowed handle: called exactly once with the
+ * release_ctx given at creation. It may run on any thread (the one that
+ * calls hurray_coo_free, or the creating thread), so it must be thread-safe.
+ */
+typedef void (*hurray_release_fn)(void *ctx);
+
+/**
+ * Flag for hurray_coo_create: borrow both buffers in place (zero-copy). The
+ * caller keeps them alive and unchanged until hurray_coo_free. The default.
+ */
+#define HURRAY_COO_BORROW 0
+
+/**
+ * Flag for hurray_coo_create: copy both buffers into library-owned
+ * 64-byte-aligned memory; the caller may free its arrays as soon as create
+ * returns. Misaligned input buffers are accepted in this mode.
+ */
+#define HURRAY_COO_COPY 1
+
+/**
+ * Flag for hurray_coo_create: skip the O(nnz) data checks (bounds,
+ * duplicates, order) and accept reserved, private and unassigned type tags
+ * without ever interpreting their values. Structural checks still run.
+ * hurray_coo_validate always runs every check.
+ */
+#define HURRAY_COO_PERMISSIVE 2
+
+/**
+ * Flag for hurray_coo_create: build a lookup index at create, a hash table
+ * over the entries' coordinates, so a lookup costs O(1) expected instead of
+ * a scan over every entry (unsorted tensor) or a binary search (sorted
+ * tensor); it usually reads one cache line and the value. About 13 bytes
+ * per entry, at most 16 (plus 256 bytes); building it is one pass over the
+ * entries. Memory is reported by hurray_coo_index_bytes; results are
+ * identical to a lookup without the index.
+ */
+#define HURRAY_COO_INDEX 4
+
+/**
+ * Flag for hurray_coo_create: the handle's error messages count entries,
+ * dimensions and coordinates from 1, as a Fortran or Julia caller writes
+ * them ("entry 3 duplicates entry 2 at (3, 1) [... counted from 1]"). The
+ * API itself stays 0-based: only the text of hurray_last_error_message()
+ * changes, for every call on this handle and for its creation.
+ */
+#define HURRAY_COO_ONE_BASED_MESSAGES 8
 
 /**
  * Create a COO tensor handle and, unless HURRAY_COO_PERMISSIVE is given,
@@ -693,7 +560,9 @@ hurray_status hurray_coo_create(uint8_t type_tag,
  * function returns when it fails, whatever the failure. It may be called on
  * any thread. release_ctx is passed through untouched and may be NULL.
  *
- * Returns the same statuses as hurray_coo_create.
+ * Returns HURRAY_OK or the statuses of hurray_coo_create.
+ *
+ * Thread safety: may be called from any thread.
  */
 hurray_status hurray_coo_create_with_release(uint8_t type_tag,
                                              uint32_t rank,
@@ -786,6 +655,330 @@ const void *hurray_coo_values(const struct hurray_coo *coo,
  */
 const uint64_t *hurray_coo_indices(const struct hurray_coo *coo,
                                    size_t *out_bytes);
+
+/* ======================================================================
+ * 5. Validation
+ *    Every rule of the specification, whatever flags the handle was made with.
+ * ====================================================================== */
+
+/**
+ * Check every rule of the COO specification on a handle, whatever flags it
+ * was created with: element type known, rank, shape, exact buffer sizes,
+ * alignment of borrowed buffers, zero sub-byte padding, every coordinate in
+ * bounds, no duplicate coordinate tuple, strict lexicographic order when
+ * sorted, and no value its type forbids as data (float8_e8m0 0x00 and
+ * 0xFF). The first violation is described by hurray_last_error_message(),
+ * e.g. "entry 17 duplicates entry 3 at (2, 0)": the coordinate rules at the
+ * lowest entry number first, then the values.
+ *
+ * coo may not be NULL. Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER,
+ * HURRAY_ERR_INVALID_TYPE, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+ * HURRAY_ERR_DUPLICATE, HURRAY_ERR_NOT_SORTED, HURRAY_ERR_NONZERO_PADDING,
+ * HURRAY_ERR_INVALID_VALUE,
+ * HURRAY_ERR_ALLOC (duplicate detection needs about 9, at most 16, bytes per entry),
+ * HURRAY_ERR_INTERNAL_PANIC.
+ *
+ * Thread safety: safe on a handle shared between threads.
+ */
+hurray_status hurray_coo_validate(const struct hurray_coo *coo);
+
+/* ======================================================================
+ * 6. Lookup
+ *    One element, or many in one call.
+ * ====================================================================== */
+
+/**
+ * Largest number of bytes hurray_coo_lookup writes (float128, complex128);
+ * an out_value buffer of this size fits every element type.
+ */
+#define HURRAY_LOOKUP_MAX_BYTES 16
+
+/**
+ * Look up the element at a coordinate tuple.
+ *
+ * What is found, on every handle: the lowest-numbered entry whose
+ * coordinates equal the query (on a validated tensor, the only one). How:
+ * through the HURRAY_COO_INDEX index when the handle has one; otherwise a
+ * binary search when the tensor is sorted and was validated at create; a
+ * linear scan otherwise, including every HURRAY_COO_PERMISSIVE handle,
+ * whose is_sorted was never checked and so is not trusted. Single, indexed
+ * and batch lookups therefore agree on every handle, valid or not.
+ *
+ * index: rank coordinates (NULL is an error). rank must equal the tensor's
+ * rank, and every coordinate must be inside the shape: otherwise an error,
+ * not a zero. out_value: receives the element's storage: its little-endian
+ * bytes for whole-byte types (2 for float16, 16 for complex128, ...), one
+ * byte holding the bit pattern in its low bits for sub-byte types (bool,
+ * int4, float6_e2m3, ...), and all-zero bytes when the element is not
+ * stored. out_value_bytes is the size of out_value (HURRAY_LOOKUP_MAX_BYTES
+ * always suffices). out_found (may be NULL) receives whether the element is
+ * stored. On failure the outputs are not written.
+ *
+ * Checked in this order: coo, rank, index, out_value, type interpretable,
+ * out_value_bytes, coordinates in bounds.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
+ * HURRAY_ERR_UNSUPPORTED_TYPE (tag accepted only in permissive mode),
+ * HURRAY_ERR_BUFFER_TOO_SMALL, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+ * HURRAY_ERR_INTERNAL_PANIC.
+ *
+ * Thread safety: safe on a handle shared between threads.
+ */
+hurray_status hurray_coo_lookup(const struct hurray_coo *coo,
+                                const uint64_t *index,
+                                uint32_t rank,
+                                void *out_value,
+                                size_t out_value_bytes,
+                                bool *out_found);
+
+/**
+ * Look up the element at a coordinate tuple (found as hurray_coo_lookup
+ * finds it) and return it as a double: every real type is converted
+ * (float16, bfloat16, the float8 and OCP MX sub-byte floats decoded per OCP,
+ * float128 rounded to nearest, 64-bit integers rounded to nearest, int4/int2
+ * sign-extended, bool as 0 or 1). NaN and infinities are kept; the
+ * float8_e8m0 codes 0x00 and 0xFF, which only a permissive handle can hold,
+ * read as NaN. An element that is not stored gives 0.0.
+ *
+ * index, rank, out_found: as hurray_coo_lookup. out_value (not NULL)
+ * receives the value. On failure the outputs are not written.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
+ * HURRAY_ERR_UNSUPPORTED_TYPE (complex types, and tags accepted only in
+ * permissive mode), HURRAY_ERR_INDEX_OUT_OF_BOUNDS, HURRAY_ERR_INTERNAL_PANIC.
+ *
+ * Thread safety: safe on a handle shared between threads.
+ */
+hurray_status hurray_coo_lookup_f64(const struct hurray_coo *coo,
+                                    const uint64_t *index,
+                                    uint32_t rank,
+                                    double *out_value,
+                                    bool *out_found);
+
+/**
+ * Look up n coordinate tuples in one call and return each value as a double
+ * (the hurray_coo_lookup_f64 conversion; 0.0 when not stored). Each query
+ * finds what hurray_coo_lookup_f64 finds, on every handle.
+ *
+ * queries: n * rank coordinates, query k at queries[k*rank .. (k+1)*rank],
+ * 8-byte aligned (NULL only when n is 0); rank must equal the tensor's.
+ * out_values: n doubles, 8-byte aligned, written. out_found (may be NULL): n
+ * bools, set to whether each query is stored. Every query is checked before
+ * anything is looked up: the first one outside the shape fails the whole
+ * call, and its number is in the message. With the HURRAY_COO_INDEX index
+ * the queries are looked up in groups whose memory accesses overlap (in any
+ * order); without it, when the queries are sorted and the tensor is sorted
+ * and was validated at create, the queries are merged with the entries
+ * instead of each searched. threads: 0 or 1 runs in the calling thread;
+ * threads > 1 splits the queries over at most that many threads (never more than one per 4096
+ * queries), started and joined within this call: the library keeps no
+ * threads. On failure the outputs are unspecified.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
+ * HURRAY_ERR_MISALIGNED, HURRAY_ERR_OVERFLOW, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+ * HURRAY_ERR_UNSUPPORTED_TYPE (complex types, tags accepted in permissive
+ * mode), HURRAY_ERR_ALLOC (a thread could not be started),
+ * HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: safe on a handle shared between threads.
+ */
+hurray_status hurray_coo_lookup_batch(const struct hurray_coo *coo,
+                                      const uint64_t *queries,
+                                      size_t n,
+                                      uint32_t rank,
+                                      double *out_values,
+                                      bool *out_found,
+                                      uint32_t threads);
+
+/* ======================================================================
+ * 7. Descriptors and statistics
+ *    The Hurray descriptor: write one for a handle, read one into a handle.
+ * ====================================================================== */
+
+/**
+ * What a COO descriptor declares, read without any buffer (so a consumer
+ * can size its allocations before the data arrives).
+ */
+typedef struct hurray_descriptor_info {
+  /**
+   * Format version of the descriptor.
+   */
+  uint8_t version_major;
+  /**
+   * Format minor version (higher minors' trailing bytes are skipped).
+   */
+  uint8_t version_minor;
+  /**
+   * descriptor_length: bytes the descriptor occupies.
+   */
+  uint32_t descriptor_length;
+  /**
+   * HURRAY_DESCRIPTOR_HAS_* bits.
+   */
+  uint32_t flags;
+  /**
+   * Element type tag.
+   */
+  uint8_t type_tag;
+  /**
+   * Rank (1..=64).
+   */
+  uint32_t rank;
+  /**
+   * Shape; entries at and past rank are 0.
+   */
+  uint64_t shape[64];
+  /**
+   * Number of stored entries.
+   */
+  uint64_t nnz;
+  /**
+   * Entries declared in lexicographic order.
+   */
+  bool is_sorted;
+  /**
+   * Declared byte size of buffer 0 (values).
+   */
+  uint64_t values_bytes;
+  /**
+   * Declared byte size of buffer 1 (indices).
+   */
+  uint64_t indices_bytes;
+  /**
+   * Declared alignment of buffer 0.
+   */
+  uint32_t values_alignment;
+  /**
+   * Declared alignment of buffer 1.
+   */
+  uint32_t indices_alignment;
+  /**
+   * Byte length of a quantization section that was skipped (permissive
+   * mode), 0 if none.
+   */
+  uint32_t quantization_bytes;
+} hurray_descriptor_info;
+
+/**
+ * The fields of a Hurray statistics section. A field is meaningful only
+ * when its HURRAY_STAT_* bit is set in computed_mask.
+ */
+typedef struct hurray_statistics {
+  /**
+   * HURRAY_STAT_* bits of the valid fields.
+   */
+  uint32_t computed_mask;
+  /**
+   * Number of stored entries.
+   */
+  uint64_t nnz;
+  /**
+   * 1 - nnz / total_elements (total computed in floating point).
+   */
+  double sparsity_ratio;
+  /**
+   * Smallest element value, implicit zeros included, NaN excluded.
+   */
+  double value_min;
+  /**
+   * Largest element value, implicit zeros included, NaN excluded.
+   */
+  double value_max;
+  /**
+   * max(|value_min|, |value_max|).
+   */
+  double value_abs_max;
+  /**
+   * Mean over all elements (implicit zeros included, NaN excluded).
+   */
+  double value_mean;
+  /**
+   * Population standard deviation over the same elements.
+   */
+  double value_stddev;
+  /**
+   * N of an N:M structured-sparsity pattern.
+   */
+  uint8_t nm_n;
+  /**
+   * M of an N:M structured-sparsity pattern.
+   */
+  uint8_t nm_m;
+  /**
+   * At least one stored value is NaN.
+   */
+  bool has_nan;
+  /**
+   * At least one stored value is infinite.
+   */
+  bool has_inf;
+} hurray_statistics;
+
+/**
+ * Descriptor option: add a statistics section holding nnz and
+ * sparsity_ratio only (what the reference implementation writes).
+ */
+#define HURRAY_DESCRIPTOR_STATISTICS_COUNTS 1
+
+/**
+ * Descriptor option: add a statistics section with everything
+ * hurray_coo_statistics computes for the element type.
+ */
+#define HURRAY_DESCRIPTOR_STATISTICS_FULL 2
+
+/**
+ * Descriptor flags bit: a quantization section is present.
+ */
+#define HURRAY_DESCRIPTOR_HAS_QUANTIZATION 1
+
+/**
+ * Descriptor flags bit: a shard section is present.
+ */
+#define HURRAY_DESCRIPTOR_HAS_SHARD 2
+
+/**
+ * Descriptor flags bit: an extension-type section is present.
+ */
+#define HURRAY_DESCRIPTOR_HAS_EXTENSION_TYPE 4
+
+/**
+ * Descriptor flags bit: a statistics section is present.
+ */
+#define HURRAY_DESCRIPTOR_HAS_STATISTICS 8
+
+/**
+ * Descriptor flags bit: a composite-member section is present.
+ */
+#define HURRAY_DESCRIPTOR_HAS_COMPOSITE_MEMBER 16
+
+/**
+ * Statistics mask bit: nnz is valid.
+ */
+#define HURRAY_STAT_NNZ 1
+
+/**
+ * Statistics mask bit: sparsity_ratio is valid.
+ */
+#define HURRAY_STAT_SPARSITY 2
+
+/**
+ * Statistics mask bit: value_min, value_max and value_abs_max are valid.
+ */
+#define HURRAY_STAT_VALUE_RANGE 4
+
+/**
+ * Statistics mask bit: value_mean and value_stddev are valid.
+ */
+#define HURRAY_STAT_VALUE_STATS 8
+
+/**
+ * Statistics mask bit: nm_n and nm_m are valid.
+ */
+#define HURRAY_STAT_NM_SPARSITY 16
+
+/**
+ * Statistics mask bit: has_nan and has_inf are valid.
+ */
+#define HURRAY_STAT_NAN_INF 32
 
 /**
  * The size in bytes of the descriptor hurray_coo_encode_descriptor writes
@@ -961,159 +1154,8 @@ hurray_status hurray_coo_shard(const struct hurray_coo *coo,
  */
 uint32_t hurray_coo_descriptor_flags(const struct hurray_coo *coo);
 
-/**
- * The name of a status code ("HURRAY_OK", "HURRAY_ERR_DUPLICATE", ...), or
- * "HURRAY_ERR_UNKNOWN_STATUS" for a code that is not defined. Never NULL;
- * static storage. Thread safety: safe from any thread.
- */
-const char *hurray_status_name(hurray_status status);
-
-/**
- * A description of the most recent failure of a status-returning function
- * on the calling thread: what is wrong and where (entry, dimension, values)
- * and what to do instead. Empty ("") after that thread's last such call
- * succeeded. Never NULL. The string is owned by the library and valid until
- * the next call into the library on the same thread; copy it to keep it.
- * Thread safety: each thread has its own message.
- */
-const char *hurray_last_error_message(void);
-
-/**
- * The library's version at run time, MAJOR * 1000000 + MINOR * 1000 + PATCH;
- * equals HURRAY_COO_VERSION_NUMBER when header and library match.
- */
-uint32_t hurray_coo_version_number(void);
-
-/**
- * The library's version as a string, e.g. "0.1.0". Never NULL; static.
- */
-const char *hurray_coo_version_string(void);
-
-/**
- * The library's ABI version at run time; equals HURRAY_COO_ABI_VERSION when
- * header and library match.
- */
-uint32_t hurray_coo_abi_version(void);
-
-/**
- * Look up the element at a coordinate tuple.
- *
- * What is found, on every handle: the lowest-numbered entry whose
- * coordinates equal the query (on a validated tensor, the only one). How:
- * through the HURRAY_COO_INDEX index when the handle has one; otherwise a
- * binary search when the tensor is sorted and was validated at create; a
- * linear scan otherwise, including every HURRAY_COO_PERMISSIVE handle,
- * whose is_sorted was never checked and so is not trusted. Single, indexed
- * and batch lookups therefore agree on every handle, valid or not.
- *
- * index: rank coordinates (NULL is an error). rank must equal the tensor's
- * rank, and every coordinate must be inside the shape: otherwise an error,
- * not a zero. out_value: receives the element's storage: its little-endian
- * bytes for whole-byte types (2 for float16, 16 for complex128, ...), one
- * byte holding the bit pattern in its low bits for sub-byte types (bool,
- * int4, float6_e2m3, ...), and all-zero bytes when the element is not
- * stored. out_value_bytes is the size of out_value (HURRAY_LOOKUP_MAX_BYTES
- * always suffices). out_found (may be NULL) receives whether the element is
- * stored. On failure the outputs are not written.
- *
- * Checked in this order: coo, rank, index, out_value, type interpretable,
- * out_value_bytes, coordinates in bounds.
- *
- * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
- * HURRAY_ERR_UNSUPPORTED_TYPE (tag accepted only in permissive mode),
- * HURRAY_ERR_BUFFER_TOO_SMALL, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
- * HURRAY_ERR_INTERNAL_PANIC.
- *
- * Thread safety: safe on a handle shared between threads.
- */
-hurray_status hurray_coo_lookup(const struct hurray_coo *coo,
-                                const uint64_t *index,
-                                uint32_t rank,
-                                void *out_value,
-                                size_t out_value_bytes,
-                                bool *out_found);
-
-/**
- * Look up the element at a coordinate tuple (found as hurray_coo_lookup
- * finds it) and return it as a double: every real type is converted
- * (float16, bfloat16, the float8 and OCP MX sub-byte floats decoded per OCP,
- * float128 rounded to nearest, 64-bit integers rounded to nearest, int4/int2
- * sign-extended, bool as 0 or 1). NaN and infinities are kept; the
- * float8_e8m0 codes 0x00 and 0xFF, which only a permissive handle can hold,
- * read as NaN. An element that is not stored gives 0.0.
- *
- * index, rank, out_found: as hurray_coo_lookup. out_value (not NULL)
- * receives the value. On failure the outputs are not written.
- *
- * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
- * HURRAY_ERR_UNSUPPORTED_TYPE (complex types, and tags accepted only in
- * permissive mode), HURRAY_ERR_INDEX_OUT_OF_BOUNDS, HURRAY_ERR_INTERNAL_PANIC.
- *
- * Thread safety: safe on a handle shared between threads.
- */
-hurray_status hurray_coo_lookup_f64(const struct hurray_coo *coo,
-                                    const uint64_t *index,
-                                    uint32_t rank,
-                                    double *out_value,
-                                    bool *out_found);
-
-/**
- * Look up n coordinate tuples in one call and return each value as a double
- * (the hurray_coo_lookup_f64 conversion; 0.0 when not stored). Each query
- * finds what hurray_coo_lookup_f64 finds, on every handle.
- *
- * queries: n * rank coordinates, query k at queries[k*rank .. (k+1)*rank],
- * 8-byte aligned (NULL only when n is 0); rank must equal the tensor's.
- * out_values: n doubles, 8-byte aligned, written. out_found (may be NULL): n
- * bools, set to whether each query is stored. Every query is checked before
- * anything is looked up: the first one outside the shape fails the whole
- * call, and its number is in the message. With the HURRAY_COO_INDEX index
- * the queries are looked up in groups whose memory accesses overlap (in any
- * order); without it, when the queries are sorted and the tensor is sorted
- * and was validated at create, the queries are merged with the entries
- * instead of each searched. threads: 0 or 1 runs in the calling thread;
- * threads > 1 splits the queries over at most that many threads (never more than one per 4096
- * queries), started and joined within this call: the library keeps no
- * threads. On failure the outputs are unspecified.
- *
- * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
- * HURRAY_ERR_MISALIGNED, HURRAY_ERR_OVERFLOW, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
- * HURRAY_ERR_UNSUPPORTED_TYPE (complex types, tags accepted in permissive
- * mode), HURRAY_ERR_ALLOC (a thread could not be started),
- * HURRAY_ERR_INTERNAL_PANIC.
- * Thread safety: safe on a handle shared between threads.
- */
-hurray_status hurray_coo_lookup_batch(const struct hurray_coo *coo,
-                                      const uint64_t *queries,
-                                      size_t n,
-                                      uint32_t rank,
-                                      double *out_values,
-                                      bool *out_found,
-                                      uint32_t threads);
-
-/**
- * Check every rule of the COO specification on a handle, whatever flags it
- * was created with: element type known, rank, shape, exact buffer sizes,
- * alignment of borrowed buffers, zero sub-byte padding, every coordinate in
- * bounds, no duplicate coordinate tuple, strict lexicographic order when
- * sorted, and no value its type forbids as data (float8_e8m0 0x00 and
- * 0xFF). The first violation is described by hurray_last_error_message(),
- * e.g. "entry 17 duplicates entry 3 at (2, 0)": the coordinate rules at the
- * lowest entry number first, then the values.
- *
- * coo may not be NULL. Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER,
- * HURRAY_ERR_INVALID_TYPE, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
- * HURRAY_ERR_DUPLICATE, HURRAY_ERR_NOT_SORTED, HURRAY_ERR_NONZERO_PADDING,
- * HURRAY_ERR_INVALID_VALUE,
- * HURRAY_ERR_ALLOC (duplicate detection needs about 9, at most 16, bytes per entry),
- * HURRAY_ERR_INTERNAL_PANIC.
- *
- * Thread safety: safe on a handle shared between threads.
- */
-hurray_status hurray_coo_validate(const struct hurray_coo *coo);
-
 #ifdef __cplusplus
-}  // extern "C"
-#endif  // __cplusplus
+}  /* extern "C" */
+#endif
 
 #endif  /* HURRAY_COO_H */

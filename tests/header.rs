@@ -111,3 +111,40 @@ fn every_export_is_declared_in_the_header() {
         "exports vs header declarations"
     );
 }
+
+/// One uniform doc shape: every function's comment says how it may be used
+/// from threads, and every fallible one which statuses it returns.
+#[test]
+fn every_function_documents_threads_and_statuses() {
+    let h = include_str!("../include/hurray_coo.h");
+    let mut checked = 0;
+    for item in h.split("\n\n") {
+        let code: Vec<&str> = item
+            .lines()
+            .filter(|l| !l.trim_start().starts_with(['/', '*']))
+            .collect();
+        let Some(first) = code.first() else { continue };
+        if first.starts_with(['#', '}'])
+            || first.starts_with("typedef")
+            || !first.contains("hurray_")
+        {
+            continue;
+        }
+        let Some(open) = first.find('(') else {
+            continue;
+        };
+        let name = first[..open].rsplit([' ', '*']).next().unwrap();
+        assert!(
+            item.contains("Thread safety"),
+            "{name}: no \"Thread safety\" in its doc"
+        );
+        if first.starts_with("hurray_status ") {
+            assert!(
+                item.contains("Returns HURRAY_OK"),
+                "{name}: its statuses are not listed"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 31, "only {checked} functions checked");
+}

@@ -13,6 +13,8 @@ use crate::error::CooError;
 ///
 /// Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER (out_bytes), HURRAY_ERR_INVALID_TYPE,
 /// HURRAY_ERR_OVERFLOW.
+///
+/// Thread safety: safe from any thread.
 #[no_mangle]
 pub unsafe extern "C" fn hurray_type_values_bytes(
     type_tag: u8,
@@ -36,6 +38,7 @@ pub unsafe extern "C" fn hurray_type_values_bytes(
 
 /// The specification's name of an element type ("float32", "int4", ...), or
 /// "unknown" for any other tag. Never NULL; static storage.
+/// Thread safety: safe from any thread.
 #[no_mangle]
 pub extern "C" fn hurray_type_name(type_tag: u8) -> *const c_char {
     guard_value(c"unknown".as_ptr(), || {

@@ -91,7 +91,9 @@ pub unsafe extern "C" fn hurray_coo_create(
 /// function returns when it fails, whatever the failure. It may be called on
 /// any thread. release_ctx is passed through untouched and may be NULL.
 ///
-/// Returns the same statuses as hurray_coo_create.
+/// Returns HURRAY_OK or the statuses of hurray_coo_create.
+///
+/// Thread safety: may be called from any thread.
 #[no_mangle]
 pub unsafe extern "C" fn hurray_coo_create_with_release(
     type_tag: u8,

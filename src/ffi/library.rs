@@ -50,6 +50,7 @@ pub(crate) const BUILT_VERSION: (u32, u32, u32) = (
 
 /// The library's version at run time, MAJOR * 1000000 + MINOR * 1000 + PATCH;
 /// equals HURRAY_COO_VERSION_NUMBER when header and library match.
+/// Thread safety: safe from any thread.
 #[no_mangle]
 pub extern "C" fn hurray_coo_version_number() -> u32 {
     guard_value(0, || {
@@ -59,6 +60,7 @@ pub extern "C" fn hurray_coo_version_number() -> u32 {
 }
 
 /// The library's version as a string, e.g. "0.1.0". Never NULL; static.
+/// Thread safety: safe from any thread.
 #[no_mangle]
 pub extern "C" fn hurray_coo_version_string() -> *const c_char {
     guard_value(c"".as_ptr(), || {
@@ -67,7 +69,7 @@ pub extern "C" fn hurray_coo_version_string() -> *const c_char {
 }
 
 /// The library's ABI version at run time; equals HURRAY_COO_ABI_VERSION when
-/// header and library match.
+/// header and library match. Thread safety: safe from any thread.
 #[no_mangle]
 pub extern "C" fn hurray_coo_abi_version() -> u32 {
     guard_value(0, || HURRAY_COO_ABI_VERSION)
