@@ -54,85 +54,137 @@ pub fn first_duplicate<const R: usize>(
     if count < 2 {
         return Ok((None, keys().all(|(_, valid)| valid)));
     }
-    let key_bits = key_bits.max(1);
-    let entry_bits = bits_below(count as u128);
-    let bucket_bits = bits_below((count / BUCKET_TARGET) as u128)
-        .min(MAX_BUCKET_BITS)
-        .min(key_bits);
-    let sub_bits = key_bits - bucket_bits;
-    if sub_bits + entry_bits > 63 {
-        return Err(Unavailable::TooWide);
-    }
-    let mixer = Mixer::new(key_bits);
-    let sub_mask = (1u64 << sub_bits) - 1;
-    let buckets = 1usize << bucket_bits;
+    let plan = Plan::new(count, key_bits)?;
+    let (parts, all_valid) = partition(&plan, keys)?;
+    Ok((first_repeat(&plan, parts)?, all_valid))
+}
 
-    let alloc = |n: usize| {
-        crate::aligned::zeroed_vec::<usize>(n).ok_or(Unavailable::Alloc(n.saturating_mul(8)))
-    };
-    // Write every entry, in order, to the end of its bucket (bucket `b` then
-    // holds `packed[start[b]..end[b]]`), checking bounds on the way:
+/// How the mixed keys are cut: the top `bucket_bits` choose the bucket, the
+/// next `sub_bits` are kept beside the entry number (`entry_bits`) in one
+/// `u64`.
+struct Plan {
+    count: usize,
+    entry_bits: u32,
+    sub_bits: u32,
+    sub_mask: u64,
+    buckets: usize,
+    mixer: Mixer,
+}
+
+impl Plan {
+    fn new(count: usize, key_bits: u32) -> Result<Plan, Unavailable> {
+        let key_bits = key_bits.max(1);
+        let entry_bits = bits_below(count as u128);
+        let bucket_bits = bits_below((count / BUCKET_TARGET) as u128)
+            .min(MAX_BUCKET_BITS)
+            .min(key_bits);
+        let sub_bits = key_bits - bucket_bits;
+        if sub_bits + entry_bits > 63 {
+            return Err(Unavailable::TooWide);
+        }
+        Ok(Plan {
+            count,
+            entry_bits,
+            sub_bits,
+            sub_mask: (1u64 << sub_bits) - 1,
+            buckets: 1usize << bucket_bits,
+            mixer: Mixer::new(key_bits),
+        })
+    }
+
+    /// The bucket of linear key `k`, and its packed `u64` for entry `i`.
+    #[inline(always)]
+    fn place(&self, k: u64, i: usize) -> (usize, u64) {
+        let h = self.mixer.mix(k);
+        (
+            (h >> self.sub_bits) as usize,
+            ((h & self.sub_mask) << self.entry_bits) | i as u64,
+        )
+    }
+}
+
+/// The entries, packed and grouped by bucket: bucket `b` is
+/// `packed[start[b]..end[b]]`, in entry order.
+struct Partition {
+    packed: Vec<u64>,
+    start: Vec<usize>,
+    end: Vec<usize>,
+}
+
+fn zeroed<T: bytemuck::Zeroable>(n: usize) -> Result<Vec<T>, Unavailable> {
+    crate::aligned::zeroed_vec::<T>(n).ok_or(Unavailable::Alloc(n.saturating_mul(8)))
+}
+
+/// Scatter every entry, in order, to the end of its bucket, checking bounds
+/// on the way (whether every entry is inside the shape). One pass, into
+/// buckets of a fixed capacity a few standard deviations above the average
+/// (the mixed keys spread uniformly); only when a bucket overflows (many
+/// repeats of one key, crafted keys) are the buckets counted first,
+/// exactly, and the pass redone.
+fn partition<I: Iterator<Item = (u64, bool)>>(
+    plan: &Plan,
+    keys: impl Fn() -> I,
+) -> Result<(Partition, bool), Unavailable> {
+    let buckets = plan.buckets;
     // `Some(all entries inside the shape)`, or `None` as soon as a bucket
     // reaches its `limit`.
     let scatter = |packed: &mut [u64], end: &mut [usize], limit: &[usize]| {
         let mut all_valid = true;
         for (i, (k, valid)) in keys().enumerate() {
             all_valid &= valid;
-            let h = mixer.mix(k);
-            let b = (h >> sub_bits) as usize;
+            let (b, v) = plan.place(k, i);
             if end[b] == limit[b] {
                 return None;
             }
-            packed[end[b]] = ((h & sub_mask) << entry_bits) | i as u64;
+            packed[end[b]] = v;
             end[b] += 1;
         }
         Some(all_valid)
     };
-
-    // One pass, into buckets of a fixed capacity a few standard deviations
-    // above the average (the mixed keys spread uniformly). Only when a
-    // bucket overflows (many repeats of one key, crafted keys) are the
-    // buckets counted first, exactly, and the pass redone.
-    let avg = count.div_ceil(buckets);
+    let avg = plan.count.div_ceil(buckets);
     let cap = avg + 4 * (avg as f64).sqrt() as usize + 16;
     let total = buckets
         .checked_mul(cap)
         .ok_or(Unavailable::Alloc(usize::MAX))?;
-    let mut start = alloc(buckets)?;
-    let mut end = alloc(buckets)?;
-    let mut limit = alloc(buckets)?;
+    let mut start = zeroed::<usize>(buckets)?;
+    let mut end = zeroed::<usize>(buckets)?;
+    let mut limit = zeroed::<usize>(buckets)?;
     for b in 0..buckets {
         (start[b], end[b], limit[b]) = (b * cap, b * cap, (b + 1) * cap);
     }
-    let mut packed = crate::aligned::zeroed_vec::<u64>(total)
-        .ok_or(Unavailable::Alloc(total.saturating_mul(8)))?;
-    let all_valid = match scatter(&mut packed, &mut end, &limit) {
-        Some(all_valid) => all_valid,
-        None => {
-            drop(packed);
-            end.fill(0);
-            for (k, _) in keys() {
-                end[(mixer.mix(k) >> sub_bits) as usize] += 1;
-            }
-            let mut sum = 0;
-            for b in 0..buckets {
-                (start[b], limit[b]) = (sum, sum + end[b]);
-                sum += end[b];
-                end[b] = start[b];
-            }
-            packed = crate::aligned::zeroed_vec::<u64>(count)
-                .ok_or(Unavailable::Alloc(count.saturating_mul(8)))?;
-            // Exact limits: only entries changed under us (against the
-            // contract) could make a bucket overflow; then the answer is for
-            // the entries placed.
-            scatter(&mut packed, &mut end, &limit).unwrap_or(false)
-        }
-    };
-    let largest = (0..buckets).map(|b| end[b] - start[b]).max().unwrap_or(0);
+    let mut packed = zeroed::<u64>(total)?;
+    if let Some(all_valid) = scatter(&mut packed, &mut end, &limit) {
+        return Ok((Partition { packed, start, end }, all_valid));
+    }
+    drop(packed);
+    end.fill(0);
+    for (i, (k, _)) in keys().enumerate() {
+        end[plan.place(k, i).0] += 1;
+    }
+    let mut sum = 0;
+    for b in 0..buckets {
+        (start[b], limit[b]) = (sum, sum + end[b]);
+        sum += end[b];
+        end[b] = start[b];
+    }
+    let mut packed = zeroed::<u64>(plan.count)?;
+    // Exact limits: only entries changed under us (against the contract)
+    // could make a bucket overflow; then the answer is for the entries placed.
+    let all_valid = scatter(&mut packed, &mut end, &limit).unwrap_or(false);
+    Ok((Partition { packed, start, end }, all_valid))
+}
 
-    // A bucket far above the average (adversarial keys, or many repeats of
-    // one key) is sorted in place instead, so the table stays small.
-    let table_limit = (count / buckets)
+/// The lowest duplicate over all buckets (equal keys share a bucket): each
+/// bucket through a small hash set, or, when it is far above the average
+/// (adversarial keys, or many repeats of one key), sorted in place, so the
+/// table stays small.
+fn first_repeat(plan: &Plan, mut parts: Partition) -> Result<Option<(usize, usize)>, Unavailable> {
+    let buckets = plan.buckets;
+    let largest = (0..buckets)
+        .map(|b| parts.end[b] - parts.start[b])
+        .max()
+        .unwrap_or(0);
+    let table_limit = (plan.count / buckets)
         .saturating_mul(4)
         .max(1 << 14)
         .min(POS_MASK as usize - 1);
@@ -144,12 +196,12 @@ pub fn first_duplicate<const R: usize>(
     table.resize(table_len, 0);
     let mut best: Option<(usize, usize)> = None;
     for b in 0..buckets {
-        let bucket = &mut packed[start[b]..end[b]];
+        let bucket = &mut parts.packed[parts.start[b]..parts.end[b]];
         let found = if bucket.len() <= table_limit {
             // Buckets are at most 2^12, so the bucket number is the epoch.
-            first_repeat_hashed(bucket, &mut table, b as u32, entry_bits)
+            first_repeat_hashed(bucket, &mut table, b as u32, plan.entry_bits)
         } else {
-            first_repeat_sorted(bucket, entry_bits)
+            first_repeat_sorted(bucket, plan.entry_bits)
         };
         if let Some((j, i)) = found {
             if best.is_none_or(|(bj, _)| j < bj) {
@@ -157,7 +209,7 @@ pub fn first_duplicate<const R: usize>(
             }
         }
     }
-    Ok((best, all_valid))
+    Ok(best)
 }
 
 /// Table slots: `epoch << POS_BITS | (position in the bucket + 1)`; a slot
