@@ -196,7 +196,16 @@ pub fn create(data: &[u8]) {
     let sorted = inp.u8() % 2 == 0;
     let flags = match inp.u8() % 8 {
         0 if !consistent => inp.u64() as u32,
-        k => u32::from(k % 4),
+        // COPY and PERMISSIVE in every combination, half of them with
+        // ONE_BASED_MESSAGES.
+        k => {
+            u32::from(k % 4)
+                | if k >= 4 {
+                    HURRAY_COO_ONE_BASED_MESSAGES
+                } else {
+                    0
+                }
+        }
     };
     let skew = usize::from(inp.u8() % 8 == 0) * usize::from(inp.u8());
     let (values, indices) = if consistent {
