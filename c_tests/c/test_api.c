@@ -753,6 +753,14 @@ static int test_e8m0_reserved_codes(void) {
     return failures;
 }
 
+/* xorshift64, one step. */
+static uint64_t next_rand(uint64_t *s) {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
 /* One definition of a lookup on data that was never validated: the
  * lowest-numbered entry with the query's coordinates. Single, indexed and
  * batch lookups (1 and 2 threads) agree with it on random permissive data
@@ -767,13 +775,13 @@ static int test_unvalidated_lookups_agree(void) {
         double vals[16], out[64];
         bool found_b[64];
         int idx_flag;
-#define NEXT() (rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17, rng)
-        shape[0] = 1 + NEXT() % 4;
-        shape[1] = 1 + NEXT() % 4;
-        n = NEXT() % 16;
+        shape[0] = 1 + next_rand(&rng) % 4;
+        shape[1] = 1 + next_rand(&rng) % 4;
+        n = next_rand(&rng) % 16;
         for (i = 0; i < n; i++) {
-            flat[2 * i] = NEXT() % (shape[0] + (NEXT() % 8 == 0));
-            flat[2 * i + 1] = NEXT() % shape[1];
+            uint64_t extra = next_rand(&rng) % 8 == 0; /* sometimes outside the shape */
+            flat[2 * i] = next_rand(&rng) % (shape[0] + extra);
+            flat[2 * i + 1] = next_rand(&rng) % shape[1];
             vals[i] = (double)i + 1.0;
         }
         {
@@ -791,7 +799,7 @@ static int test_unvalidated_lookups_agree(void) {
             hurray_coo *coo = NULL;
             uint64_t k;
             uint32_t flags = HURRAY_COO_PERMISSIVE | (idx_flag ? HURRAY_COO_INDEX : 0);
-            CHECK_STATUS(hurray_coo_create(HURRAY_TYPE_FLOAT64, 2, shape, n, (NEXT() & 1) != 0,
+            CHECK_STATUS(hurray_coo_create(HURRAY_TYPE_FLOAT64, 2, shape, n, (next_rand(&rng) & 1) != 0,
                                            n ? vv : NULL, 8 * n, n ? ix : NULL, 16 * n, flags,
                                            &coo),
                          HURRAY_OK, "");
@@ -816,7 +824,6 @@ static int test_unvalidated_lookups_agree(void) {
             free64(ix);
             free64(vv);
         }
-#undef NEXT
     }
     return failures;
 }
