@@ -921,6 +921,32 @@ fn writer_refuses_small_buffers_and_unknown_types_and_validates_permissive_handl
 
 // ---- Statistics -------------------------------------------------------------------
 
+/// The implicit zeros merge without cancellation: 2^64 elements, values
+/// {1.5, -0.5}: mean 2^-64 (5.42e-20), population variance 2.5 / 2^64.
+#[test]
+fn statistics_hold_at_extreme_sparsity() {
+    let vals: Vec<u8> = [1.5f64, -0.5]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let f = Fixture::new(0x04, &[1 << 32, 1 << 32], &[&[0, 0], &[7, 9]], &vals, true);
+    let s = stats::compute(&f.strict().unwrap());
+    assert_ne!(s.computed_mask & mask::VALUE_STATS, 0);
+    let mean = 2f64.powi(-64);
+    assert!(
+        (s.value_mean - mean).abs() <= 1e-12 * mean,
+        "mean {}",
+        s.value_mean
+    );
+    let sd = (2.5 * mean).sqrt();
+    assert!(
+        (s.value_stddev - sd).abs() <= 1e-9 * sd,
+        "stddev {}",
+        s.value_stddev
+    );
+    assert_eq!((s.value_min, s.value_max), (-0.5, 1.5));
+}
+
 #[test]
 fn seed_statistics_are_exact() {
     let f = seed();
