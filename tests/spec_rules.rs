@@ -637,7 +637,7 @@ fn unvalidated_data_single_indexed_and_batch_lookups_agree() {
     assert_eq!(f.permissive().lookup_f64(&[0]).unwrap(), (1.0, true));
 
     let mut rng = common::Rng::new(10);
-    for round in 0..300 {
+    for _ in 0..300 {
         let rank = 1 + rng.below(3) as usize;
         let shape: Vec<u64> = (0..rank).map(|_| 1 + rng.below(4)).collect();
         let n = rng.below(24) as usize;
@@ -667,27 +667,24 @@ fn unvalidated_data_single_indexed_and_batch_lookups_agree() {
             values: Buf::aligned(&f64s(&vals)),
             indices: Buf::aligned(&le(&flat)),
         };
-        let mut queries = Vec::new();
-        let mut q = vec![0u64; rank];
-        loop {
-            queries.push(q.clone());
-            let mut d = rank;
-            loop {
-                if d == 0 {
-                    break;
-                }
-                d -= 1;
-                q[d] += 1;
-                if q[d] < shape[d] {
-                    break;
-                }
-                q[d] = 0;
-            }
-            if q.iter().all(|&c| c == 0) {
-                break;
-            }
-        }
-        let _ = round;
+        // Every coordinate tuple of the shape, from its linear position.
+        let total: u64 = shape.iter().product();
+        let queries: Vec<Vec<u64>> = (0..total)
+            .map(|linear| {
+                let mut rest = linear;
+                let mut q: Vec<u64> = shape
+                    .iter()
+                    .rev()
+                    .map(|&x| {
+                        let c = rest % x;
+                        rest /= x;
+                        c
+                    })
+                    .collect();
+                q.reverse();
+                q
+            })
+            .collect();
         check_agreement(&f, &queries);
     }
 }

@@ -2,9 +2,30 @@
 
 use std::ffi::c_void;
 
-use super::guard::{array, array_mut, guard, handle, read_query, write_bytes, write_opt};
+use super::guard::{array, array_mut, guard, handle, read_query, write_bytes, write_opt, Query};
 use super::{hurray_coo, hurray_status, HURRAY_LOOKUP_MAX_BYTES};
 use crate::error::CooError;
+
+/// The prologue of both point lookups, in the documented order: the handle,
+/// the query (rank checked first), then `out_value` not NULL.
+///
+/// # Safety
+/// `coo` is NULL or live; `index`, when not NULL, holds `rank` coordinates.
+unsafe fn point_query<'h>(
+    coo: *const hurray_coo,
+    index: *const u64,
+    rank: u32,
+    out_value: *const c_void,
+) -> Result<(&'h hurray_coo, Query<'h>), CooError> {
+    // SAFETY: forwarded contract.
+    let h = unsafe { handle(coo) }?;
+    // SAFETY: forwarded contract.
+    let query = unsafe { read_query(&h.coo, index, rank) }?;
+    if out_value.is_null() {
+        return Err(CooError::null("out_value"));
+    }
+    Ok((h, query))
+}
 
 /// Look up the element at a coordinate tuple.
 ///
@@ -45,14 +66,9 @@ pub unsafe extern "C" fn hurray_coo_lookup(
     out_found: *mut bool,
 ) -> hurray_status {
     guard(|| {
-        // SAFETY: `coo` is NULL or live, per the contract.
-        let h = unsafe { handle(coo) }?;
+        // SAFETY: per this function's contract.
+        let (h, query) = unsafe { point_query(coo, index, rank, out_value.cast()) }?;
         let coo = &h.coo;
-        // SAFETY: `index` holds `rank` coordinates, per the contract.
-        let query = unsafe { read_query(coo, index, rank) }?;
-        if out_value.is_null() {
-            return Err(CooError::null("out_value"));
-        }
         let mut tmp = [0u8; HURRAY_LOOKUP_MAX_BYTES];
         let avail = out_value_bytes.min(HURRAY_LOOKUP_MAX_BYTES);
         let found = coo
@@ -93,14 +109,9 @@ pub unsafe extern "C" fn hurray_coo_lookup_f64(
     out_found: *mut bool,
 ) -> hurray_status {
     guard(|| {
-        // SAFETY: `coo` is NULL or live, per the contract.
-        let h = unsafe { handle(coo) }?;
+        // SAFETY: per this function's contract.
+        let (h, query) = unsafe { point_query(coo, index, rank, out_value.cast()) }?;
         let coo = &h.coo;
-        // SAFETY: `index` holds `rank` coordinates, per the contract.
-        let query = unsafe { read_query(coo, index, rank) }?;
-        if out_value.is_null() {
-            return Err(CooError::null("out_value"));
-        }
         let (value, found) = coo.lookup_f64(query.as_slice()).map_err(|e| h.err(e))?;
         // SAFETY: non-null, and writable per the contract; NULL or writable.
         unsafe {
