@@ -45,9 +45,33 @@ impl AlignedBuf {
         })
     }
 
+    /// `len` zero bytes in fresh aligned memory.
+    pub fn zeroed(len: usize, what: &'static str) -> Result<AlignedBuf, CooError> {
+        let nblocks = len.div_ceil(BUFFER_ALIGN);
+        let mut blocks: Vec<Block> = Vec::new();
+        blocks
+            .try_reserve_exact(nblocks)
+            .map_err(|_| CooError::Alloc { bytes: len, what })?;
+        blocks.resize(nblocks, Block::zeroed());
+        Ok(AlignedBuf { blocks, len })
+    }
+
     /// The bytes.
     pub fn as_bytes(&self) -> &[u8] {
         &bytemuck::cast_slice::<Block, u8>(&self.blocks)[..self.len]
+    }
+
+    /// The bytes, writable.
+    pub fn as_bytes_mut(&mut self) -> &mut [u8] {
+        &mut bytemuck::cast_slice_mut::<Block, u8>(&mut self.blocks)[..self.len]
+    }
+
+    /// Keep the first `len` bytes (no more than there are); the rest of the
+    /// last block is zeroed, so padding rules still hold.
+    pub fn truncate(&mut self, len: usize) {
+        let len = len.min(self.len);
+        bytemuck::cast_slice_mut::<Block, u8>(&mut self.blocks)[len..].fill(0);
+        self.len = len;
     }
 }
 

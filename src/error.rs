@@ -194,6 +194,15 @@ pub enum CooError {
     #[error("{0}")]
     Statistics(String),
 
+    #[error("{0}")]
+    TripletBounds(String),
+
+    #[error("{0}")]
+    TripletDuplicate(String),
+
+    #[error("{0}")]
+    ValueOverflow(String),
+
     #[error("could not start a lookup thread ({0}); call again with threads = 1")]
     ThreadSpawn(String),
 
@@ -313,6 +322,9 @@ impl CooError {
             CooError::Unsupported(_) => Status::UnsupportedFeature,
             CooError::Shard(_) => Status::InvalidShape,
             CooError::Statistics(_) => Status::InvalidStatistics,
+            CooError::TripletBounds(_) => Status::IndexOutOfBounds,
+            CooError::TripletDuplicate(_) => Status::Duplicate,
+            CooError::ValueOverflow(_) => Status::Overflow,
             CooError::Internal(_) => Status::Internal,
             CooError::Panic(_) => Status::InternalPanic,
             CooError::OneBased(inner) => inner.status(),

@@ -12,6 +12,7 @@
 compile_error!("hurray-coo reads the little-endian Hurray format in place and supports little-endian hosts only");
 
 mod aligned;
+pub mod assemble;
 pub mod coo;
 pub mod element;
 pub mod error;

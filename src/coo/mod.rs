@@ -88,6 +88,20 @@ pub struct Coo<'a> {
     index: Option<Index>,
 }
 
+impl std::fmt::Debug for Coo<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Coo")
+            .field("type_tag", &self.tag)
+            .field("shape", &self.shape)
+            .field("nnz", &self.nnz)
+            .field("is_sorted", &self.is_sorted)
+            .field("permissive", &self.permissive)
+            .field("copy", &self.is_copy())
+            .field("index", &self.has_index())
+            .finish()
+    }
+}
+
 impl<'a> Coo<'a> {
     /// Build a tensor from `parts`. Structural checks always run; without
     /// `opts.permissive` the full validation runs too and an invalid tensor
@@ -133,6 +147,52 @@ impl<'a> Coo<'a> {
         if opts.index {
             coo.index = Some(coo.build_index()?);
         }
+        Ok(coo)
+    }
+
+    /// A tensor over buffers the library made (assembly, conversion),
+    /// validated strictly: whatever built them, what is handed out obeys
+    /// every rule.
+    pub(crate) fn from_owned(
+        type_tag: u8,
+        shape: &[u64],
+        is_sorted: bool,
+        values: AlignedBuf,
+        indices: AlignedBuf,
+    ) -> Result<Coo<'static>, CooError> {
+        let rank = shape.len().max(1);
+        let nnz = (indices.as_bytes().len() / 8 / rank) as u64;
+        let parts = CooParts {
+            type_tag,
+            shape,
+            nnz,
+            is_sorted,
+            values: values.as_bytes(),
+            indices: indices.as_bytes(),
+        };
+        check_structure(&parts, false, false)?;
+        let mut owned_shape = Vec::new();
+        owned_shape
+            .try_reserve_exact(shape.len())
+            .map_err(|_| CooError::Alloc {
+                bytes: shape.len() * 8,
+                what: "the shape",
+            })?;
+        owned_shape.extend_from_slice(shape);
+        let coo = Coo {
+            tag: type_tag,
+            ty: crate::element::types::type_info(type_tag),
+            shape: owned_shape,
+            nnz,
+            is_sorted,
+            ordered: is_sorted,
+            permissive: false,
+            values: Storage::Owned(values),
+            indices: Storage::Owned(indices),
+            strides: Vec::new(),
+            index: None,
+        };
+        coo.check_data()?;
         Ok(coo)
     }
 

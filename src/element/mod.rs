@@ -1,6 +1,8 @@
 //! Element-type facts: the one table of types (`types`), all size arithmetic
-//! (`size`), and reading values out of a buffer (`decode`).
+//! (`size`), reading values out of a buffer (`decode`) and writing them in
+//! (`encode`).
 
 pub mod decode;
+pub mod encode;
 pub mod size;
 pub mod types;

@@ -1,0 +1,243 @@
+//! The value arithmetic of the duplicate policies, on one element's storage
+//! (little-endian bytes, or a sub-byte pattern in one byte). A SUM uses the
+//! type's own arithmetic: float32 and float64 natively; float16 and
+//! bfloat16 computed exactly in double and rounded once (the correctly
+//! rounded sum); integers exactly, an overflow being an error; complex
+//! numbers part by part. MIN and MAX compare the values (integers exactly;
+//! NaN loses to any number).
+
+use super::read::Reader;
+use super::{counted_from, Duplicates};
+use crate::element::decode::{copy_element, to_f64};
+use crate::element::encode::{f64_to_bf16, f64_to_f16};
+use crate::element::types::{Encoding, TypeInfo};
+use crate::error::{CooError, Coords};
+
+/// One element's storage, as `decode::copy_element` gives it.
+pub(crate) type Storage = [u8; 16];
+
+/// Whether SUM is meaningful for `ty`: not for sub-byte, float8, float128
+/// or bool values (their sums would round or wrap in ways no solver wants).
+fn sum_supported(ty: &TypeInfo) -> bool {
+    match ty.encoding {
+        Encoding::F32 | Encoding::F64 | Encoding::Complex => true,
+        Encoding::Int | Encoding::UInt => !ty.is_sub_byte(),
+        Encoding::MiniFloat { exp, man, .. } => (exp, man) == (5, 10) || (exp, man) == (8, 7),
+        _ => false,
+    }
+}
+
+/// Refuse a policy the type cannot do, before any work.
+pub(crate) fn check_policy(
+    ty: &'static TypeInfo,
+    has_values: bool,
+    dup: Duplicates,
+) -> Result<(), CooError> {
+    if !has_values {
+        return Ok(());
+    }
+    let reason = match dup {
+        Duplicates::Sum if !sum_supported(ty) => {
+            "has no exact or meaningful sum here (sub-byte, float8, float128 and bool values); \
+             use FIRST, LAST, MIN or MAX"
+        }
+        Duplicates::Min | Duplicates::Max if ty.encoding == Encoding::Complex => {
+            "is complex, which has no order; use SUM, FIRST or LAST"
+        }
+        _ => return Ok(()),
+    };
+    Err(CooError::UnsupportedType {
+        what: match dup {
+            Duplicates::Sum => "assembly with SUM",
+            Duplicates::Min => "assembly with MIN",
+            _ => "assembly with MAX",
+        },
+        tag: ty.tag,
+        name: ty.name(),
+        reason,
+    })
+}
+
+/// `acc += x` in `ty`'s arithmetic; `Err(())` when an integer sum does not
+/// fit the type.
+pub(crate) fn add(ty: &TypeInfo, acc: &mut Storage, x: &Storage) -> Result<(), ()> {
+    match ty.encoding {
+        Encoding::F64 => {
+            let s = f64::from_le_bytes(acc[..8].try_into().unwrap_or([0; 8]))
+                + f64::from_le_bytes(x[..8].try_into().unwrap_or([0; 8]));
+            acc[..8].copy_from_slice(&s.to_le_bytes());
+        }
+        Encoding::F32 => add_f32(acc, x, 0),
+        Encoding::Complex if ty.bits == 64 => {
+            add_f32(acc, x, 0);
+            add_f32(acc, x, 4);
+        }
+        Encoding::Complex => {
+            for at in [0usize, 8] {
+                let s = f64::from_le_bytes(acc[at..at + 8].try_into().unwrap_or([0; 8]))
+                    + f64::from_le_bytes(x[at..at + 8].try_into().unwrap_or([0; 8]));
+                acc[at..at + 8].copy_from_slice(&s.to_le_bytes());
+            }
+        }
+        Encoding::MiniFloat { exp, .. } => {
+            // Both addends are exact in double and so is their sum (float16),
+            // or it is off only far below bfloat16's precision: one rounding.
+            let s = to_f64(ty, acc).unwrap_or(f64::NAN) + to_f64(ty, x).unwrap_or(f64::NAN);
+            let bits = if exp == 5 {
+                f64_to_f16(s)
+            } else {
+                f64_to_bf16(s)
+            };
+            acc[..2].copy_from_slice(&bits.to_le_bytes());
+        }
+        Encoding::Int | Encoding::UInt => {
+            let s = int_value(ty, acc) + int_value(ty, x);
+            let bits = ty.bits;
+            let (lo, hi) = if ty.encoding == Encoding::Int {
+                (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+            } else {
+                (0, (1i128 << bits) - 1)
+            };
+            if s < lo || s > hi {
+                return Err(());
+            }
+            let w = (bits / 8) as usize;
+            acc[..w].copy_from_slice(&s.to_le_bytes()[..w]);
+        }
+        _ => return Err(()),
+    }
+    Ok(())
+}
+
+fn add_f32(acc: &mut Storage, x: &Storage, at: usize) {
+    let s = f32::from_le_bytes(acc[at..at + 4].try_into().unwrap_or([0; 4]))
+        + f32::from_le_bytes(x[at..at + 4].try_into().unwrap_or([0; 4]));
+    acc[at..at + 4].copy_from_slice(&s.to_le_bytes());
+}
+
+/// An integer element's value, exactly.
+fn int_value(ty: &TypeInfo, s: &Storage) -> i128 {
+    let raw = u128::from_le_bytes(*s) & ((1u128 << ty.bits) - 1);
+    if ty.encoding == Encoding::Int {
+        let unused = 128 - ty.bits;
+        ((raw << unused) as i128) >> unused
+    } else {
+        raw as i128
+    }
+}
+
+/// Whether `x` replaces `acc` under MIN (`max` false) or MAX (`max` true).
+pub(crate) fn better(ty: &TypeInfo, max: bool, acc: &Storage, x: &Storage) -> bool {
+    if matches!(ty.encoding, Encoding::Int | Encoding::UInt) {
+        let (a, b) = (int_value(ty, acc), int_value(ty, x));
+        return if max { b > a } else { b < a };
+    }
+    let (a, b) = (
+        to_f64(ty, acc).unwrap_or(f64::NAN),
+        to_f64(ty, x).unwrap_or(f64::NAN),
+    );
+    match (a.is_nan(), b.is_nan()) {
+        (_, true) => false,
+        (true, false) => true,
+        _ if max => b > a,
+        _ => b < a,
+    }
+}
+
+/// Whether a value is zero (either sign for floats; both parts for complex).
+pub(crate) fn is_zero(ty: &TypeInfo, s: &Storage) -> bool {
+    match ty.encoding {
+        Encoding::Complex if ty.bits == 64 => (0..2)
+            .all(|k| f32::from_le_bytes(s[k * 4..k * 4 + 4].try_into().unwrap_or([0; 4])) == 0.0),
+        Encoding::Complex => (0..2)
+            .all(|k| f64::from_le_bytes(s[k * 8..k * 8 + 8].try_into().unwrap_or([0; 8])) == 0.0),
+        _ => to_f64(ty, s) == Some(0.0),
+    }
+}
+
+/// Combines the values of one group of triplets with equal coordinates.
+pub(super) struct Combine<'a> {
+    ty: &'static TypeInfo,
+    dup: Duplicates,
+    values: Option<&'a [u8]>,
+    base: u8,
+}
+
+impl<'a> Combine<'a> {
+    pub(super) fn new(
+        ty: &'static TypeInfo,
+        dup: Duplicates,
+        values: Option<&'a [u8]>,
+        base: u8,
+    ) -> Combine<'a> {
+        Combine {
+            ty,
+            dup,
+            values,
+            base,
+        }
+    }
+
+    fn element(&self, values: &[u8], i: usize) -> Storage {
+        let mut s = [0u8; 16];
+        copy_element(self.ty, values, i, &mut s);
+        s
+    }
+
+    /// The value the group `members` (triplet numbers, in triplet order)
+    /// stands for.
+    pub(super) fn group(
+        &self,
+        members: &[usize],
+        reader: &Reader<'_>,
+    ) -> Result<Storage, CooError> {
+        let Some(values) = self.values else {
+            let mut t = [0u8; 16];
+            t[0] = 1; // a pattern: bool true
+            return Ok(t);
+        };
+        let first = members[0];
+        let mut acc = self.element(values, first);
+        match self.dup {
+            Duplicates::Error | Duplicates::First => {}
+            Duplicates::Last => acc = self.element(values, members[members.len() - 1]),
+            Duplicates::Sum => {
+                for &i in &members[1..] {
+                    if add(self.ty, &mut acc, &self.element(values, i)).is_err() {
+                        return Err(self.overflow(first, i, reader));
+                    }
+                }
+            }
+            Duplicates::Min | Duplicates::Max => {
+                let max = self.dup == Duplicates::Max;
+                for &i in &members[1..] {
+                    let x = self.element(values, i);
+                    if better(self.ty, max, &acc, &x) {
+                        acc = x;
+                    }
+                }
+            }
+        }
+        Ok(acc)
+    }
+
+    pub(super) fn is_zero(&self, s: &Storage) -> bool {
+        self.values.is_some() && is_zero(self.ty, s)
+    }
+
+    #[cold]
+    fn overflow(&self, first: usize, at: usize, reader: &Reader<'_>) -> CooError {
+        let rank = reader.rank();
+        let mut c = [0u64; 64];
+        reader.coords(first, &mut c[..rank]);
+        let b = u64::from(self.base);
+        CooError::ValueOverflow(format!(
+            "the SUM of triplets {} to {} at {} overflows {}{}",
+            first as u64 + b,
+            at as u64 + b,
+            Coords(c[..rank].iter().map(|x| x + b).collect()),
+            self.ty.name(),
+            counted_from(self.base)
+        ))
+    }
+}

@@ -1,0 +1,248 @@
+//! The caller's coordinates: any of four integer types, base 0 or 1,
+//! interleaved (Hurray's layout) or one array per dimension (Fortran's and
+//! Julia's `I, J, V`). Read in place, checked once, ordered once.
+
+use super::{counted_from, Triplets};
+use crate::coo::check_rank;
+use crate::element::size::{self, DYNAMIC_DIM};
+use crate::error::CooError;
+
+/// Integer type of the caller's coordinates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexType {
+    I32,
+    I64,
+    U32,
+    U64,
+}
+
+impl IndexType {
+    pub fn width(self) -> usize {
+        match self {
+            IndexType::I32 | IndexType::U32 => 4,
+            IndexType::I64 | IndexType::U64 => 8,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            IndexType::I32 => "int32",
+            IndexType::I64 => "int64",
+            IndexType::U32 => "uint32",
+            IndexType::U64 => "uint64",
+        }
+    }
+
+    /// Integer `k` of a little-endian array of this type.
+    #[inline(always)]
+    fn read(self, bytes: &[u8], k: usize) -> i128 {
+        let w = self.width();
+        let b = &bytes[k * w..k * w + w];
+        match self {
+            IndexType::I32 => i128::from(i32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+            IndexType::U32 => i128::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+            IndexType::I64 => i128::from(i64::from_le_bytes(b.try_into().unwrap_or([0; 8]))),
+            IndexType::U64 => i128::from(u64::from_le_bytes(b.try_into().unwrap_or([0; 8]))),
+        }
+    }
+}
+
+/// Where the coordinates are.
+#[derive(Clone, Copy, Debug)]
+pub enum CoordArrays<'a> {
+    /// `n * rank` integers, triplet `i` dimension `d` at `i * rank + d`.
+    Interleaved(&'a [u8]),
+    /// `rank` arrays of `n` integers each.
+    PerDim(&'a [&'a [u8]]),
+}
+
+pub(super) struct Reader<'a> {
+    shape: &'a [u64],
+    n: usize,
+    ty: IndexType,
+    base: u8,
+    coords: CoordArrays<'a>,
+    /// Row-major strides when the element count fits a `u64`.
+    strides: Option<Vec<u64>>,
+}
+
+impl<'a> Reader<'a> {
+    /// Check rank, shape, base and the arrays' sizes.
+    pub(super) fn new(t: &Triplets<'a>) -> Result<Reader<'a>, CooError> {
+        let rank = u32::try_from(t.shape.len()).unwrap_or(u32::MAX);
+        check_rank(rank)?;
+        if let Some(dim) = t.shape.iter().position(|&d| d == DYNAMIC_DIM) {
+            return Err(CooError::DynamicDimension { dim });
+        }
+        if t.base > 1 {
+            return Err(CooError::Layout(format!(
+                "index base {} is not supported: it must be 0 or 1",
+                t.base
+            )));
+        }
+        let w = t.index_type.width() as u64;
+        let n = t.n as u64;
+        let overflow = || CooError::Overflow {
+            what: format!("{} coordinates of rank {rank}", t.n),
+        };
+        let check = |what: &'static str, got: usize, count: u64| {
+            let need = count.checked_mul(w).ok_or_else(overflow)?;
+            if got as u64 != need {
+                return Err(CooError::BufferSize {
+                    buffer: what,
+                    got: got as u64,
+                    expected: need,
+                    expected_why: format!("{count} {} coordinates", t.index_type.name()),
+                });
+            }
+            Ok(())
+        };
+        match t.coords {
+            CoordArrays::Interleaved(b) => check(
+                "triplet indices",
+                b.len(),
+                n.checked_mul(u64::from(rank)).ok_or_else(overflow)?,
+            )?,
+            CoordArrays::PerDim(arrays) => {
+                if arrays.len() != rank as usize {
+                    return Err(CooError::RankMismatch {
+                        got: u32::try_from(arrays.len()).unwrap_or(u32::MAX),
+                        expected: rank,
+                    });
+                }
+                for a in arrays {
+                    check("a per-dimension coordinate array", a.len(), n)?;
+                }
+            }
+        }
+        Ok(Reader {
+            shape: t.shape,
+            n: t.n,
+            ty: t.index_type,
+            base: t.base,
+            coords: t.coords,
+            strides: size::linear_strides(t.shape),
+        })
+    }
+
+    pub(super) fn rank(&self) -> usize {
+        self.shape.len()
+    }
+
+    /// Coordinate `d` of triplet `i`, as the caller wrote it.
+    #[inline(always)]
+    fn raw(&self, i: usize, d: usize) -> i128 {
+        match self.coords {
+            CoordArrays::Interleaved(b) => self.ty.read(b, i * self.shape.len() + d),
+            CoordArrays::PerDim(a) => self.ty.read(a[d], i),
+        }
+    }
+
+    /// Coordinate `d` of a checked triplet, 0-based.
+    #[inline(always)]
+    fn coord(&self, i: usize, d: usize) -> u64 {
+        (self.raw(i, d) - i128::from(self.base)) as u64
+    }
+
+    /// The 0-based coordinates of a checked triplet.
+    pub(super) fn coords(&self, i: usize, out: &mut [u64]) {
+        for (d, c) in out.iter_mut().enumerate() {
+            *c = self.coord(i, d);
+        }
+    }
+
+    pub(super) fn same_coords(&self, i: usize, j: usize) -> bool {
+        (0..self.shape.len()).all(|d| self.raw(i, d) == self.raw(j, d))
+    }
+
+    /// The triplets to assemble, in order: every coordinate inside the shape,
+    /// triplets with a negative coordinate left out when `skip_negative`. The
+    /// first bad triplet is an error that names it, its dimension and the
+    /// value as the caller wrote them.
+    pub(super) fn check_all(&self, skip_negative: bool) -> Result<Vec<usize>, CooError> {
+        let mut kept = Vec::new();
+        kept.try_reserve_exact(self.n)
+            .map_err(|_| CooError::Alloc {
+                bytes: self.n.saturating_mul(8),
+                what: "assembly",
+            })?;
+        let b = i128::from(self.base);
+        'triplets: for i in 0..self.n {
+            for d in 0..self.shape.len() {
+                let raw = self.raw(i, d);
+                if raw < 0 && skip_negative {
+                    continue 'triplets;
+                }
+                let c = raw - b;
+                if c < 0 || c >= i128::from(self.shape[d]) {
+                    return Err(self.out_of_bounds(i, d, raw, skip_negative));
+                }
+            }
+            kept.push(i);
+        }
+        Ok(kept)
+    }
+
+    #[cold]
+    fn out_of_bounds(&self, i: usize, d: usize, raw: i128, skip_negative: bool) -> CooError {
+        let b = u64::from(self.base);
+        let x = self.shape[d];
+        let valid = if x == 0 {
+            "the dimension is empty".to_owned()
+        } else {
+            format!("valid {b} to {}", x - 1 + b)
+        };
+        let hint = if raw < 0 && !skip_negative {
+            "; HURRAY_ASSEMBLE_SKIP_NEGATIVE skips triplets with a negative coordinate"
+        } else {
+            ""
+        };
+        CooError::TripletBounds(format!(
+            "triplet {}: coordinate {raw} in dimension {} is out of bounds ({valid}){}{hint}",
+            i as u64 + b,
+            d as u64 + b,
+            counted_from(self.base)
+        ))
+    }
+
+    /// `kept` in coordinate order, equal coordinates in triplet order: a sort
+    /// of (linear key, triplet) pairs when the element count fits a `u64`,
+    /// else of triplet numbers by their coordinate tuples.
+    pub(super) fn sorted(&self, kept: &[usize]) -> Result<Vec<usize>, CooError> {
+        let alloc = |bytes| CooError::Alloc {
+            bytes,
+            what: "sorting the triplets",
+        };
+        if let Some(strides) = &self.strides {
+            let mut keys: Vec<u128> = Vec::new();
+            keys.try_reserve_exact(kept.len())
+                .map_err(|_| alloc(kept.len().saturating_mul(16)))?;
+            keys.extend(kept.iter().map(|&i| {
+                let key = (0..self.shape.len()).fold(0u64, |acc, d| {
+                    acc.wrapping_add(self.coord(i, d).wrapping_mul(strides[d]))
+                });
+                (u128::from(key) << 64) | i as u128
+            }));
+            keys.sort_unstable();
+            let mut order = Vec::new();
+            order
+                .try_reserve_exact(keys.len())
+                .map_err(|_| alloc(keys.len().saturating_mul(8)))?;
+            order.extend(keys.iter().map(|&k| k as u64 as usize));
+            return Ok(order);
+        }
+        let mut order = Vec::new();
+        order
+            .try_reserve_exact(kept.len())
+            .map_err(|_| alloc(kept.len().saturating_mul(8)))?;
+        order.extend_from_slice(kept);
+        order.sort_unstable_by(|&a, &b| {
+            (0..self.shape.len())
+                .map(|d| self.coord(a, d).cmp(&self.coord(b, d)))
+                .find(|o| o.is_ne())
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(a.cmp(&b))
+        });
+        Ok(order)
+    }
+}

@@ -1,0 +1,651 @@
+//! Assembly and re-assembly against a plain map-based oracle: random
+//! triplets in every index type, base and layout, with duplicates, negative
+//! and out-of-bounds coordinates, under every duplicate policy, for whole-
+//! byte, sub-byte, half-precision, complex and pattern values; plus the
+//! edge cases the issue names (empty input, all duplicates, 2^32 + 1
+//! extents).
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::Rng;
+use hurray_coo::assemble::{
+    assemble, AssembleOptions, CoordArrays, Duplicates, IndexType, Plan, Triplets,
+};
+use hurray_coo::element::decode::{copy_element, to_f64};
+use hurray_coo::element::encode::{f64_to_f16, store_element};
+use hurray_coo::element::size::values_bytes;
+use hurray_coo::{type_info, Coo, CooError, Status, TypeInfo};
+
+const POLICIES: [Duplicates; 6] = [
+    Duplicates::Error,
+    Duplicates::Sum,
+    Duplicates::First,
+    Duplicates::Last,
+    Duplicates::Min,
+    Duplicates::Max,
+];
+const INDEX_TYPES: [IndexType; 4] = [
+    IndexType::I32,
+    IndexType::I64,
+    IndexType::U32,
+    IndexType::U64,
+];
+
+/// A value of the test, exact enough to compute the oracle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum V {
+    Int(i128),
+    Float(f64),
+    Complex(f64, f64),
+}
+
+/// Element storage of `v` for `ty` (16 bytes, little-endian or a pattern).
+fn store(ty: &TypeInfo, v: V) -> [u8; 16] {
+    let mut s = [0u8; 16];
+    match (ty.name(), v) {
+        ("float64", V::Float(x)) => s[..8].copy_from_slice(&x.to_le_bytes()),
+        ("float32", V::Float(x)) => s[..4].copy_from_slice(&(x as f32).to_le_bytes()),
+        ("float16", V::Float(x)) => s[..2].copy_from_slice(&f64_to_f16(x).to_le_bytes()),
+        ("complex64", V::Complex(a, b)) => {
+            s[..4].copy_from_slice(&(a as f32).to_le_bytes());
+            s[4..8].copy_from_slice(&(b as f32).to_le_bytes());
+        }
+        (_, V::Int(x)) => s = x.to_le_bytes(),
+        other => panic!("no storage for {other:?}"),
+    }
+    if ty.is_sub_byte() {
+        s[0] &= ((1u16 << ty.bits) - 1) as u8;
+    }
+    s
+}
+
+/// A random value of `ty`, from a small set so that sums, zeros and
+/// overflows happen.
+fn random_value(rng: &mut Rng, ty: &TypeInfo) -> V {
+    let pick = |rng: &mut Rng, set: &[i128]| set[rng.below(set.len() as u64) as usize];
+    match ty.name() {
+        "float64" | "float32" | "float16" => {
+            let set = [-2.0, -1.0, -0.0, 0.0, 0.5, 1.0, 3.25, 1000.0];
+            V::Float(set[rng.below(set.len() as u64) as usize])
+        }
+        "complex64" => V::Complex(
+            [-1.0, 0.0, 2.5][rng.below(3) as usize],
+            [0.0, 1.0, -0.5][rng.below(3) as usize],
+        ),
+        "int8" => V::Int(pick(rng, &[-128, -100, -1, 0, 1, 100, 127])),
+        "uint16" => V::Int(pick(rng, &[0, 1, 2, 40000, 65535])),
+        "int32" => V::Int(pick(rng, &[-3, -2, -1, 0, 1, 2, 3])),
+        "int4" => V::Int(pick(rng, &[0, 1, 7, 8, 15])), // patterns: 8 is -8, 15 is -1
+        "bool" => V::Int(pick(rng, &[0, 1])),
+        other => panic!("no generator for {other}"),
+    }
+}
+
+/// The value the storage `s` holds, for comparisons.
+fn value(ty: &TypeInfo, s: &[u8; 16]) -> V {
+    match ty.name() {
+        "complex64" => V::Complex(
+            f64::from(f32::from_le_bytes(s[..4].try_into().unwrap())),
+            f64::from(f32::from_le_bytes(s[4..8].try_into().unwrap())),
+        ),
+        "int8" | "uint16" | "int32" | "int4" | "bool" => V::Int(to_f64(ty, s).unwrap() as i128),
+        _ => V::Float(to_f64(ty, s).unwrap()),
+    }
+}
+
+/// What assembly returns.
+type Assembled = Result<(Coo<'static>, Plan), CooError>;
+
+#[derive(Debug, PartialEq)]
+enum Outcome {
+    /// (coordinates, value storage) in canonical order.
+    Entries(Vec<(Vec<u64>, [u8; 16])>),
+    Failed(Status, String),
+}
+
+struct Case {
+    shape: Vec<u64>,
+    /// Coordinates as written (may be negative or out of bounds).
+    coords: Vec<Vec<i128>>,
+    index_type: IndexType,
+    base: u8,
+    per_dim: bool,
+    ty: Option<&'static TypeInfo>,
+    values: Vec<[u8; 16]>,
+    opts: AssembleOptions,
+}
+
+impl Case {
+    fn index_bytes(&self, k: &[i128]) -> Vec<u8> {
+        k.iter()
+            .flat_map(|&c| match self.index_type {
+                IndexType::I32 => (c as i32).to_le_bytes().to_vec(),
+                IndexType::U32 => (c as u32).to_le_bytes().to_vec(),
+                IndexType::I64 => (c as i64).to_le_bytes().to_vec(),
+                IndexType::U64 => (c as u64).to_le_bytes().to_vec(),
+            })
+            .collect()
+    }
+
+    fn values_buf(&self, values: &[[u8; 16]]) -> Option<Vec<u8>> {
+        let ty = self.ty?;
+        let n = values.len();
+        let mut buf = vec![0u8; values_bytes(ty, n as u64).unwrap() as usize];
+        for (i, s) in values.iter().enumerate() {
+            store_element(ty, &mut buf, i, s);
+        }
+        Some(buf)
+    }
+
+    fn run(&self) -> (Assembled, Option<Vec<u8>>) {
+        let rank = self.shape.len();
+        let interleaved: Vec<i128> = self.coords.iter().flatten().copied().collect();
+        let inter = self.index_bytes(&interleaved);
+        let dims: Vec<Vec<u8>> = (0..rank)
+            .map(|d| self.index_bytes(&self.coords.iter().map(|c| c[d]).collect::<Vec<_>>()))
+            .collect();
+        let dim_refs: Vec<&[u8]> = dims.iter().map(|d| d.as_slice()).collect();
+        let values = self.values_buf(&self.values);
+        let t = Triplets {
+            shape: &self.shape,
+            n: self.coords.len(),
+            index_type: self.index_type,
+            base: self.base,
+            coords: if self.per_dim {
+                CoordArrays::PerDim(&dim_refs)
+            } else {
+                CoordArrays::Interleaved(&inter)
+            },
+            type_tag: self.ty.map_or(0, |t| t.tag),
+            values: values.as_deref(),
+        };
+        (assemble(&t, &self.opts), values)
+    }
+
+    /// The rules, read naively.
+    fn oracle(&self, values: &[[u8; 16]]) -> Outcome {
+        let b = i128::from(self.base);
+        let fail = |s: Status, m: String| Outcome::Failed(s, m);
+        let mut groups: BTreeMap<Vec<u64>, Vec<usize>> = BTreeMap::new();
+        'next: for (i, c) in self.coords.iter().enumerate() {
+            for (d, &raw) in c.iter().enumerate() {
+                if raw < 0 && self.opts.skip_negative {
+                    continue 'next;
+                }
+                if raw - b < 0 || raw - b >= i128::from(self.shape[d]) {
+                    return fail(
+                        Status::IndexOutOfBounds,
+                        format!(
+                            "triplet {}: coordinate {raw} in dimension {}",
+                            i as i128 + b,
+                            d as i128 + b
+                        ),
+                    );
+                }
+            }
+            groups
+                .entry(c.iter().map(|&x| (x - b) as u64).collect())
+                .or_default()
+                .push(i);
+        }
+        if self.opts.duplicates == Duplicates::Error {
+            if let Some((j, i)) = groups
+                .values()
+                .filter(|g| g.len() > 1)
+                .map(|g| (g[1], g[0]))
+                .min()
+            {
+                return fail(
+                    Status::Duplicate,
+                    format!(
+                        "triplet {} duplicates triplet {}",
+                        j as i128 + b,
+                        i as i128 + b
+                    ),
+                );
+            }
+        }
+        let Some(ty) = self.ty else {
+            let mut t = [0u8; 16];
+            t[0] = 1;
+            return Outcome::Entries(groups.into_keys().map(|k| (k, t)).collect());
+        };
+        let mut out = Vec::new();
+        for (k, g) in groups {
+            let vals: Vec<V> = g.iter().map(|&i| value(ty, &values[i])).collect();
+            let combined = match self.opts.duplicates {
+                Duplicates::Error | Duplicates::First => vals[0],
+                Duplicates::Last => vals[vals.len() - 1],
+                Duplicates::Sum => {
+                    let mut acc = vals[0];
+                    for &v in &vals[1..] {
+                        acc = match (acc, v) {
+                            (V::Float(a), V::Float(x)) => match ty.name() {
+                                "float32" => V::Float(f64::from(a as f32 + x as f32)),
+                                "float16" => value(ty, &store(ty, V::Float(a + x))),
+                                _ => V::Float(a + x),
+                            },
+                            (V::Complex(a, c), V::Complex(x, y)) => V::Complex(
+                                f64::from(a as f32 + x as f32),
+                                f64::from(c as f32 + y as f32),
+                            ),
+                            (V::Int(a), V::Int(x)) => {
+                                let s = a + x;
+                                let (lo, hi) = match ty.name() {
+                                    "int8" => (-128, 127),
+                                    "uint16" => (0, 65535),
+                                    _ => (i128::from(i32::MIN), i128::from(i32::MAX)),
+                                };
+                                if s < lo || s > hi {
+                                    return fail(
+                                        Status::Overflow,
+                                        format!("overflows {}", ty.name()),
+                                    );
+                                }
+                                V::Int(s)
+                            }
+                            other => panic!("{other:?}"),
+                        };
+                    }
+                    acc
+                }
+                Duplicates::Min | Duplicates::Max => {
+                    let max = self.opts.duplicates == Duplicates::Max;
+                    let key = |v: V| match v {
+                        V::Int(x) => x as f64,
+                        V::Float(x) => x,
+                        V::Complex(..) => unreachable!(),
+                    };
+                    let mut acc = vals[0];
+                    for &v in &vals[1..] {
+                        let (a, x) = (key(acc), key(v));
+                        let take = if x.is_nan() {
+                            false
+                        } else if a.is_nan() {
+                            true
+                        } else if max {
+                            x > a
+                        } else {
+                            x < a
+                        };
+                        if take {
+                            acc = v;
+                        }
+                    }
+                    acc
+                }
+            };
+            let zero = match combined {
+                V::Int(x) => x == 0,
+                V::Float(x) => x == 0.0,
+                V::Complex(a, c) => a == 0.0 && c == 0.0,
+            };
+            if self.opts.drop_zeros && zero {
+                continue;
+            }
+            // The combined value's storage: the member whose value it is when
+            // no arithmetic happened (keeps -0.0 and patterns exact).
+            let s = g
+                .iter()
+                .map(|&i| values[i])
+                .find(|s| {
+                    value(ty, s) == combined && store(ty, combined) == *s
+                        || ty.is_sub_byte() && value(ty, s) == combined
+                })
+                .unwrap_or_else(|| store(ty, combined));
+            out.push((k, s));
+        }
+        Outcome::Entries(out)
+    }
+}
+
+fn outcome(coo: &Coo<'_>) -> Outcome {
+    let ty = coo.type_info().unwrap();
+    let w = ty.lookup_bytes();
+    Outcome::Entries(
+        (0..coo.nnz() as usize)
+            .map(|k| {
+                let mut s = [0u8; 16];
+                copy_element(ty, coo.values(), k, &mut s);
+                s[w..].fill(0);
+                (coo.entry(k).to_vec(), s)
+            })
+            .collect(),
+    )
+}
+
+/// Compare values by what they are (so -0.0 vs 0.0 from a sum is told
+/// apart only where the oracle says which).
+fn same(a: &Outcome, b: &Outcome, ty: Option<&TypeInfo>) -> bool {
+    match (a, b, ty) {
+        (Outcome::Entries(x), Outcome::Entries(y), Some(ty)) => {
+            x.len() == y.len()
+                && x.iter().zip(y).all(|((ka, sa), (kb, sb))| {
+                    ka == kb && {
+                        let (va, vb) = (value(ty, sa), value(ty, sb));
+                        va == vb || matches!((va, vb), (V::Float(p), V::Float(q)) if p.is_nan() && q.is_nan())
+                    }
+                })
+        }
+        _ => a == b,
+    }
+}
+
+fn random_case(rng: &mut Rng, ty: Option<&'static TypeInfo>, dup: Duplicates) -> Case {
+    let rank = 1 + rng.below(3) as usize;
+    let shape: Vec<u64> = (0..rank).map(|_| 1 + rng.below(4)).collect();
+    let index_type = INDEX_TYPES[rng.below(4) as usize];
+    let base = rng.below(2) as u8;
+    let signed = matches!(index_type, IndexType::I32 | IndexType::I64);
+    let n = rng.below(30) as usize;
+    let bad = rng.below(4) == 0;
+    let coords: Vec<Vec<i128>> = (0..n)
+        .map(|_| {
+            shape
+                .iter()
+                .map(|&x| {
+                    let c = i128::from(rng.below(x)) + i128::from(base);
+                    match rng.below(if bad { 25 } else { 1000 }) {
+                        0 if signed => -1 - i128::from(rng.below(3)),
+                        1 => i128::from(x) + i128::from(base) + i128::from(rng.below(2)),
+                        _ => c,
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let values = ty.map_or_else(Vec::new, |t| {
+        (0..n).map(|_| store(t, random_value(rng, t))).collect()
+    });
+    Case {
+        shape,
+        coords,
+        index_type,
+        base,
+        per_dim: rng.below(2) == 0,
+        ty,
+        values,
+        opts: AssembleOptions {
+            duplicates: dup,
+            skip_negative: signed && rng.below(2) == 0,
+            drop_zeros: rng.below(3) == 0,
+        },
+    }
+}
+
+#[test]
+fn every_policy_type_index_type_base_and_layout_matches_the_oracle() {
+    let types: Vec<Option<&'static TypeInfo>> = [
+        "float64",
+        "float32",
+        "float16",
+        "complex64",
+        "int8",
+        "uint16",
+        "int32",
+        "int4",
+        "bool",
+    ]
+    .iter()
+    .map(|n| hurray_coo::TYPES.iter().find(|t| t.name() == *n))
+    .chain([None])
+    .collect();
+    let mut rng = Rng::new(12);
+    let mut counts = BTreeMap::new();
+    for round in 0..4000 {
+        let ty = types[round % types.len()];
+        let dup = POLICIES[(round / types.len()) % POLICIES.len()];
+        let case = random_case(&mut rng, ty, dup);
+        let (got, values) = case.run();
+        let unsupported = ty.is_some_and(|t| {
+            (dup == Duplicates::Sum && (t.is_sub_byte() || t.name() == "bool"))
+                || (matches!(dup, Duplicates::Min | Duplicates::Max) && t.name() == "complex64")
+        });
+        if unsupported {
+            assert_eq!(got.err().map(|e| e.status()), Some(Status::UnsupportedType));
+            continue;
+        }
+        let want = case.oracle(&case.values);
+        let kind = match (&want, &got) {
+            (Outcome::Failed(status, needle), Err(e)) => {
+                assert_eq!(e.status(), *status, "round {round}: {e}");
+                assert!(
+                    e.to_string().contains(needle.as_str()),
+                    "round {round}: {e} lacks {needle}"
+                );
+                "error"
+            }
+            (Outcome::Entries(_), Ok((coo, plan))) => {
+                let have = outcome(coo);
+                assert!(
+                    same(&have, &want, ty),
+                    "round {round} {dup:?} {:?}:\n got {have:?}\nwant {want:?}",
+                    ty.map(|t| t.name())
+                );
+                assert!(coo.is_sorted());
+                coo.validate().unwrap();
+                if let (Some(t), Some(values)) = (ty, values) {
+                    check_plan(&mut rng, &case, t, plan, coo, &values, round);
+                }
+                "entries"
+            }
+            (w, g) => panic!(
+                "round {round}: oracle {w:?}, library {:?}",
+                g.as_ref().err()
+            ),
+        };
+        *counts.entry(kind).or_insert(0) += 1;
+    }
+    assert!(
+        counts.values().all(|&c| c > 300),
+        "coverage too thin: {counts:?}"
+    );
+}
+
+/// The plan re-assembles the same values into the same canonical values, and
+/// new values as the oracle combines them on the same pattern.
+fn check_plan(
+    rng: &mut Rng,
+    case: &Case,
+    ty: &TypeInfo,
+    plan: &Plan,
+    coo: &Coo<'_>,
+    values: &[u8],
+    round: usize,
+) {
+    let mut out = vec![0xEEu8; coo.values().len()];
+    match plan.apply(values, &mut out) {
+        Ok(()) => assert_eq!(
+            out,
+            coo.values(),
+            "round {round}: re-assembly of the same values"
+        ),
+        Err(e) => panic!("round {round}: {e}"),
+    }
+    // New values: the same pattern (drop_zeros applies to the first assembly only).
+    let new: Vec<[u8; 16]> = (0..case.coords.len())
+        .map(|_| store(ty, random_value(rng, ty)))
+        .collect();
+    let buf = case.values_buf(&new).unwrap();
+    let keep = case.opts.drop_zeros;
+    let mut relaxed = Case {
+        values: new.clone(),
+        ..clone_case(case)
+    };
+    relaxed.opts.drop_zeros = false;
+    let Outcome::Entries(all) = relaxed.oracle(&new) else {
+        // An overflow with the new values: the plan must say so too.
+        assert_eq!(
+            plan.apply(&buf, &mut out).unwrap_err().status(),
+            Status::Overflow
+        );
+        return;
+    };
+    plan.apply(&buf, &mut out).unwrap();
+    let w = ty.lookup_bytes();
+    let mut k = 0;
+    for (coords, s) in all {
+        if keep && k < coo.nnz() as usize && coo.entry(k) != coords.as_slice() {
+            continue; // dropped at the first assembly
+        }
+        if k >= coo.nnz() as usize {
+            assert!(keep, "round {round}: more entries than the plan has");
+            continue;
+        }
+        let mut got = [0u8; 16];
+        copy_element(ty, &out, k, &mut got);
+        got[w..].fill(0);
+        assert_eq!(coo.entry(k), coords.as_slice());
+        assert_eq!(value(ty, &got), value(ty, &s), "round {round}: entry {k}");
+        k += 1;
+    }
+}
+
+fn clone_case(c: &Case) -> Case {
+    Case {
+        shape: c.shape.clone(),
+        coords: c.coords.clone(),
+        index_type: c.index_type,
+        base: c.base,
+        per_dim: c.per_dim,
+        ty: c.ty,
+        values: c.values.clone(),
+        opts: c.opts,
+    }
+}
+
+fn f64s(v: &[f64]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn u64s(v: &[u64]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[test]
+fn empty_input_and_all_duplicates() {
+    let shape = [3u64, 3];
+    let t = Triplets {
+        shape: &shape,
+        n: 0,
+        index_type: IndexType::U64,
+        base: 0,
+        coords: CoordArrays::Interleaved(&[]),
+        type_tag: 0x04,
+        values: Some(&[]),
+    };
+    let (coo, plan) = assemble(&t, &AssembleOptions::default()).unwrap();
+    assert_eq!((coo.nnz(), plan.triplets(), plan.nnz()), (0, 0, 0));
+    let idx = u64s(&[1, 2].repeat(1000));
+    let vals = f64s(&vec![0.5; 1000]);
+    let t = Triplets {
+        n: 1000,
+        coords: CoordArrays::Interleaved(&idx),
+        values: Some(&vals),
+        ..t
+    };
+    let sum = AssembleOptions {
+        duplicates: Duplicates::Sum,
+        ..Default::default()
+    };
+    let (coo, _) = assemble(&t, &sum).unwrap();
+    assert_eq!(coo.nnz(), 1);
+    assert_eq!(coo.lookup_f64(&[1, 2]).unwrap(), (500.0, true));
+    let e = assemble(&t, &AssembleOptions::default()).unwrap_err();
+    assert_eq!(e.status(), Status::Duplicate);
+    assert!(
+        e.to_string()
+            .starts_with("triplet 1 duplicates triplet 0 at (1, 2)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn extents_of_2_to_the_32_plus_1_sort_without_linear_keys() {
+    // (2^32 + 1)^2 elements do not fit a u64: the tuple sort path.
+    let x = (1u64 << 32) + 1;
+    let shape = [x, x];
+    let idx = u64s(&[x - 1, 0, 0, x - 1, x - 1, 0, 5, 5]);
+    let vals = f64s(&[1.0, 2.0, 3.0, 4.0]);
+    let t = Triplets {
+        shape: &shape,
+        n: 4,
+        index_type: IndexType::U64,
+        base: 0,
+        coords: CoordArrays::Interleaved(&idx),
+        type_tag: 0x04,
+        values: Some(&vals),
+    };
+    let o = AssembleOptions {
+        duplicates: Duplicates::Sum,
+        ..Default::default()
+    };
+    let (coo, _) = assemble(&t, &o).unwrap();
+    assert_eq!(coo.indices(), &[0, x - 1, 5, 5, x - 1, 0]);
+    assert_eq!(coo.lookup_f64(&[x - 1, 0]).unwrap(), (4.0, true));
+    // One-based int64, per dimension, the same triplets.
+    let rows: Vec<u8> = [x, 1, x, 6]
+        .iter()
+        .flat_map(|&v| (v as i64).to_le_bytes())
+        .collect();
+    let cols: Vec<u8> = [1i64, x as i64, 1, 6]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let dims: [&[u8]; 2] = [&rows, &cols];
+    let t = Triplets {
+        index_type: IndexType::I64,
+        base: 1,
+        coords: CoordArrays::PerDim(&dims),
+        ..t
+    };
+    let (coo2, _) = assemble(&t, &o).unwrap();
+    assert_eq!(coo2.indices(), coo.indices());
+}
+
+#[test]
+fn errors_speak_the_callers_base() {
+    let shape = [4u64, 4];
+    let idx: Vec<u8> = [1i32, 1, 4, 5]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let t = Triplets {
+        shape: &shape,
+        n: 2,
+        index_type: IndexType::I32,
+        base: 1,
+        coords: CoordArrays::Interleaved(&idx),
+        type_tag: 0x04,
+        values: Some(&f64s(&[1.0, 2.0])),
+    };
+    let e = assemble(&t, &AssembleOptions::default()).unwrap_err();
+    assert_eq!(e.status(), Status::IndexOutOfBounds);
+    assert_eq!(
+        e.to_string(),
+        "triplet 2: coordinate 5 in dimension 2 is out of bounds (valid 1 to 4) [triplets, \
+         dimensions and coordinates counted from 1]"
+    );
+    let idx: Vec<u8> = [1i32, 1, -1, 2]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let t = Triplets {
+        coords: CoordArrays::Interleaved(&idx),
+        ..t
+    };
+    let e = assemble(&t, &AssembleOptions::default()).unwrap_err();
+    assert!(
+        e.to_string().contains("HURRAY_ASSEMBLE_SKIP_NEGATIVE"),
+        "{e}"
+    );
+    let skip = AssembleOptions {
+        skip_negative: true,
+        ..Default::default()
+    };
+    let (coo, plan) = assemble(&t, &skip).unwrap();
+    assert_eq!((coo.nnz(), plan.triplets()), (1, 2));
+    let _ = type_info(0x04);
+}
