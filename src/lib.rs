@@ -13,6 +13,7 @@ compile_error!("hurray-coo reads the little-endian Hurray format in place and su
 
 mod aligned;
 pub mod assemble;
+pub mod convert;
 pub mod coo;
 pub mod element;
 pub mod error;

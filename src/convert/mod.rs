@@ -1,0 +1,406 @@
+//! Conversions for the solver: a rank-2 tensor to CSR or CSC in the
+//! consumer's own index type and base (into caller memory, sizes known
+//! first), to a dense row-major array, and CSR/CSC arrays back into a
+//! canonical tensor. Overflow of a 32-bit index type is an error, never a
+//! wrap.
+
+use crate::assemble::{assemble, AssembleOptions, CoordArrays, IndexType, Triplets};
+use crate::coo::Coo;
+use crate::element::decode::copy_element;
+use crate::element::encode::{clear_padding, store_element};
+use crate::element::size;
+use crate::element::types::TypeInfo;
+use crate::error::CooError;
+
+/// Compressed sparse row or column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Rows compressed: `offsets` has rows + 1 entries, `indices` columns.
+    Csr,
+    /// Columns compressed: `offsets` has columns + 1 entries, `indices` rows.
+    Csc,
+}
+
+impl Format {
+    fn name(self) -> &'static str {
+        match self {
+            Format::Csr => "CSR",
+            Format::Csc => "CSC",
+        }
+    }
+
+    /// (major dimension, minor dimension).
+    fn dims(self) -> (usize, usize) {
+        match self {
+            Format::Csr => (0, 1),
+            Format::Csc => (1, 0),
+        }
+    }
+}
+
+/// Byte sizes of the three arrays of a compressed export.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompressedSizes {
+    pub offsets: u64,
+    pub indices: u64,
+    pub values: u64,
+}
+
+fn rank_two(coo: &Coo<'_>, what: &str) -> Result<(u64, u64), CooError> {
+    match coo.shape() {
+        [r, c] => Ok((*r, *c)),
+        s => Err(CooError::Unsupported(format!(
+            "{what} needs a rank-2 tensor; this one has rank {}",
+            s.len()
+        ))),
+    }
+}
+
+fn value_type(coo: &Coo<'_>, what: &'static str) -> Result<&'static TypeInfo, CooError> {
+    coo.type_info().ok_or(CooError::UnsupportedType {
+        what,
+        tag: coo.type_tag(),
+        name: "unknown",
+        reason: "was accepted in permissive mode only, so its values are never interpreted",
+    })
+}
+
+/// The sizes of `coo` exported as `format` with `index_type` indices.
+pub fn compressed_sizes(
+    coo: &Coo<'_>,
+    format: Format,
+    index_type: IndexType,
+) -> Result<CompressedSizes, CooError> {
+    let (rows, cols) = rank_two(coo, format.name())?;
+    let ty = value_type(coo, "export")?;
+    let major = if format == Format::Csr { rows } else { cols };
+    let w = index_type.width() as u64;
+    let overflow = |what: &str| CooError::Overflow {
+        what: format!("the {} {what} array", format.name()),
+    };
+    Ok(CompressedSizes {
+        offsets: major
+            .checked_add(1)
+            .and_then(|m| m.checked_mul(w))
+            .ok_or_else(|| overflow("offsets"))?,
+        indices: coo
+            .nnz()
+            .checked_mul(w)
+            .ok_or_else(|| overflow("indices"))?,
+        values: size::values_bytes(ty, coo.nnz())?,
+    })
+}
+
+/// The largest value an index of `index_type` may hold.
+fn index_max(index_type: IndexType) -> u64 {
+    match index_type {
+        IndexType::I32 => i32::MAX as u64,
+        IndexType::U32 => u32::MAX as u64,
+        IndexType::I64 => i64::MAX as u64,
+        IndexType::U64 => u64::MAX,
+    }
+}
+
+fn put_index(index_type: IndexType, out: &mut [u8], k: usize, v: u64) {
+    let w = index_type.width();
+    let bytes = v.to_le_bytes();
+    out[k * w..k * w + w].copy_from_slice(&bytes[..w]);
+}
+
+/// Export `coo` (rank 2) as `format` into the caller's arrays: offsets and
+/// indices as `index_type` counted from `base`, values in the tensor's own
+/// type. Each array must have exactly the size `compressed_sizes` gives.
+/// Within each row (CSR) or column (CSC) the indices increase.
+pub fn export_compressed(
+    coo: &Coo<'_>,
+    format: Format,
+    index_type: IndexType,
+    base: u8,
+    offsets: &mut [u8],
+    indices: &mut [u8],
+    values: &mut [u8],
+) -> Result<(), CooError> {
+    let sizes = compressed_sizes(coo, format, index_type)?;
+    let ty = value_type(coo, "export")?;
+    if base > 1 {
+        return Err(CooError::Layout(format!(
+            "index base {base} is not supported: it must be 0 or 1"
+        )));
+    }
+    for (what, got, need) in [
+        ("offsets", offsets.len(), sizes.offsets),
+        ("indices", indices.len(), sizes.indices),
+        ("values", values.len(), sizes.values),
+    ] {
+        if got as u64 != need {
+            return Err(CooError::BufferSize {
+                buffer: what,
+                got: got as u64,
+                expected: need,
+                expected_why: format!(
+                    "{} of a {:?} tensor with nnz {} as {}",
+                    format.name(),
+                    coo.shape(),
+                    coo.nnz(),
+                    index_type.name()
+                ),
+            });
+        }
+    }
+    if coo.is_permissive() {
+        coo.validate()?;
+    }
+    let (major_dim, minor_dim) = format.dims();
+    let shape = coo.shape();
+    // Every value written must fit the index type: the last offset and the
+    // largest minor index.
+    let limit = index_max(index_type);
+    let b = u64::from(base);
+    if coo.nnz().checked_add(b).is_none_or(|v| v > limit) {
+        return Err(CooError::Overflow {
+            what: format!(
+                "{} offsets up to {} as {} (largest {limit}); export with int64 or uint64 offsets",
+                format.name(),
+                coo.nnz() as u128 + u128::from(b),
+                index_type.name()
+            ),
+        });
+    }
+    if coo.nnz() > 0 && shape[minor_dim] - 1 + b > limit {
+        return Err(CooError::Overflow {
+            what: format!(
+                "{} indices up to {} as {} (largest {limit}); export with int64 or uint64 indices",
+                format.name(),
+                shape[minor_dim] as u128 - 1 + u128::from(b),
+                index_type.name()
+            ),
+        });
+    }
+    let order = compressed_order(coo, format)?;
+    let majors = shape[major_dim] as usize;
+    // Offsets: a running count of entries per major index.
+    let mut next = 0usize;
+    let mut k = 0usize;
+    for m in 0..majors {
+        put_index(index_type, offsets, m, next as u64 + b);
+        while k < order.len() && coo.entry(order[k])[major_dim] as usize == m {
+            k += 1;
+        }
+        next = k;
+    }
+    put_index(index_type, offsets, majors, next as u64 + b);
+    let mut s = [0u8; 16];
+    for (k, &e) in order.iter().enumerate() {
+        put_index(index_type, indices, k, coo.entry(e)[minor_dim] + b);
+        copy_element(ty, coo.values(), e, &mut s);
+        store_element(ty, values, k, &s);
+    }
+    clear_padding(ty, values, order.len());
+    Ok(())
+}
+
+/// Entry numbers in (major, minor) order: the entries themselves for a
+/// validated sorted tensor exported as CSR; otherwise a stable counting sort
+/// on the major index, then each major's entries sorted by minor index
+/// (already so for CSC of a sorted tensor).
+fn compressed_order(coo: &Coo<'_>, format: Format) -> Result<Vec<usize>, CooError> {
+    let n = coo.nnz() as usize;
+    let alloc = |bytes: usize| CooError::Alloc {
+        bytes,
+        what: "the compressed export",
+    };
+    let mut order: Vec<usize> = Vec::new();
+    order
+        .try_reserve_exact(n)
+        .map_err(|_| alloc(n.saturating_mul(8)))?;
+    let sorted = coo.is_sorted() && !coo.is_permissive();
+    if sorted && format == Format::Csr {
+        order.extend(0..n);
+        return Ok(order);
+    }
+    let (major_dim, minor_dim) = format.dims();
+    let majors = coo.shape()[major_dim] as usize;
+    let mut start: Vec<usize> = Vec::new();
+    start
+        .try_reserve_exact(majors + 1)
+        .map_err(|_| alloc(majors.saturating_add(1).saturating_mul(8)))?;
+    start.resize(majors + 1, 0);
+    for e in 0..n {
+        start[coo.entry(e)[major_dim] as usize + 1] += 1;
+    }
+    for m in 0..majors {
+        start[m + 1] += start[m];
+    }
+    order.resize(n, 0);
+    for e in 0..n {
+        let m = coo.entry(e)[major_dim] as usize;
+        order[start[m]] = e;
+        start[m] += 1;
+    }
+    if !sorted {
+        // `start[m]` is now the end of major m.
+        let mut begin = 0;
+        for &end in &start[..majors] {
+            order[begin..end].sort_unstable_by_key(|&e| coo.entry(e)[minor_dim]);
+            begin = end;
+        }
+    }
+    Ok(order)
+}
+
+/// Bytes of `coo` as a dense row-major array in its own type (sub-byte
+/// types packed as the format packs them).
+pub fn dense_bytes(coo: &Coo<'_>) -> Result<u64, CooError> {
+    let ty = value_type(coo, "dense export")?;
+    let count = size::element_count(coo.shape())
+        .and_then(|c| u64::try_from(c).ok())
+        .ok_or_else(|| CooError::Overflow {
+            what: format!("a dense array of shape {:?}", coo.shape()),
+        })?;
+    size::values_bytes(ty, count)
+}
+
+/// Write `coo` as a dense row-major array into `out` (exactly `dense_bytes`
+/// bytes); absent elements are zero bytes.
+pub fn export_dense(coo: &Coo<'_>, out: &mut [u8]) -> Result<(), CooError> {
+    let need = dense_bytes(coo)?;
+    if out.len() as u64 != need {
+        return Err(CooError::BufferSize {
+            buffer: "dense output",
+            got: out.len() as u64,
+            expected: need,
+            expected_why: format!(
+                "a dense {:?} array of {}",
+                coo.shape(),
+                coo.type_info().map_or("?", |t| t.name())
+            ),
+        });
+    }
+    if coo.is_permissive() {
+        coo.validate()?;
+    }
+    let ty = value_type(coo, "dense export")?;
+    let strides = size::linear_strides(coo.shape()).ok_or_else(|| CooError::Overflow {
+        what: format!("a dense array of shape {:?}", coo.shape()),
+    })?;
+    out.fill(0);
+    let mut s = [0u8; 16];
+    for e in 0..coo.nnz() as usize {
+        let at = coo
+            .entry(e)
+            .iter()
+            .zip(&strides)
+            .map(|(c, st)| c * st)
+            .sum::<u64>() as usize;
+        copy_element(ty, coo.values(), e, &mut s);
+        store_element(ty, out, at, &s);
+    }
+    Ok(())
+}
+
+/// A canonical tensor from CSR or CSC arrays (`index_type`, counted from
+/// `base`): offsets checked (first equal to the base, never decreasing,
+/// last equal to the entry count plus the base), every index in range, no
+/// index twice within a row (CSR) or column (CSC).
+#[allow(clippy::too_many_arguments)] // the arrays and how to read them
+pub fn from_compressed(
+    format: Format,
+    shape: [u64; 2],
+    index_type: IndexType,
+    base: u8,
+    offsets: &[u8],
+    indices: &[u8],
+    type_tag: u8,
+    values: &[u8],
+) -> Result<Coo<'static>, CooError> {
+    let (major_dim, minor_dim) = format.dims();
+    let w = index_type.width();
+    let majors = shape[major_dim];
+    let need = majors
+        .checked_add(1)
+        .and_then(|m| m.checked_mul(w as u64))
+        .ok_or_else(|| CooError::Overflow {
+            what: format!("{} offsets for {majors} rows or columns", format.name()),
+        })?;
+    if offsets.len() as u64 != need {
+        return Err(CooError::BufferSize {
+            buffer: "offsets",
+            got: offsets.len() as u64,
+            expected: need,
+            expected_why: format!("{} + 1 {} offsets", majors, index_type.name()),
+        });
+    }
+    if indices.len() % w != 0 {
+        return Err(CooError::BufferSize {
+            buffer: "indices",
+            got: indices.len() as u64,
+            expected: (indices.len() - indices.len() % w) as u64,
+            expected_why: format!("whole {} indices", index_type.name()),
+        });
+    }
+    let nnz = indices.len() / w;
+    let read = |b: &[u8], k: usize| -> i128 {
+        let mut v = [0u8; 8];
+        v[..w].copy_from_slice(&b[k * w..k * w + w]);
+        match index_type {
+            IndexType::I32 => i128::from(i32::from_le_bytes([v[0], v[1], v[2], v[3]])),
+            IndexType::U32 => i128::from(u32::from_le_bytes([v[0], v[1], v[2], v[3]])),
+            IndexType::I64 => i128::from(i64::from_le_bytes(v)),
+            IndexType::U64 => i128::from(u64::from_le_bytes(v)),
+        }
+    };
+    let b = i128::from(base);
+    let bad = |what: String| CooError::Layout(format!("{} offsets: {what}", format.name()));
+    if read(offsets, 0) != b {
+        return Err(bad(format!(
+            "offsets[{base}] is {}, not the base {base}",
+            read(offsets, 0)
+        )));
+    }
+    let last = read(offsets, majors as usize);
+    if last != nnz as i128 + b {
+        return Err(bad(format!(
+            "the last offset is {last} but there are {nnz} indices (it must be {})",
+            nnz as i128 + b
+        )));
+    }
+    // Triplets in the caller's base: the major index from the offsets, the
+    // minor index as given; assembly checks bounds and duplicates.
+    let mut coords: Vec<u8> = Vec::new();
+    coords
+        .try_reserve_exact(nnz.saturating_mul(16))
+        .map_err(|_| CooError::Alloc {
+            bytes: nnz.saturating_mul(16),
+            what: "the compressed import",
+        })?;
+    for m in 0..majors as usize {
+        let (lo, hi) = (read(offsets, m), read(offsets, m + 1));
+        if hi < lo {
+            return Err(bad(format!(
+                "offsets[{}] = {hi} is below offsets[{}] = {lo}",
+                m as i128 + 1 + b,
+                m as i128 + b
+            )));
+        }
+        for k in (lo - b) as usize..(hi - b) as usize {
+            let mut t = [0i128; 2];
+            t[major_dim] = m as i128 + b;
+            t[minor_dim] = read(indices, k);
+            for c in t {
+                // Negative minor indices are caught by assembly's bounds check
+                // through the i64 encoding (they stay negative).
+                coords.extend_from_slice(&(c as i64).to_le_bytes());
+            }
+        }
+    }
+    let t = Triplets {
+        shape: &shape,
+        n: nnz,
+        index_type: IndexType::I64,
+        base,
+        coords: CoordArrays::Interleaved(&coords),
+        type_tag,
+        values: Some(values),
+    };
+    Ok(assemble(&t, &AssembleOptions::default())?.0)
+}
