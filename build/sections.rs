@@ -75,6 +75,34 @@ const SECTIONS: &[Section] = &[
         n == "HURRAY_LOOKUP_MAX_BYTES" || n.starts_with("hurray_coo_lookup")
     }),
     (
+        "Assembly",
+        "Any triplets into a canonical handle; new values through a plan.",
+        |n| {
+            n.starts_with("HURRAY_INDEX_")
+                || n.starts_with("HURRAY_DUP_")
+                || n.starts_with("HURRAY_ASSEMBLE_")
+                || n == "HURRAY_PATTERN"
+                || n == "hurray_triplets"
+                || n == "hurray_coo_assemble"
+                || n.starts_with("hurray_assembly_plan")
+        },
+    ),
+    (
+        "Conversion",
+        "CSR, CSC and dense arrays in the consumer's own format, and back.",
+        |n| {
+            n.starts_with("HURRAY_FORMAT_")
+                || matches!(
+                    n,
+                    "hurray_coo_compressed_size"
+                        | "hurray_coo_export_compressed"
+                        | "hurray_coo_dense_size"
+                        | "hurray_coo_export_dense"
+                        | "hurray_coo_from_compressed"
+                )
+        },
+    ),
+    (
         "Descriptors and statistics",
         "The Hurray descriptor: write one for a handle, read one into a handle.",
         |n| {

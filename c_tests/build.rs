@@ -44,6 +44,7 @@ fn main() {
         "alloc64.c",
         "test_alloc.c",
         "test_api.c",
+        "test_assemble.c",
         "test_descriptor.c",
         "test_hostile.c",
         "test_threads.c",

@@ -83,6 +83,21 @@ module hurray_coo
   integer(c_int32_t), parameter, public :: HURRAY_STAT_VALUE_STATS = 8
   integer(c_int32_t), parameter, public :: HURRAY_STAT_NM_SPARSITY = 16
   integer(c_int32_t), parameter, public :: HURRAY_STAT_NAN_INF = 32
+  integer(c_int32_t), parameter, public :: HURRAY_INDEX_INT32 = 1
+  integer(c_int32_t), parameter, public :: HURRAY_INDEX_INT64 = 2
+  integer(c_int32_t), parameter, public :: HURRAY_INDEX_UINT32 = 3
+  integer(c_int32_t), parameter, public :: HURRAY_INDEX_UINT64 = 4
+  integer(c_int32_t), parameter, public :: HURRAY_DUP_ERROR = 0
+  integer(c_int32_t), parameter, public :: HURRAY_DUP_SUM = 1
+  integer(c_int32_t), parameter, public :: HURRAY_DUP_FIRST = 2
+  integer(c_int32_t), parameter, public :: HURRAY_DUP_LAST = 3
+  integer(c_int32_t), parameter, public :: HURRAY_DUP_MIN = 4
+  integer(c_int32_t), parameter, public :: HURRAY_DUP_MAX = 5
+  integer(c_int32_t), parameter, public :: HURRAY_ASSEMBLE_SKIP_NEGATIVE = 1
+  integer(c_int32_t), parameter, public :: HURRAY_ASSEMBLE_DROP_ZEROS = 2
+  integer(c_int8_t), parameter, public :: HURRAY_PATTERN = 0_c_int8_t
+  integer(c_int32_t), parameter, public :: HURRAY_FORMAT_CSR = 1
+  integer(c_int32_t), parameter, public :: HURRAY_FORMAT_CSC = 2
 
   integer(c_int8_t), parameter, public :: HURRAY_TYPE_FLOAT16 = int(z'01', c_int8_t)
   integer(c_int8_t), parameter, public :: HURRAY_TYPE_BFLOAT16 = int(z'02', c_int8_t)
@@ -144,6 +159,22 @@ module hurray_coo
     integer(c_int32_t) :: quantization_bytes
   end type hurray_descriptor_info
 
+  !> Triplets for hurray_coo_assemble: exactly one of indices (interleaved,
+  !> rank * n) and dim_indices (a C array of rank pointers, one per
+  !> dimension) is c_null_ptr.
+  type, bind(C), public :: hurray_triplets
+    integer(c_int32_t) :: rank
+    type(c_ptr) :: shape
+    integer(c_int64_t) :: n
+    integer(c_int32_t) :: index_type
+    integer(c_int32_t) :: index_base
+    type(c_ptr) :: indices
+    type(c_ptr) :: dim_indices
+    integer(c_int8_t) :: type_tag
+    type(c_ptr) :: values
+    integer(c_size_t) :: values_bytes
+  end type hurray_triplets
+
   ! ---- The C API, one interface per function -----------------------------
   public :: hurray_coo_create, hurray_coo_create_with_release, hurray_coo_free
   public :: hurray_coo_validate, hurray_coo_lookup, hurray_coo_lookup_f64, hurray_coo_lookup_batch
@@ -155,6 +186,10 @@ module hurray_coo
   public :: hurray_coo_abi_version, hurray_coo_descriptor_size, hurray_coo_encode_descriptor
   public :: hurray_coo_from_descriptor, hurray_descriptor_inspect, hurray_coo_statistics
   public :: hurray_coo_descriptor_statistics, hurray_coo_shard, hurray_coo_descriptor_flags
+  public :: hurray_coo_assemble, hurray_assembly_plan_apply, hurray_assembly_plan_triplets
+  public :: hurray_assembly_plan_nnz, hurray_assembly_plan_free
+  public :: hurray_coo_compressed_size, hurray_coo_export_compressed, hurray_coo_dense_size
+  public :: hurray_coo_export_dense, hurray_coo_from_compressed
 
   interface
     integer(c_int32_t) function hurray_coo_create(type_tag, rank, shape, nnz, is_sorted, &
@@ -386,6 +421,105 @@ module hurray_coo
       import :: c_int32_t, c_ptr
       type(c_ptr), value :: coo
     end function hurray_coo_descriptor_flags
+
+    integer(c_int32_t) function hurray_coo_assemble(triplets, duplicates_policy, flags, out, &
+        out_plan) bind(C, name="hurray_coo_assemble")
+      import :: c_int32_t, c_ptr, hurray_triplets
+      type(hurray_triplets), intent(in) :: triplets
+      integer(c_int32_t), value :: duplicates_policy
+      integer(c_int32_t), value :: flags
+      type(c_ptr), intent(out) :: out
+      type(c_ptr), intent(out) :: out_plan
+    end function hurray_coo_assemble
+
+    integer(c_int32_t) function hurray_assembly_plan_apply(plan, values, values_bytes, &
+        out_values, out_bytes) bind(C, name="hurray_assembly_plan_apply")
+      import :: c_int32_t, c_ptr, c_size_t
+      type(c_ptr), value :: plan
+      type(c_ptr), value :: values
+      integer(c_size_t), value :: values_bytes
+      type(c_ptr), value :: out_values
+      integer(c_size_t), value :: out_bytes
+    end function hurray_assembly_plan_apply
+
+    integer(c_int64_t) function hurray_assembly_plan_triplets(plan) &
+        bind(C, name="hurray_assembly_plan_triplets")
+      import :: c_int64_t, c_ptr
+      type(c_ptr), value :: plan
+    end function hurray_assembly_plan_triplets
+
+    integer(c_int64_t) function hurray_assembly_plan_nnz(plan) &
+        bind(C, name="hurray_assembly_plan_nnz")
+      import :: c_int64_t, c_ptr
+      type(c_ptr), value :: plan
+    end function hurray_assembly_plan_nnz
+
+    subroutine hurray_assembly_plan_free(plan) bind(C, name="hurray_assembly_plan_free")
+      import :: c_ptr
+      type(c_ptr), value :: plan
+    end subroutine hurray_assembly_plan_free
+
+    integer(c_int32_t) function hurray_coo_compressed_size(coo, format_code, index_type_code, &
+        out_offsets_bytes, out_indices_bytes, out_values_bytes) &
+        bind(C, name="hurray_coo_compressed_size")
+      import :: c_int32_t, c_ptr, c_size_t
+      type(c_ptr), value :: coo
+      integer(c_int32_t), value :: format_code
+      integer(c_int32_t), value :: index_type_code
+      integer(c_size_t), intent(out) :: out_offsets_bytes
+      integer(c_size_t), intent(out) :: out_indices_bytes
+      integer(c_size_t), intent(out) :: out_values_bytes
+    end function hurray_coo_compressed_size
+
+    integer(c_int32_t) function hurray_coo_export_compressed(coo, format_code, index_type_code, &
+        base, offsets, offsets_bytes, indices, indices_bytes, values, values_bytes) &
+        bind(C, name="hurray_coo_export_compressed")
+      import :: c_int32_t, c_ptr, c_size_t
+      type(c_ptr), value :: coo
+      integer(c_int32_t), value :: format_code
+      integer(c_int32_t), value :: index_type_code
+      integer(c_int32_t), value :: base
+      type(c_ptr), value :: offsets
+      integer(c_size_t), value :: offsets_bytes
+      type(c_ptr), value :: indices
+      integer(c_size_t), value :: indices_bytes
+      type(c_ptr), value :: values
+      integer(c_size_t), value :: values_bytes
+    end function hurray_coo_export_compressed
+
+    integer(c_int32_t) function hurray_coo_dense_size(coo, out_bytes) &
+        bind(C, name="hurray_coo_dense_size")
+      import :: c_int32_t, c_ptr, c_size_t
+      type(c_ptr), value :: coo
+      integer(c_size_t), intent(out) :: out_bytes
+    end function hurray_coo_dense_size
+
+    integer(c_int32_t) function hurray_coo_export_dense(coo, out, out_bytes) &
+        bind(C, name="hurray_coo_export_dense")
+      import :: c_int32_t, c_ptr, c_size_t
+      type(c_ptr), value :: coo
+      type(c_ptr), value :: out
+      integer(c_size_t), value :: out_bytes
+    end function hurray_coo_export_dense
+
+    integer(c_int32_t) function hurray_coo_from_compressed(format_code, rows, cols, &
+        index_type_code, base, offsets, offsets_bytes, indices, indices_bytes, type_tag, values, &
+        values_bytes, out) bind(C, name="hurray_coo_from_compressed")
+      import :: c_int32_t, c_int64_t, c_int8_t, c_ptr, c_size_t
+      integer(c_int32_t), value :: format_code
+      integer(c_int64_t), value :: rows
+      integer(c_int64_t), value :: cols
+      integer(c_int32_t), value :: index_type_code
+      integer(c_int32_t), value :: base
+      type(c_ptr), value :: offsets
+      integer(c_size_t), value :: offsets_bytes
+      type(c_ptr), value :: indices
+      integer(c_size_t), value :: indices_bytes
+      integer(c_int8_t), value :: type_tag
+      type(c_ptr), value :: values
+      integer(c_size_t), value :: values_bytes
+      type(c_ptr), intent(out) :: out
+    end function hurray_coo_from_compressed
 
     pure integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
       import :: c_ptr, c_size_t

@@ -790,7 +790,349 @@ hurray_status hurray_coo_lookup_batch(const struct hurray_coo *coo,
                                       uint32_t threads);
 
 /* ======================================================================
- * 7. Descriptors and statistics
+ * 7. Assembly
+ *    Any triplets into a canonical handle; new values through a plan.
+ * ====================================================================== */
+
+/**
+ * A re-assembly plan: maps every triplet of an assembly to its canonical
+ * entry. Immutable; may be used from many threads at once.
+ */
+typedef struct hurray_assembly_plan hurray_assembly_plan;
+
+/**
+ * Triplets as a solver holds them. Every pointer is read during the call
+ * only. Exactly one of indices and dim_indices is non-NULL (both may be
+ * NULL when n is 0).
+ */
+typedef struct hurray_triplets {
+  /**
+   * Rank, 1..=64.
+   */
+  uint32_t rank;
+  /**
+   * rank extents (never UINT64_MAX), 0-based as the format has them.
+   */
+  const uint64_t *shape;
+  /**
+   * Number of triplets.
+   */
+  uint64_t n;
+  /**
+   * HURRAY_INDEX_INT32, _INT64, _UINT32 or _UINT64.
+   */
+  uint32_t index_type;
+  /**
+   * 0, or 1 for 1-based coordinates (Fortran, Julia, Matrix Market).
+   */
+  uint32_t index_base;
+  /**
+   * Interleaved coordinates: n * rank integers, triplet i dimension d at
+   * indices[i * rank + d] (the Hurray layout). Or NULL.
+   */
+  const void *indices;
+  /**
+   * One array of n integers per dimension (I, J, ... of Fortran and
+   * Julia): rank pointers. Or NULL.
+   */
+  const void *const *dim_indices;
+  /**
+   * Element type of the values, or HURRAY_PATTERN for none.
+   */
+  uint8_t type_tag;
+  /**
+   * n values packed as the type packs them (NULL for a pattern).
+   */
+  const void *values;
+  /**
+   * Bytes of values: exactly what n elements of the type need.
+   */
+  size_t values_bytes;
+} hurray_triplets;
+
+/**
+ * Index type of coordinates and offsets: 32-bit signed integers.
+ */
+#define HURRAY_INDEX_INT32 1
+
+/**
+ * Index type: 64-bit signed integers.
+ */
+#define HURRAY_INDEX_INT64 2
+
+/**
+ * Index type: 32-bit unsigned integers.
+ */
+#define HURRAY_INDEX_UINT32 3
+
+/**
+ * Index type: 64-bit unsigned integers (the format's own).
+ */
+#define HURRAY_INDEX_UINT64 4
+
+/**
+ * Duplicate policy: refuse triplets with equal coordinates, naming both
+ * (in the caller's base). The default.
+ */
+#define HURRAY_DUP_ERROR 0
+
+/**
+ * Duplicate policy: add the values, in triplet order, in the type's own
+ * arithmetic (float16/bfloat16 rounded once per addition; an integer sum
+ * that does not fit the type is HURRAY_ERR_OVERFLOW). Refused
+ * (HURRAY_ERR_UNSUPPORTED_TYPE) for sub-byte, float8, float128 and bool
+ * values.
+ */
+#define HURRAY_DUP_SUM 1
+
+/**
+ * Duplicate policy: keep the first (lowest-numbered) triplet's value.
+ */
+#define HURRAY_DUP_FIRST 2
+
+/**
+ * Duplicate policy: keep the last triplet's value.
+ */
+#define HURRAY_DUP_LAST 3
+
+/**
+ * Duplicate policy: keep the smallest value (NaN loses to any number);
+ * refused for complex values.
+ */
+#define HURRAY_DUP_MIN 4
+
+/**
+ * Duplicate policy: keep the largest value (NaN loses to any number);
+ * refused for complex values.
+ */
+#define HURRAY_DUP_MAX 5
+
+/**
+ * Assembly flag: skip triplets with a negative coordinate (PETSc's "skip
+ * this contribution"); without it a negative coordinate is an error.
+ */
+#define HURRAY_ASSEMBLE_SKIP_NEGATIVE 1
+
+/**
+ * Assembly flag: leave out entries whose combined value is zero (either
+ * sign). A plan keeps the pattern of this first assembly.
+ */
+#define HURRAY_ASSEMBLE_DROP_ZEROS 2
+
+/**
+ * The type_tag of triplets without values (a sparsity pattern): the
+ * result is a bool tensor whose every stored entry is true.
+ */
+#define HURRAY_PATTERN 0
+
+/**
+ * Assemble triplets into a new, library-owned, canonical handle: sorted,
+ * duplicate-free, validated (copies made; the triplets may be freed when
+ * this returns).
+ *
+ * triplets (not NULL): see hurray_triplets. duplicates: HURRAY_DUP_*.
+ * flags: 0 or any of HURRAY_ASSEMBLE_SKIP_NEGATIVE and
+ * HURRAY_ASSEMBLE_DROP_ZEROS. Every coordinate is bounds-checked; an error
+ * names the triplet, the dimension and the value as the caller wrote them
+ * (1-based in, 1-based out), and a handle assembled from 1-based triplets
+ * speaks 1-based in its later messages (as HURRAY_COO_ONE_BASED_MESSAGES).
+ *
+ * out (not NULL): receives the handle, to be released with hurray_coo_free;
+ * NULL on failure. out_plan (may be NULL): receives a plan that maps a new
+ * values array of the same triplets into the handle's value order
+ * (hurray_assembly_plan_apply), to be released with
+ * hurray_assembly_plan_free; NULL on failure. Memory: the plan holds 8
+ * bytes per triplet; assembly uses about 24 bytes per triplet while it
+ * runs.
+ *
+ * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
+ * (flags, policy or index type), HURRAY_ERR_INVALID_LAYOUT (index base),
+ * HURRAY_ERR_INVALID_RANK, HURRAY_ERR_INVALID_SHAPE, HURRAY_ERR_INVALID_TYPE,
+ * HURRAY_ERR_RANK_MISMATCH, HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_OVERFLOW (a
+ * size, or an integer SUM), HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+ * HURRAY_ERR_DUPLICATE, HURRAY_ERR_UNSUPPORTED_TYPE (a policy the type
+ * cannot do), HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC.
+ *
+ * Thread safety: may be called from any thread.
+ */
+hurray_status hurray_coo_assemble(const struct hurray_triplets *triplets,
+                                  uint32_t duplicates_policy,
+                                  uint32_t flags,
+                                  struct hurray_coo **out,
+                                  struct hurray_assembly_plan **out_plan);
+
+/**
+ * Re-assemble: combine values (one per triplet, in the triplets' order and
+ * type, values_bytes of them) into out_values (one per canonical entry, in
+ * the handle's order, out_bytes of them, which is the order of
+ * hurray_coo_values and of a CSR export), by the plan's duplicate policy
+ * and in the same order as the first assembly. No sort, no allocation;
+ * every byte of out_values is written. Triplets skipped or dropped at the
+ * first assembly contribute nothing.
+ *
+ * plan, values (unless 0 bytes) and out_values (unless 0 bytes) may not be
+ * NULL. The library reads values and writes out_values during the call
+ * only; out_values may be a buffer a handle borrows only if no thread reads
+ * that handle meanwhile.
+ *
+ * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_BUFFER_SIZE,
+ * HURRAY_ERR_OVERFLOW (an integer SUM), HURRAY_ERR_UNSUPPORTED_FEATURE (a
+ * plan built from a pattern), HURRAY_ERR_INTERNAL_PANIC.
+ *
+ * Thread safety: safe on a plan shared between threads (each call writes
+ * only its own out_values).
+ */
+hurray_status hurray_assembly_plan_apply(const struct hurray_assembly_plan *plan,
+                                         const void *values,
+                                         size_t values_bytes,
+                                         void *out_values,
+                                         size_t out_bytes);
+
+/**
+ * Number of triplets the plan was built from (0 when plan is NULL).
+ * Thread safety: safe on a shared plan.
+ */
+uint64_t hurray_assembly_plan_triplets(const struct hurray_assembly_plan *plan);
+
+/**
+ * Number of canonical entries the plan writes (0 when plan is NULL).
+ * Thread safety: safe on a shared plan.
+ */
+uint64_t hurray_assembly_plan_nnz(const struct hurray_assembly_plan *plan);
+
+/**
+ * Release a plan. NULL is a no-op. The handle it was built with is
+ * independent: either may be freed first.
+ * Thread safety: any thread, once per plan, when no other thread uses it.
+ */
+void hurray_assembly_plan_free(struct hurray_assembly_plan *plan);
+
+/* ======================================================================
+ * 8. Conversion
+ *    CSR, CSC and dense arrays in the consumer's own format, and back.
+ * ====================================================================== */
+
+/**
+ * Compressed format: CSR (rows compressed; offsets has rows + 1 entries,
+ * indices holds column indices).
+ */
+#define HURRAY_FORMAT_CSR 1
+
+/**
+ * Compressed format: CSC (columns compressed; offsets has columns + 1
+ * entries, indices holds row indices).
+ */
+#define HURRAY_FORMAT_CSC 2
+
+/**
+ * The byte sizes of a CSR or CSC export of coo (rank 2) with index_type
+ * (HURRAY_INDEX_*) offsets and indices: out_offsets_bytes ((rows or
+ * columns) + 1 indices), out_indices_bytes (nnz indices), out_values_bytes
+ * (nnz values of the handle's type). Each out pointer may be NULL.
+ *
+ * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER (coo),
+ * HURRAY_ERR_INVALID_FLAGS (format, index type), HURRAY_ERR_UNSUPPORTED_FEATURE
+ * (rank other than 2), HURRAY_ERR_UNSUPPORTED_TYPE (a tag accepted only in
+ * permissive mode), HURRAY_ERR_OVERFLOW, HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: safe on a handle shared between threads.
+ */
+hurray_status hurray_coo_compressed_size(const struct hurray_coo *coo,
+                                         uint32_t format_code,
+                                         uint32_t index_type_code,
+                                         size_t *out_offsets_bytes,
+                                         size_t *out_indices_bytes,
+                                         size_t *out_values_bytes);
+
+/**
+ * Export coo (rank 2) as CSR or CSC into the caller's three arrays, in the
+ * consumer's own format: offsets and indices as index_type
+ * (HURRAY_INDEX_*), counted from base (0, or 1 for Julia's
+ * SparseMatrixCSC and Fortran codes), values in the handle's type. Within
+ * each row (CSR) or column (CSC) the indices increase, whatever the
+ * handle's order. Each array must have exactly the size
+ * hurray_coo_compressed_size reports (an empty array may be NULL); they are
+ * written during the call only and owned by the caller, so a solver adopts
+ * them without another copy (PETSc MatCreateSeqAIJWithArrays, GraphBLAS
+ * GxB_Matrix_import_CSR, Eigen Map<SparseMatrix>, MKL mkl_sparse_?_create_csr;
+ * see the README). A value that does not fit a 32-bit index type (the last
+ * offset, nnz + base, or the largest index) is HURRAY_ERR_OVERFLOW, never a
+ * wrap. A permissive handle is validated first.
+ *
+ * Returns HURRAY_OK or: the statuses of hurray_coo_compressed_size,
+ * HURRAY_ERR_INVALID_LAYOUT (base), HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_ALLOC,
+ * any status of hurray_coo_validate (permissive handles).
+ * Thread safety: safe on a handle shared between threads.
+ */
+hurray_status hurray_coo_export_compressed(const struct hurray_coo *coo,
+                                           uint32_t format_code,
+                                           uint32_t index_type_code,
+                                           uint32_t base,
+                                           void *offsets,
+                                           size_t offsets_bytes,
+                                           void *indices,
+                                           size_t indices_bytes,
+                                           void *values,
+                                           size_t values_bytes);
+
+/**
+ * Bytes of coo as a dense row-major array of its type (sub-byte types
+ * packed as the format packs them), into *out_bytes (not NULL). A shape
+ * whose size does not fit is HURRAY_ERR_OVERFLOW: compare *out_bytes with
+ * your own limit before allocating.
+ *
+ * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_OVERFLOW,
+ * HURRAY_ERR_UNSUPPORTED_TYPE, HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: safe on a handle shared between threads.
+ */
+hurray_status hurray_coo_dense_size(const struct hurray_coo *coo,
+                                    size_t *out_bytes);
+
+/**
+ * Write coo as a dense row-major array into out (exactly the
+ * hurray_coo_dense_size bytes, caller-owned, written during the call);
+ * absent elements are zero bytes. A permissive handle is validated first.
+ *
+ * Returns HURRAY_OK or: the statuses of hurray_coo_dense_size,
+ * HURRAY_ERR_BUFFER_SIZE, any status of hurray_coo_validate.
+ * Thread safety: safe on a handle shared between threads.
+ */
+hurray_status hurray_coo_export_dense(const struct hurray_coo *coo,
+                                      void *out,
+                                      size_t out_bytes);
+
+/**
+ * A new, library-owned, canonical handle (sorted, validated) from CSR or
+ * CSC arrays: shape rows x cols, offsets ((rows or cols) + 1 of
+ * index_type), indices (nnz of index_type), both counted from base, and nnz
+ * values of type_tag. The offsets are checked (first equal to base, never
+ * decreasing, last equal to nnz + base); every index must be in range and
+ * appear once per row (CSR) or column (CSC), in any order. The arrays are
+ * read during the call only. *out (not NULL) receives the handle, NULL on
+ * failure; release it with hurray_coo_free.
+ *
+ * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
+ * (format, index type), HURRAY_ERR_INVALID_LAYOUT (base, offsets),
+ * HURRAY_ERR_INVALID_SHAPE, HURRAY_ERR_INVALID_TYPE, HURRAY_ERR_BUFFER_SIZE,
+ * HURRAY_ERR_INDEX_OUT_OF_BOUNDS, HURRAY_ERR_DUPLICATE, HURRAY_ERR_OVERFLOW,
+ * HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: may be called from any thread.
+ */
+hurray_status hurray_coo_from_compressed(uint32_t format_code,
+                                         uint64_t rows,
+                                         uint64_t cols,
+                                         uint32_t index_type_code,
+                                         uint32_t base,
+                                         const void *offsets,
+                                         size_t offsets_bytes,
+                                         const void *indices,
+                                         size_t indices_bytes,
+                                         uint8_t type_tag,
+                                         const void *values,
+                                         size_t values_bytes,
+                                         struct hurray_coo **out);
+
+/* ======================================================================
+ * 9. Descriptors and statistics
  *    The Hurray descriptor: write one for a handle, read one into a handle.
  * ====================================================================== */
 

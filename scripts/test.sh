@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of the project, installing what a fresh machine lacks:
-#  1. cargo test: Rust unit, rule, oracle, descriptor/interop, ABI, header,
-#     bindings and fuzz-replay tests; the C/C++ suites (cc crate); the link,
-#     allocation-failure, ctypes and install-prefix consumer tests (C with
+#  1. cargo test: Rust unit, rule, oracle, descriptor/interop, assembly,
+#     conversion, ABI, header, bindings and fuzz-replay tests; the C/C++
+#     suites (cc crate); the link, allocation-failure, ctypes, README-block,
+#     GraphBLAS/Eigen client and install-prefix consumer tests (C with
 #     pkg-config, C++ with CMake, Fortran);
 #  2. the C suites again under AddressSanitizer + UndefinedBehaviorSanitizer;
 #  3. the C suites under valgrind memcheck (no leaks, no errors);
@@ -20,6 +21,8 @@ command -v cmake >/dev/null || missing+=(cmake)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
 command -v python3 >/dev/null || missing+=(python3)
 command -v readelf >/dev/null || missing+=(binutils)
+[ -e /usr/include/GraphBLAS.h ] || missing+=(libgraphblas-dev)
+[ -d /usr/include/eigen3 ] || missing+=(libeigen3-dev)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing ${missing[*]}" >&2
   apt-get update -qq && apt-get install -y -qq "${missing[@]}"

@@ -11,6 +11,9 @@ extern "C" {
     fn ctest_api_count() -> usize;
     fn ctest_api_name(i: usize) -> *const c_char;
     fn ctest_api_run(i: usize) -> c_int;
+    fn ctest_assemble_count() -> usize;
+    fn ctest_assemble_name(i: usize) -> *const c_char;
+    fn ctest_assemble_run(i: usize) -> c_int;
     fn ctest_descriptor_count() -> usize;
     fn ctest_descriptor_name(i: usize) -> *const c_char;
     fn ctest_descriptor_run(i: usize) -> c_int;
@@ -36,6 +39,12 @@ pub const API: Suite = Suite {
     count: ctest_api_count,
     name: ctest_api_name,
     run: ctest_api_run,
+};
+
+pub const ASSEMBLE: Suite = Suite {
+    count: ctest_assemble_count,
+    name: ctest_assemble_name,
+    run: ctest_assemble_run,
 };
 
 pub const DESCRIPTOR: Suite = Suite {

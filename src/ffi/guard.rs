@@ -80,36 +80,86 @@ pub(crate) fn guard_value<T>(fallback: T, f: impl FnOnce() -> T) -> T {
 
 /// Move a new handle to the heap and give its pointer to the caller, with a
 /// fallible allocation.
-pub(crate) fn box_handle(h: hurray_coo) -> Result<*mut hurray_coo, CooError> {
+pub(crate) fn box_handle<T>(h: T) -> Result<*mut T, CooError> {
     let mut v = Vec::new();
     v.try_reserve_exact(1).map_err(|_| CooError::Alloc {
-        bytes: std::mem::size_of::<hurray_coo>(),
+        bytes: std::mem::size_of::<T>(),
         what: "the handle",
     })?;
     v.push(h);
-    // A boxed one-element slice has the layout of a Box<hurray_coo>; it is
-    // taken back as one in hurray_coo_free.
-    Ok(Box::into_raw(v.into_boxed_slice()).cast::<hurray_coo>())
+    // A boxed one-element slice has the layout of a Box<T>; it is taken back
+    // as one in free_handle.
+    Ok(Box::into_raw(v.into_boxed_slice()).cast::<T>())
 }
 
 /// Free a handle made by `box_handle`.
 ///
 /// # Safety
-/// `coo` is NULL or a live handle from `box_handle`, freed only once.
-pub(crate) unsafe fn free_handle(coo: *mut hurray_coo) {
-    if !coo.is_null() {
-        // SAFETY: a non-null `coo` came from box_handle (a boxed one-element
-        // slice, which has Box<hurray_coo>'s layout) and is freed once, per
-        // the contract.
-        drop(unsafe { Box::from_raw(coo) });
+/// `h` is NULL or a live handle from `box_handle`, freed only once.
+pub(crate) unsafe fn free_handle<T>(h: *mut T) {
+    if !h.is_null() {
+        // SAFETY: a non-null `h` came from box_handle (a boxed one-element
+        // slice, which has Box<T>'s layout) and is freed once, per the
+        // contract.
+        drop(unsafe { Box::from_raw(h) });
     }
+}
+
+/// A caller's struct, read by value (unaligned reads tolerated).
+///
+/// # Safety
+/// `ptr`, when not NULL, must be valid for a read of one `T`, and every bit
+/// pattern the caller may write must be a valid `T` (plain C data: integers
+/// and raw pointers).
+pub(crate) unsafe fn read_struct<T: Copy>(
+    ptr: *const T,
+    what: &'static str,
+) -> Result<T, CooError> {
+    if ptr.is_null() {
+        return Err(CooError::null(what));
+    }
+    // SAFETY: non-null and readable per the caller's contract.
+    Ok(unsafe { ptr.read_unaligned() })
+}
+
+/// `n` (at most 64, checked by the caller) pointers of a caller's array of
+/// pointers, copied.
+///
+/// # Safety
+/// `ptr`, when not NULL, must be valid for reads of `n` pointers.
+pub(crate) unsafe fn read_ptrs(
+    ptr: *const *const c_void,
+    n: usize,
+    what: &'static str,
+) -> Result<[*const c_void; MAX_RANK as usize], CooError> {
+    if ptr.is_null() {
+        return Err(CooError::null(what));
+    }
+    if n > MAX_RANK as usize {
+        return Err(CooError::Internal(format!("{what}: {n} pointers read")));
+    }
+    let mut out = [std::ptr::null(); MAX_RANK as usize];
+    for (k, slot) in out[..n].iter_mut().enumerate() {
+        // SAFETY: the caller guarantees `n` readable pointers at `ptr`.
+        *slot = unsafe { ptr.add(k).read_unaligned() };
+    }
+    Ok(out)
 }
 
 /// # Safety
 /// `coo` is NULL or a live handle from `hurray_coo_create*`.
 pub(crate) unsafe fn handle<'h>(coo: *const hurray_coo) -> Result<&'h hurray_coo, CooError> {
-    // SAFETY: non-null handles are live per the C contract.
-    unsafe { coo.as_ref() }.ok_or(CooError::null("coo"))
+    // SAFETY: forwarded contract.
+    unsafe { live(coo, "coo") }
+}
+
+/// A live object the library handed out (a handle, a plan), or NULL.
+///
+/// # Safety
+/// `p` is NULL or a live object from `box_handle`, not freed meanwhile.
+pub(crate) unsafe fn live<'h, T>(p: *const T, what: &'static str) -> Result<&'h T, CooError> {
+    // SAFETY: non-null objects are live per the C contract.
+    unsafe { p.as_ref() }.ok_or(CooError::null(what))
 }
 
 /// Copy `src` to the caller's memory at `out`.

@@ -10,8 +10,10 @@
 // there.
 #![allow(clippy::missing_safety_doc)]
 
-// The header's sections follow the order of these modules.
+// The header's sections are arranged by build/sections.rs.
+mod assemble;
 mod consts;
+mod convert;
 mod element;
 mod guard;
 mod handle;
@@ -22,7 +24,9 @@ mod validate;
 
 use std::ffi::c_void;
 
+pub use assemble::*;
 pub use consts::*;
+pub use convert::*;
 pub use element::*;
 pub use handle::*;
 pub use io::*;

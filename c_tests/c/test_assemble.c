@@ -1,0 +1,224 @@
+/* C tests of assembly, re-assembly and conversion, as a solver calls them. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctest.h"
+
+/* A 3x3 FEM-style assembly: 1-based int32 triplets, one array per
+ * dimension, with duplicates to sum and a negative index to skip. */
+static int test_fem_assembly_sum_and_plan(void) {
+    int failures = 0;
+    const uint64_t shape[2] = {3, 3};
+    const int32_t rows[7] = {1, 1, 2, 2, 3, 1, -1};
+    const int32_t cols[7] = {1, 2, 2, 2, 3, 1, 2};
+    const double vals[7] = {1.0, 2.0, 3.0, 4.0, 5.0, 10.0, 99.0};
+    const void *dims[2] = {rows, cols};
+    hurray_triplets t;
+    hurray_coo *coo = NULL;
+    hurray_assembly_plan *plan = NULL;
+    double out[4], d = 0.0;
+    bool found = false;
+    const uint64_t q[2] = {0, 0};
+    memset(&t, 0, sizeof t);
+    t.rank = 2;
+    t.shape = shape;
+    t.n = 7;
+    t.index_type = HURRAY_INDEX_INT32;
+    t.index_base = 1;
+    t.dim_indices = dims;
+    t.type_tag = HURRAY_TYPE_FLOAT64;
+    t.values = vals;
+    t.values_bytes = sizeof vals;
+
+    /* Without SKIP_NEGATIVE the negative index is an error, 1-based. */
+    CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_SUM, 0, &coo, &plan),
+                 HURRAY_ERR_INDEX_OUT_OF_BOUNDS, "triplet 7: coordinate -1 in dimension 1");
+    CHECK(coo == NULL && plan == NULL);
+    /* ERROR policy names both duplicates, 1-based. */
+    CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_ERROR, HURRAY_ASSEMBLE_SKIP_NEGATIVE, &coo,
+                                     &plan),
+                 HURRAY_ERR_DUPLICATE, "triplet 4 duplicates triplet 3 at (2, 2)");
+    CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_SUM, HURRAY_ASSEMBLE_SKIP_NEGATIVE, &coo,
+                                     &plan),
+                 HURRAY_OK, "");
+    CHECK(hurray_coo_nnz(coo) == 4 && hurray_coo_is_sorted(coo));
+    CHECK_STATUS(hurray_coo_lookup_f64(coo, q, 2, &d, &found), HURRAY_OK, "");
+    CHECK(found && d == 11.0);
+    CHECK(hurray_assembly_plan_triplets(plan) == 7 && hurray_assembly_plan_nnz(plan) == 4);
+    {
+        /* The handle speaks the caller's base in later messages. */
+        const uint64_t bad[2] = {3, 0};
+        CHECK_STATUS(hurray_coo_lookup_f64(coo, bad, 2, &d, NULL), HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+                     "query coordinate 4 in dimension 1");
+    }
+    /* Re-assembly with new values: no sort, same order as CSR. */
+    {
+        const double v2[7] = {2.0, 4.0, 6.0, 8.0, 10.0, 20.0, 1e300};
+        const double want[4] = {22.0, 4.0, 14.0, 10.0};
+        size_t k;
+        CHECK_STATUS(hurray_assembly_plan_apply(plan, v2, sizeof v2, out, sizeof out), HURRAY_OK, "");
+        for (k = 0; k < 4; k++) {
+            CHECK(out[k] == want[k]);
+        }
+        CHECK_STATUS(hurray_assembly_plan_apply(plan, v2, 8, out, sizeof out),
+                     HURRAY_ERR_BUFFER_SIZE, "7 triplets of float64");
+        CHECK_STATUS(hurray_assembly_plan_apply(NULL, v2, sizeof v2, out, sizeof out),
+                     HURRAY_ERR_NULL_POINTER, "plan");
+    }
+    hurray_assembly_plan_free(plan);
+    hurray_assembly_plan_free(NULL);
+    hurray_coo_free(coo);
+    return failures;
+}
+
+static int test_assembly_arguments_are_checked(void) {
+    int failures = 0;
+    const uint64_t shape[1] = {4};
+    const uint64_t idx[2] = {1, 3};
+    const int8_t vals[2] = {100, 100};
+    hurray_triplets t;
+    hurray_coo *coo = (hurray_coo *)1;
+    memset(&t, 0, sizeof t);
+    t.rank = 1;
+    t.shape = shape;
+    t.n = 2;
+    t.index_type = HURRAY_INDEX_UINT64;
+    t.indices = idx;
+    t.type_tag = HURRAY_TYPE_INT8;
+    t.values = vals;
+    t.values_bytes = 2;
+    CHECK_STATUS(hurray_coo_assemble(NULL, 0, 0, &coo, NULL), HURRAY_ERR_NULL_POINTER, "triplets");
+    CHECK(coo == NULL);
+    CHECK_STATUS(hurray_coo_assemble(&t, 9, 0, &coo, NULL), HURRAY_ERR_INVALID_FLAGS,
+                 "duplicate policy");
+    CHECK_STATUS(hurray_coo_assemble(&t, 0, 4, &coo, NULL), HURRAY_ERR_INVALID_FLAGS,
+                 "assembly flags");
+    t.index_type = 7;
+    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, &coo, NULL), HURRAY_ERR_INVALID_FLAGS, "index type");
+    t.index_type = HURRAY_INDEX_UINT64;
+    t.index_base = 2;
+    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, &coo, NULL), HURRAY_ERR_INVALID_LAYOUT, "base 2");
+    t.index_base = 0;
+    t.dim_indices = (const void *const *)(const void *)&t; /* both given */
+    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, &coo, NULL), HURRAY_ERR_NULL_POINTER,
+                 "exactly one of them");
+    t.dim_indices = NULL;
+    t.values_bytes = 3;
+    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, &coo, NULL), HURRAY_ERR_BUFFER_SIZE,
+                 "2 triplets of int8");
+    t.values_bytes = 2;
+    {
+        /* int8 100 + 100 overflows: an error, never a wrap. */
+        const uint64_t same[2] = {1, 1};
+        t.indices = same;
+        CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_SUM, 0, &coo, NULL), HURRAY_ERR_OVERFLOW,
+                     "the SUM of triplets 0 to 1 at (1) overflows int8");
+        CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_MAX, 0, &coo, NULL), HURRAY_OK, "");
+        hurray_coo_free(coo);
+    }
+    /* A pattern: no values, bool true at each coordinate. */
+    t.indices = idx;
+    t.type_tag = HURRAY_PATTERN;
+    t.values = NULL;
+    t.values_bytes = 0;
+    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, &coo, NULL), HURRAY_OK, "");
+    CHECK(hurray_coo_type_tag(coo) == HURRAY_TYPE_BOOL && hurray_coo_nnz(coo) == 2);
+    hurray_coo_free(coo);
+    return failures;
+}
+
+/* CSR in int32 base 0 and CSC in int64 base 1 of
+ *   [1 0 2]
+ *   [0 0 3]
+ * from an unsorted handle, then back. */
+static int test_csr_csc_dense_and_back(void) {
+    int failures = 0;
+    const uint64_t shape[2] = {2, 3};
+    const uint64_t idx[6] = {1, 2, 0, 2, 0, 0};
+    const double vals[3] = {3.0, 2.0, 1.0};
+    hurray_triplets t;
+    hurray_coo *coo = NULL, *back = NULL;
+    size_t ob = 0, ib = 0, vb = 0;
+    memset(&t, 0, sizeof t);
+    t.rank = 2;
+    t.shape = shape;
+    t.n = 3;
+    t.index_type = HURRAY_INDEX_UINT64;
+    t.indices = idx;
+    t.type_tag = HURRAY_TYPE_FLOAT64;
+    t.values = vals;
+    t.values_bytes = sizeof vals;
+    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, &coo, NULL), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_compressed_size(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, &ob, &ib, &vb),
+                 HURRAY_OK, "");
+    CHECK(ob == 12 && ib == 12 && vb == 24);
+    {
+        int32_t rp[3], ci[3];
+        double v[3];
+        CHECK_STATUS(hurray_coo_export_compressed(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 0, rp,
+                                                  sizeof rp, ci, sizeof ci, v, sizeof v),
+                     HURRAY_OK, "");
+        CHECK(rp[0] == 0 && rp[1] == 2 && rp[2] == 3);
+        CHECK(ci[0] == 0 && ci[1] == 2 && ci[2] == 2);
+        CHECK(v[0] == 1.0 && v[1] == 2.0 && v[2] == 3.0);
+        CHECK_STATUS(hurray_coo_export_compressed(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 0, rp,
+                                                  sizeof rp - 4, ci, sizeof ci, v, sizeof v),
+                     HURRAY_ERR_BUFFER_SIZE, "offsets");
+        CHECK_STATUS(hurray_coo_from_compressed(HURRAY_FORMAT_CSR, 2, 3, HURRAY_INDEX_INT32, 0, rp,
+                                                sizeof rp, ci, sizeof ci, HURRAY_TYPE_FLOAT64, v,
+                                                sizeof v, &back),
+                     HURRAY_OK, "");
+        CHECK(back != NULL && hurray_coo_nnz(back) == 3);
+        {
+            size_t n1 = 0, n2 = 0;
+            const void *a = hurray_coo_indices(coo, &n1);
+            const void *b = hurray_coo_indices(back, &n2);
+            CHECK(n1 == n2 && memcmp(a, b, n1) == 0);
+        }
+        hurray_coo_free(back);
+    }
+    {
+        int64_t cp[4], ri[3];
+        double v[3];
+        CHECK_STATUS(hurray_coo_export_compressed(coo, HURRAY_FORMAT_CSC, HURRAY_INDEX_INT64, 1, cp,
+                                                  sizeof cp, ri, sizeof ri, v, sizeof v),
+                     HURRAY_OK, "");
+        CHECK(cp[0] == 1 && cp[1] == 2 && cp[2] == 2 && cp[3] == 4);
+        CHECK(ri[0] == 1 && ri[1] == 1 && ri[2] == 2);
+        CHECK(v[0] == 1.0 && v[1] == 2.0 && v[2] == 3.0);
+    }
+    {
+        double dense[6];
+        size_t bytes = 0;
+        CHECK_STATUS(hurray_coo_dense_size(coo, &bytes), HURRAY_OK, "");
+        CHECK(bytes == sizeof dense);
+        CHECK_STATUS(hurray_coo_export_dense(coo, dense, sizeof dense), HURRAY_OK, "");
+        CHECK(dense[0] == 1.0 && dense[1] == 0.0 && dense[2] == 2.0);
+        CHECK(dense[3] == 0.0 && dense[4] == 0.0 && dense[5] == 3.0);
+    }
+    CHECK_STATUS(hurray_coo_export_compressed(coo, 9, HURRAY_INDEX_INT32, 0, NULL, 0, NULL, 0, NULL, 0),
+                 HURRAY_ERR_INVALID_FLAGS, "HURRAY_FORMAT_CSR");
+    hurray_coo_free(coo);
+    return failures;
+}
+
+static const struct {
+    const char *name;
+    ctest_fn fn;
+} TESTS[] = {
+    {"fem_assembly_sum_and_plan", test_fem_assembly_sum_and_plan},
+    {"assembly_arguments_are_checked", test_assembly_arguments_are_checked},
+    {"csr_csc_dense_and_back", test_csr_csc_dense_and_back},
+};
+
+size_t ctest_assemble_count(void);
+const char *ctest_assemble_name(size_t i);
+int ctest_assemble_run(size_t i);
+
+size_t ctest_assemble_count(void) { return sizeof TESTS / sizeof TESTS[0]; }
+const char *ctest_assemble_name(size_t i) {
+    return i < ctest_assemble_count() ? TESTS[i].name : NULL;
+}
+int ctest_assemble_run(size_t i) { return i < ctest_assemble_count() ? TESTS[i].fn() : -1; }

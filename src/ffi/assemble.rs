@@ -1,0 +1,357 @@
+//! Assembly from triplets, and re-assembly through a plan.
+
+use std::ffi::c_void;
+
+use super::guard::{
+    array_mut, box_handle, bytes, free_handle, guard, guard_value, live, read_ptrs, read_struct,
+    read_u64s, write_opt, write_req,
+};
+use super::{hurray_coo, hurray_status};
+use crate::assemble::{
+    assemble, AssembleOptions, CoordArrays, Duplicates, IndexType, Plan, Triplets,
+};
+use crate::coo::check_rank;
+use crate::element::size;
+use crate::error::CooError;
+
+/// Index type of coordinates and offsets: 32-bit signed integers.
+pub const HURRAY_INDEX_INT32: u32 = 1;
+/// Index type: 64-bit signed integers.
+pub const HURRAY_INDEX_INT64: u32 = 2;
+/// Index type: 32-bit unsigned integers.
+pub const HURRAY_INDEX_UINT32: u32 = 3;
+/// Index type: 64-bit unsigned integers (the format's own).
+pub const HURRAY_INDEX_UINT64: u32 = 4;
+
+/// Duplicate policy: refuse triplets with equal coordinates, naming both
+/// (in the caller's base). The default.
+pub const HURRAY_DUP_ERROR: u32 = 0;
+/// Duplicate policy: add the values, in triplet order, in the type's own
+/// arithmetic (float16/bfloat16 rounded once per addition; an integer sum
+/// that does not fit the type is HURRAY_ERR_OVERFLOW). Refused
+/// (HURRAY_ERR_UNSUPPORTED_TYPE) for sub-byte, float8, float128 and bool
+/// values.
+pub const HURRAY_DUP_SUM: u32 = 1;
+/// Duplicate policy: keep the first (lowest-numbered) triplet's value.
+pub const HURRAY_DUP_FIRST: u32 = 2;
+/// Duplicate policy: keep the last triplet's value.
+pub const HURRAY_DUP_LAST: u32 = 3;
+/// Duplicate policy: keep the smallest value (NaN loses to any number);
+/// refused for complex values.
+pub const HURRAY_DUP_MIN: u32 = 4;
+/// Duplicate policy: keep the largest value (NaN loses to any number);
+/// refused for complex values.
+pub const HURRAY_DUP_MAX: u32 = 5;
+
+/// Assembly flag: skip triplets with a negative coordinate (PETSc's "skip
+/// this contribution"); without it a negative coordinate is an error.
+pub const HURRAY_ASSEMBLE_SKIP_NEGATIVE: u32 = 1;
+/// Assembly flag: leave out entries whose combined value is zero (either
+/// sign). A plan keeps the pattern of this first assembly.
+pub const HURRAY_ASSEMBLE_DROP_ZEROS: u32 = 2;
+
+/// The type_tag of triplets without values (a sparsity pattern): the
+/// result is a bool tensor whose every stored entry is true.
+pub const HURRAY_PATTERN: u8 = 0;
+
+/// Triplets as a solver holds them. Every pointer is read during the call
+/// only. Exactly one of indices and dim_indices is non-NULL (both may be
+/// NULL when n is 0).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hurray_triplets {
+    /// Rank, 1..=64.
+    pub rank: u32,
+    /// rank extents (never UINT64_MAX), 0-based as the format has them.
+    pub shape: *const u64,
+    /// Number of triplets.
+    pub n: u64,
+    /// HURRAY_INDEX_INT32, _INT64, _UINT32 or _UINT64.
+    pub index_type: u32,
+    /// 0, or 1 for 1-based coordinates (Fortran, Julia, Matrix Market).
+    pub index_base: u32,
+    /// Interleaved coordinates: n * rank integers, triplet i dimension d at
+    /// indices[i * rank + d] (the Hurray layout). Or NULL.
+    pub indices: *const c_void,
+    /// One array of n integers per dimension (I, J, ... of Fortran and
+    /// Julia): rank pointers. Or NULL.
+    pub dim_indices: *const *const c_void,
+    /// Element type of the values, or HURRAY_PATTERN for none.
+    pub type_tag: u8,
+    /// n values packed as the type packs them (NULL for a pattern).
+    pub values: *const c_void,
+    /// Bytes of values: exactly what n elements of the type need.
+    pub values_bytes: usize,
+}
+
+/// A re-assembly plan: maps every triplet of an assembly to its canonical
+/// entry. Immutable; may be used from many threads at once.
+pub struct hurray_assembly_plan {
+    plan: Plan,
+}
+
+/// The index type of a `HURRAY_INDEX_*` code.
+pub(super) fn index_type(code: u32) -> Result<IndexType, CooError> {
+    Ok(match code {
+        HURRAY_INDEX_INT32 => IndexType::I32,
+        HURRAY_INDEX_INT64 => IndexType::I64,
+        HURRAY_INDEX_UINT32 => IndexType::U32,
+        HURRAY_INDEX_UINT64 => IndexType::U64,
+        other => {
+            return Err(CooError::InvalidFlags {
+                flags: other,
+                unknown: other,
+                allowed: "the index type is HURRAY_INDEX_INT32 (1), HURRAY_INDEX_INT64 (2), \
+                          HURRAY_INDEX_UINT32 (3) or HURRAY_INDEX_UINT64 (4)",
+            })
+        }
+    })
+}
+
+/// The index base, 0 or 1.
+pub(super) fn index_base(base: u32) -> Result<u8, CooError> {
+    match base {
+        0 | 1 => Ok(base as u8),
+        b => Err(CooError::Layout(format!(
+            "index base {b} is not supported: it must be 0 or 1"
+        ))),
+    }
+}
+
+fn duplicates(code: u32) -> Result<Duplicates, CooError> {
+    Ok(match code {
+        HURRAY_DUP_ERROR => Duplicates::Error,
+        HURRAY_DUP_SUM => Duplicates::Sum,
+        HURRAY_DUP_FIRST => Duplicates::First,
+        HURRAY_DUP_LAST => Duplicates::Last,
+        HURRAY_DUP_MIN => Duplicates::Min,
+        HURRAY_DUP_MAX => Duplicates::Max,
+        other => {
+            return Err(CooError::InvalidFlags {
+                flags: other,
+                unknown: other,
+                allowed: "the duplicate policy is HURRAY_DUP_ERROR (0), _SUM (1), _FIRST (2), \
+                          _LAST (3), _MIN (4) or _MAX (5)",
+            })
+        }
+    })
+}
+
+/// Assemble triplets into a new, library-owned, canonical handle: sorted,
+/// duplicate-free, validated (copies made; the triplets may be freed when
+/// this returns).
+///
+/// triplets (not NULL): see hurray_triplets. duplicates: HURRAY_DUP_*.
+/// flags: 0 or any of HURRAY_ASSEMBLE_SKIP_NEGATIVE and
+/// HURRAY_ASSEMBLE_DROP_ZEROS. Every coordinate is bounds-checked; an error
+/// names the triplet, the dimension and the value as the caller wrote them
+/// (1-based in, 1-based out), and a handle assembled from 1-based triplets
+/// speaks 1-based in its later messages (as HURRAY_COO_ONE_BASED_MESSAGES).
+///
+/// out (not NULL): receives the handle, to be released with hurray_coo_free;
+/// NULL on failure. out_plan (may be NULL): receives a plan that maps a new
+/// values array of the same triplets into the handle's value order
+/// (hurray_assembly_plan_apply), to be released with
+/// hurray_assembly_plan_free; NULL on failure. Memory: the plan holds 8
+/// bytes per triplet; assembly uses about 24 bytes per triplet while it
+/// runs.
+///
+/// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
+/// (flags, policy or index type), HURRAY_ERR_INVALID_LAYOUT (index base),
+/// HURRAY_ERR_INVALID_RANK, HURRAY_ERR_INVALID_SHAPE, HURRAY_ERR_INVALID_TYPE,
+/// HURRAY_ERR_RANK_MISMATCH, HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_OVERFLOW (a
+/// size, or an integer SUM), HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+/// HURRAY_ERR_DUPLICATE, HURRAY_ERR_UNSUPPORTED_TYPE (a policy the type
+/// cannot do), HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC.
+///
+/// Thread safety: may be called from any thread.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_assemble(
+    triplets: *const hurray_triplets,
+    duplicates_policy: u32,
+    flags: u32,
+    out: *mut *mut hurray_coo,
+    out_plan: *mut *mut hurray_assembly_plan,
+) -> hurray_status {
+    guard(|| {
+        // SAFETY: NULL-checked by write_req; writable per the contract.
+        unsafe { write_req(out, std::ptr::null_mut(), "out")? };
+        // SAFETY: NULL or writable per the contract.
+        unsafe { write_opt(out_plan, std::ptr::null_mut()) };
+        const KNOWN: u32 = HURRAY_ASSEMBLE_SKIP_NEGATIVE | HURRAY_ASSEMBLE_DROP_ZEROS;
+        if flags & !KNOWN != 0 {
+            return Err(CooError::InvalidFlags {
+                flags,
+                unknown: flags & !KNOWN,
+                allowed: "assembly flags are HURRAY_ASSEMBLE_SKIP_NEGATIVE (0x1) and \
+                          HURRAY_ASSEMBLE_DROP_ZEROS (0x2)",
+            });
+        }
+        let opts = AssembleOptions {
+            duplicates: duplicates(duplicates_policy)?,
+            skip_negative: flags & HURRAY_ASSEMBLE_SKIP_NEGATIVE != 0,
+            drop_zeros: flags & HURRAY_ASSEMBLE_DROP_ZEROS != 0,
+        };
+        // SAFETY: NULL or a readable hurray_triplets, per the contract.
+        let t = unsafe { read_struct(triplets, "triplets") }?;
+        check_rank(t.rank)?;
+        // SAFETY: the struct's pointers are valid for what it declares.
+        let shape = unsafe { read_u64s(t.shape, t.rank, "triplets->shape") }?;
+        let it = index_type(t.index_type)?;
+        let base = index_base(t.index_base)?;
+        let n = size::to_usize(t.n, "the triplet count")?;
+        let rank = t.rank as usize;
+        let w = it.width();
+        let count_bytes = |count: usize, what: &str| {
+            count.checked_mul(w).ok_or_else(|| CooError::Overflow {
+                what: format!("{what}: {count} coordinates"),
+            })
+        };
+        let dims;
+        let coords = match (t.indices.is_null(), t.dim_indices.is_null()) {
+            (false, true) => {
+                let count = n.checked_mul(rank).ok_or_else(|| CooError::Overflow {
+                    what: format!("{n} triplets of rank {rank}"),
+                })?;
+                // SAFETY: n * rank integers at indices, per the contract.
+                CoordArrays::Interleaved(unsafe {
+                    bytes(
+                        t.indices,
+                        count_bytes(count, "indices")?,
+                        "triplets->indices",
+                    )
+                }?)
+            }
+            (true, false) => {
+                // SAFETY: rank pointers at dim_indices, per the contract.
+                let ptrs = unsafe { read_ptrs(t.dim_indices, rank, "triplets->dim_indices") }?;
+                let mut arrays: [&[u8]; 64] = [&[]; 64];
+                for (d, p) in ptrs[..rank].iter().enumerate() {
+                    // SAFETY: n integers in each array, per the contract.
+                    arrays[d] = unsafe {
+                        bytes(
+                            *p,
+                            count_bytes(n, "dim_indices")?,
+                            "triplets->dim_indices[d]",
+                        )
+                    }?;
+                }
+                dims = arrays;
+                CoordArrays::PerDim(&dims[..rank])
+            }
+            (true, true) if n == 0 => CoordArrays::Interleaved(&[]),
+            _ => {
+                return Err(CooError::NullPointer {
+                    what: "triplets->indices or triplets->dim_indices",
+                    hint: ": exactly one of them must be given (not NULL)",
+                })
+            }
+        };
+        let values = if t.type_tag == HURRAY_PATTERN {
+            None
+        } else {
+            // SAFETY: values_bytes readable bytes at values, per the contract.
+            Some(unsafe { bytes(t.values, t.values_bytes, "triplets->values") }?)
+        };
+        let triplets = Triplets {
+            shape: shape.as_slice(),
+            n,
+            index_type: it,
+            base,
+            coords,
+            type_tag: t.type_tag,
+            values,
+        };
+        let (coo, plan) = assemble(&triplets, &opts)?;
+        let h = box_handle(hurray_coo {
+            coo,
+            desc: None,
+            one_based: base == 1,
+            _release: None,
+        })?;
+        if !out_plan.is_null() {
+            match box_handle(hurray_assembly_plan { plan }) {
+                // SAFETY: non-null and writable per the contract.
+                Ok(p) => unsafe { write_opt(out_plan, p) },
+                Err(e) => {
+                    // SAFETY: h came from box_handle just above.
+                    unsafe { free_handle(h) };
+                    return Err(e);
+                }
+            }
+        }
+        // SAFETY: checked non-null above.
+        unsafe { write_opt(out, h) };
+        Ok(())
+    })
+}
+
+/// Re-assemble: combine values (one per triplet, in the triplets' order and
+/// type, values_bytes of them) into out_values (one per canonical entry, in
+/// the handle's order, out_bytes of them, which is the order of
+/// hurray_coo_values and of a CSR export), by the plan's duplicate policy
+/// and in the same order as the first assembly. No sort, no allocation;
+/// every byte of out_values is written. Triplets skipped or dropped at the
+/// first assembly contribute nothing.
+///
+/// plan, values (unless 0 bytes) and out_values (unless 0 bytes) may not be
+/// NULL. The library reads values and writes out_values during the call
+/// only; out_values may be a buffer a handle borrows only if no thread reads
+/// that handle meanwhile.
+///
+/// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_BUFFER_SIZE,
+/// HURRAY_ERR_OVERFLOW (an integer SUM), HURRAY_ERR_UNSUPPORTED_FEATURE (a
+/// plan built from a pattern), HURRAY_ERR_INTERNAL_PANIC.
+///
+/// Thread safety: safe on a plan shared between threads (each call writes
+/// only its own out_values).
+#[no_mangle]
+pub unsafe extern "C" fn hurray_assembly_plan_apply(
+    plan: *const hurray_assembly_plan,
+    values: *const c_void,
+    values_bytes: usize,
+    out_values: *mut c_void,
+    out_bytes: usize,
+) -> hurray_status {
+    guard(|| {
+        // SAFETY: NULL or a live plan, per the contract.
+        let p = unsafe { live(plan, "plan") }?;
+        // SAFETY: readable and writable for their byte counts, per the contract.
+        let (input, out) = unsafe {
+            (
+                bytes(values, values_bytes, "values")?,
+                array_mut::<u8>(out_values.cast(), out_bytes, "out_values")?,
+            )
+        };
+        p.plan.apply(input, out)
+    })
+}
+
+/// Number of triplets the plan was built from (0 when plan is NULL).
+/// Thread safety: safe on a shared plan.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_assembly_plan_triplets(plan: *const hurray_assembly_plan) -> u64 {
+    // SAFETY: NULL or a live plan, per the contract.
+    guard_value(0, || {
+        unsafe { live(plan, "plan") }.map_or(0, |p| p.plan.triplets() as u64)
+    })
+}
+
+/// Number of canonical entries the plan writes (0 when plan is NULL).
+/// Thread safety: safe on a shared plan.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_assembly_plan_nnz(plan: *const hurray_assembly_plan) -> u64 {
+    // SAFETY: NULL or a live plan, per the contract.
+    guard_value(0, || {
+        unsafe { live(plan, "plan") }.map_or(0, |p| p.plan.nnz() as u64)
+    })
+}
+
+/// Release a plan. NULL is a no-op. The handle it was built with is
+/// independent: either may be freed first.
+/// Thread safety: any thread, once per plan, when no other thread uses it.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_assembly_plan_free(plan: *mut hurray_assembly_plan) {
+    // SAFETY: NULL or a live plan from hurray_coo_assemble, freed once.
+    guard_value((), || unsafe { free_handle(plan) })
+}

@@ -1,0 +1,219 @@
+//! CSR, CSC and dense export into caller memory, and CSR/CSC import.
+
+use std::ffi::c_void;
+
+use super::assemble::{index_base, index_type};
+use super::guard::{array_mut, box_handle, bytes, guard, handle, write_opt, write_req};
+use super::{hurray_coo, hurray_status};
+use crate::convert::{self, Format};
+use crate::error::CooError;
+
+/// Compressed format: CSR (rows compressed; offsets has rows + 1 entries,
+/// indices holds column indices).
+pub const HURRAY_FORMAT_CSR: u32 = 1;
+/// Compressed format: CSC (columns compressed; offsets has columns + 1
+/// entries, indices holds row indices).
+pub const HURRAY_FORMAT_CSC: u32 = 2;
+
+fn format(code: u32) -> Result<Format, CooError> {
+    match code {
+        HURRAY_FORMAT_CSR => Ok(Format::Csr),
+        HURRAY_FORMAT_CSC => Ok(Format::Csc),
+        other => Err(CooError::InvalidFlags {
+            flags: other,
+            unknown: other,
+            allowed: "the format is HURRAY_FORMAT_CSR (1) or HURRAY_FORMAT_CSC (2)",
+        }),
+    }
+}
+
+/// The byte sizes of a CSR or CSC export of coo (rank 2) with index_type
+/// (HURRAY_INDEX_*) offsets and indices: out_offsets_bytes ((rows or
+/// columns) + 1 indices), out_indices_bytes (nnz indices), out_values_bytes
+/// (nnz values of the handle's type). Each out pointer may be NULL.
+///
+/// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER (coo),
+/// HURRAY_ERR_INVALID_FLAGS (format, index type), HURRAY_ERR_UNSUPPORTED_FEATURE
+/// (rank other than 2), HURRAY_ERR_UNSUPPORTED_TYPE (a tag accepted only in
+/// permissive mode), HURRAY_ERR_OVERFLOW, HURRAY_ERR_INTERNAL_PANIC.
+/// Thread safety: safe on a handle shared between threads.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_compressed_size(
+    coo: *const hurray_coo,
+    format_code: u32,
+    index_type_code: u32,
+    out_offsets_bytes: *mut usize,
+    out_indices_bytes: *mut usize,
+    out_values_bytes: *mut usize,
+) -> hurray_status {
+    guard(|| {
+        // SAFETY: NULL or live, per the contract.
+        let h = unsafe { handle(coo) }?;
+        let s =
+            convert::compressed_sizes(&h.coo, format(format_code)?, index_type(index_type_code)?)?;
+        let usz = |v: u64| crate::element::size::to_usize(v, "an export size");
+        let (o, i, v) = (usz(s.offsets)?, usz(s.indices)?, usz(s.values)?);
+        // SAFETY: each NULL or writable, per the contract.
+        unsafe {
+            write_opt(out_offsets_bytes, o);
+            write_opt(out_indices_bytes, i);
+            write_opt(out_values_bytes, v);
+        }
+        Ok(())
+    })
+}
+
+/// Export coo (rank 2) as CSR or CSC into the caller's three arrays, in the
+/// consumer's own format: offsets and indices as index_type
+/// (HURRAY_INDEX_*), counted from base (0, or 1 for Julia's
+/// SparseMatrixCSC and Fortran codes), values in the handle's type. Within
+/// each row (CSR) or column (CSC) the indices increase, whatever the
+/// handle's order. Each array must have exactly the size
+/// hurray_coo_compressed_size reports (an empty array may be NULL); they are
+/// written during the call only and owned by the caller, so a solver adopts
+/// them without another copy (PETSc MatCreateSeqAIJWithArrays, GraphBLAS
+/// GxB_Matrix_import_CSR, Eigen Map<SparseMatrix>, MKL mkl_sparse_?_create_csr;
+/// see the README). A value that does not fit a 32-bit index type (the last
+/// offset, nnz + base, or the largest index) is HURRAY_ERR_OVERFLOW, never a
+/// wrap. A permissive handle is validated first.
+///
+/// Returns HURRAY_OK or: the statuses of hurray_coo_compressed_size,
+/// HURRAY_ERR_INVALID_LAYOUT (base), HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_ALLOC,
+/// any status of hurray_coo_validate (permissive handles).
+/// Thread safety: safe on a handle shared between threads.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_export_compressed(
+    coo: *const hurray_coo,
+    format_code: u32,
+    index_type_code: u32,
+    base: u32,
+    offsets: *mut c_void,
+    offsets_bytes: usize,
+    indices: *mut c_void,
+    indices_bytes: usize,
+    values: *mut c_void,
+    values_bytes: usize,
+) -> hurray_status {
+    guard(|| {
+        // SAFETY: NULL or live, per the contract.
+        let h = unsafe { handle(coo) }?;
+        let (f, it, b) = (
+            format(format_code)?,
+            index_type(index_type_code)?,
+            index_base(base)?,
+        );
+        // SAFETY: each writable for its byte count, per the contract.
+        let (o, i, v) = unsafe {
+            (
+                array_mut::<u8>(offsets.cast(), offsets_bytes, "offsets")?,
+                array_mut::<u8>(indices.cast(), indices_bytes, "indices")?,
+                array_mut::<u8>(values.cast(), values_bytes, "values")?,
+            )
+        };
+        convert::export_compressed(&h.coo, f, it, b, o, i, v).map_err(|e| h.err(e))
+    })
+}
+
+/// Bytes of coo as a dense row-major array of its type (sub-byte types
+/// packed as the format packs them), into *out_bytes (not NULL). A shape
+/// whose size does not fit is HURRAY_ERR_OVERFLOW: compare *out_bytes with
+/// your own limit before allocating.
+///
+/// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_OVERFLOW,
+/// HURRAY_ERR_UNSUPPORTED_TYPE, HURRAY_ERR_INTERNAL_PANIC.
+/// Thread safety: safe on a handle shared between threads.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_dense_size(
+    coo: *const hurray_coo,
+    out_bytes: *mut usize,
+) -> hurray_status {
+    guard(|| {
+        // SAFETY: NULL or live, per the contract.
+        let h = unsafe { handle(coo) }?;
+        let n = crate::element::size::to_usize(convert::dense_bytes(&h.coo)?, "a dense array")?;
+        // SAFETY: NULL-checked by write_req.
+        unsafe { write_req(out_bytes, n, "out_bytes") }
+    })
+}
+
+/// Write coo as a dense row-major array into out (exactly the
+/// hurray_coo_dense_size bytes, caller-owned, written during the call);
+/// absent elements are zero bytes. A permissive handle is validated first.
+///
+/// Returns HURRAY_OK or: the statuses of hurray_coo_dense_size,
+/// HURRAY_ERR_BUFFER_SIZE, any status of hurray_coo_validate.
+/// Thread safety: safe on a handle shared between threads.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_export_dense(
+    coo: *const hurray_coo,
+    out: *mut c_void,
+    out_bytes: usize,
+) -> hurray_status {
+    guard(|| {
+        // SAFETY: NULL or live, per the contract.
+        let h = unsafe { handle(coo) }?;
+        // SAFETY: writable for out_bytes, per the contract.
+        let o = unsafe { array_mut::<u8>(out.cast(), out_bytes, "out") }?;
+        convert::export_dense(&h.coo, o).map_err(|e| h.err(e))
+    })
+}
+
+/// A new, library-owned, canonical handle (sorted, validated) from CSR or
+/// CSC arrays: shape rows x cols, offsets ((rows or cols) + 1 of
+/// index_type), indices (nnz of index_type), both counted from base, and nnz
+/// values of type_tag. The offsets are checked (first equal to base, never
+/// decreasing, last equal to nnz + base); every index must be in range and
+/// appear once per row (CSR) or column (CSC), in any order. The arrays are
+/// read during the call only. *out (not NULL) receives the handle, NULL on
+/// failure; release it with hurray_coo_free.
+///
+/// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
+/// (format, index type), HURRAY_ERR_INVALID_LAYOUT (base, offsets),
+/// HURRAY_ERR_INVALID_SHAPE, HURRAY_ERR_INVALID_TYPE, HURRAY_ERR_BUFFER_SIZE,
+/// HURRAY_ERR_INDEX_OUT_OF_BOUNDS, HURRAY_ERR_DUPLICATE, HURRAY_ERR_OVERFLOW,
+/// HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC.
+/// Thread safety: may be called from any thread.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_from_compressed(
+    format_code: u32,
+    rows: u64,
+    cols: u64,
+    index_type_code: u32,
+    base: u32,
+    offsets: *const c_void,
+    offsets_bytes: usize,
+    indices: *const c_void,
+    indices_bytes: usize,
+    type_tag: u8,
+    values: *const c_void,
+    values_bytes: usize,
+    out: *mut *mut hurray_coo,
+) -> hurray_status {
+    guard(|| {
+        // SAFETY: NULL-checked by write_req; writable per the contract.
+        unsafe { write_req(out, std::ptr::null_mut(), "out")? };
+        let (f, it, b) = (
+            format(format_code)?,
+            index_type(index_type_code)?,
+            index_base(base)?,
+        );
+        // SAFETY: each readable for its byte count, per the contract.
+        let (o, i, v) = unsafe {
+            (
+                bytes(offsets, offsets_bytes, "offsets")?,
+                bytes(indices, indices_bytes, "indices")?,
+                bytes(values, values_bytes, "values")?,
+            )
+        };
+        let coo = convert::from_compressed(f, [rows, cols], it, b, o, i, type_tag, v)?;
+        let h = box_handle(hurray_coo {
+            coo,
+            desc: None,
+            one_based: b == 1,
+            _release: None,
+        })?;
+        // SAFETY: checked non-null above.
+        unsafe { write_opt(out, h) };
+        Ok(())
+    })
+}
