@@ -19,6 +19,7 @@
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -104,6 +105,37 @@ template <typename T> struct found_value {
     bool found;
 };
 
+/// Duplicate policies of hurray::coo::assemble (HURRAY_DUP_*).
+enum class duplicates : std::uint32_t {
+    error = HURRAY_DUP_ERROR,
+    sum = HURRAY_DUP_SUM,
+    first = HURRAY_DUP_FIRST,
+    last = HURRAY_DUP_LAST,
+    min = HURRAY_DUP_MIN,
+    max = HURRAY_DUP_MAX,
+};
+
+namespace detail {
+template <typename I> constexpr std::uint32_t index_code() {
+    static_assert(std::is_same<I, std::int32_t>::value || std::is_same<I, std::int64_t>::value ||
+                      std::is_same<I, std::uint32_t>::value || std::is_same<I, std::uint64_t>::value,
+                  "indices are int32_t, int64_t, uint32_t or uint64_t");
+    return std::is_same<I, std::int32_t>::value   ? HURRAY_INDEX_INT32
+           : std::is_same<I, std::int64_t>::value ? HURRAY_INDEX_INT64
+           : std::is_same<I, std::uint32_t>::value ? HURRAY_INDEX_UINT32
+                                                   : HURRAY_INDEX_UINT64;
+}
+} // namespace detail
+
+/// CSR or CSC arrays in the consumer's index type I and base, values T.
+template <typename I, typename T> struct compressed {
+    std::vector<I> offsets;
+    std::vector<I> indices;
+    std::vector<T> values;
+};
+
+class plan;
+
 /// A COO tensor handle.
 class coo {
 public:
@@ -143,6 +175,34 @@ public:
         check(hurray_coo_from_descriptor(descriptor.data(), descriptor.size(), values,
                                          values_bytes, indices, indices_bytes, flags, &h));
         return coo(h);
+    }
+
+    /// Assemble a matrix from triplets (rows[k], cols[k], values[k]) in the
+    /// caller's index type I and base (0 or 1), duplicates by policy, into a
+    /// canonical handle. With out_plan, also the re-assembly plan.
+    template <typename I, typename T>
+    static coo assemble(type t, std::uint64_t nrows, std::uint64_t ncols,
+                        const std::vector<I> &rows, const std::vector<I> &cols,
+                        const std::vector<T> &values, duplicates policy = duplicates::error,
+                        std::uint32_t base = 0, std::uint32_t flags = 0,
+                        plan *out_plan = nullptr);
+
+    /// This matrix as CSR (or CSC) in index type I, counted from base.
+    template <typename I, typename T>
+    compressed<I, T> export_compressed(std::uint32_t format = HURRAY_FORMAT_CSR,
+                                       std::uint32_t base = 0) const {
+        std::size_t ob = 0, ib = 0, vb = 0;
+        check(hurray_coo_compressed_size(h_, format, detail::index_code<I>(), &ob, &ib, &vb));
+        if (vb != hurray_coo_nnz(h_) * sizeof(T)) {
+            throw error(HURRAY_ERR_BUFFER_SIZE, "hurray::coo::export_compressed: T does not match "
+                                                "the element type");
+        }
+        compressed<I, T> c{std::vector<I>(ob / sizeof(I)), std::vector<I>(ib / sizeof(I)),
+                           std::vector<T>(vb / sizeof(T))};
+        check(hurray_coo_export_compressed(h_, format, detail::index_code<I>(), base,
+                                           c.offsets.data(), ob, c.indices.data(), ib,
+                                           c.values.data(), vb));
+        return c;
     }
 
     /// Take ownership of a handle created through the C API (for example by
@@ -281,6 +341,68 @@ private:
 
     hurray_coo *h_ = nullptr;
 };
+
+/// A re-assembly plan (move-only): new values of the same triplets into the
+/// canonical order with no sort and no allocation.
+class plan {
+public:
+    plan() = default;
+    plan(const plan &) = delete;
+    plan &operator=(const plan &) = delete;
+    plan(plan &&other) noexcept : p_(std::exchange(other.p_, nullptr)) {}
+    plan &operator=(plan &&other) noexcept {
+        if (this != &other) {
+            hurray_assembly_plan_free(p_);
+            p_ = std::exchange(other.p_, nullptr);
+        }
+        return *this;
+    }
+    ~plan() { hurray_assembly_plan_free(p_); }
+
+    /// Combine values (one per triplet) into out (one per canonical entry).
+    template <typename T> void apply(const std::vector<T> &values, std::vector<T> &out) const {
+        out.resize(static_cast<std::size_t>(hurray_assembly_plan_nnz(p_)));
+        check(hurray_assembly_plan_apply(p_, values.data(), values.size() * sizeof(T), out.data(),
+                                         out.size() * sizeof(T)));
+    }
+    std::uint64_t nnz() const noexcept { return hurray_assembly_plan_nnz(p_); }
+
+private:
+    friend class coo;
+    hurray_assembly_plan *p_ = nullptr;
+};
+
+template <typename I, typename T>
+coo coo::assemble(type t, std::uint64_t nrows, std::uint64_t ncols, const std::vector<I> &rows,
+                  const std::vector<I> &cols, const std::vector<T> &values, duplicates policy,
+                  std::uint32_t base, std::uint32_t flags, plan *out_plan) {
+    if (rows.size() != cols.size() || rows.size() != values.size()) {
+        throw error(HURRAY_ERR_BUFFER_SIZE,
+                    "hurray::coo::assemble: rows, cols and values differ in length");
+    }
+    const std::uint64_t shape[2] = {nrows, ncols};
+    const void *dims[2] = {rows.data(), cols.data()};
+    hurray_triplets tr{};
+    tr.rank = 2;
+    tr.shape = shape;
+    tr.n = rows.size();
+    tr.index_type = detail::index_code<I>();
+    tr.index_base = base;
+    tr.dim_indices = dims;
+    tr.type_tag = static_cast<std::uint8_t>(t);
+    tr.values = values.data();
+    tr.values_bytes = values.size() * sizeof(T);
+    hurray_coo *h = nullptr;
+    hurray_assembly_plan *p = nullptr;
+    check(hurray_coo_assemble(&tr, static_cast<std::uint32_t>(policy), flags, &h,
+                              out_plan ? &p : nullptr));
+    if (out_plan) {
+        plan fresh;
+        fresh.p_ = p;
+        *out_plan = std::move(fresh);
+    }
+    return coo(h);
+}
 
 } // namespace hurray
 

@@ -125,7 +125,7 @@ fn julia_matches(j: &str, c: &str) -> bool {
     match j {
         "Cstring" => c == "char*",
         "Ptr{Cvoid}" => c.ends_with('*') && !c.ends_with("**"),
-        "Ref{Ptr{Cvoid}}" => c.ends_with("**"),
+        "Ref{Ptr{Cvoid}}" | "Ptr{Ptr{Cvoid}}" => c.ends_with("**"),
         _ => {
             let inner = j
                 .strip_prefix("Ptr{")

@@ -131,5 +131,36 @@ extern "C" int ctest_cpp17(void) {
     } catch (const hurray::error &e) {
         CHECK(e.status() == HURRAY_ERR_NULL_POINTER);
     }
+
+    // Assembly from 1-based int32 triplets, CSR export, re-assembly.
+    {
+        const std::vector<std::int32_t> rows{1, 2, 2, 1}, cols{1, 2, 2, 3};
+        const std::vector<double> vals{1.0, 2.0, 3.0, 4.0};
+        hurray::plan p;
+        auto m = hurray::coo::assemble(hurray::type::float64, 2, 3, rows, cols, vals,
+                                       hurray::duplicates::sum, 1, 0, &p);
+        CHECK(m.nnz() == 3 && m.is_sorted() && p.nnz() == 3);
+        auto csr = m.export_compressed<std::int32_t, double>(HURRAY_FORMAT_CSR, 0);
+        CHECK((csr.offsets == std::vector<std::int32_t>{0, 2, 3}));
+        CHECK((csr.indices == std::vector<std::int32_t>{0, 2, 1}));
+        CHECK((csr.values == std::vector<double>{1.0, 4.0, 5.0}));
+        std::vector<double> out;
+        p.apply(std::vector<double>{2.0, 4.0, 6.0, 8.0}, out);
+        CHECK((out == std::vector<double>{2.0, 8.0, 10.0}));
+        try {
+            (void)hurray::coo::assemble(hurray::type::float64, 2, 3, rows, cols, vals,
+                                        hurray::duplicates::error, 1);
+            CHECK(false);
+        } catch (const hurray::error &e) {
+            CHECK(e.status() == HURRAY_ERR_DUPLICATE);
+            CHECK(e.message().find("triplet 3 duplicates triplet 2 at (2, 2)") != std::string::npos);
+        }
+        try {
+            (void)m.export_compressed<std::int32_t, float>();
+            CHECK(false);
+        } catch (const hurray::error &e) {
+            CHECK(e.status() == HURRAY_ERR_BUFFER_SIZE);
+        }
+    }
     return failures;
 }

@@ -218,7 +218,7 @@ fn installed_library_serves_c_cpp_and_fortran_consumers() {
         .current_dir(&fdir)
         .args(["-std=f2008", "-Wall", "-Werror", "-c"])
         .arg(prefix.join("include/hurray_coo.f90")));
-    for prog in ["seed", "copy_stops"] {
+    for prog in ["seed", "copy_stops", "assemble"] {
         run(Command::new("gfortran")
             .current_dir(&fdir)
             .args(["-std=f2008", "-Wall", "-Werror"])
@@ -239,6 +239,16 @@ fn installed_library_serves_c_cpp_and_fortran_consumers() {
         "fortran: all checks passed",
     ] {
         assert!(out.contains(line), "fortran output lacks {line:?}:\n{out}");
+    }
+    let out = run(&mut Command::new(fdir.join("assemble")));
+    for line in [
+        "error policy: triplet 4 duplicates triplet 3 at (2, 2)",
+        "fortran assemble: all checks passed",
+    ] {
+        assert!(
+            out.contains(line),
+            "fortran assemble output lacks {line:?}:\n{out}"
+        );
     }
     let copy = Command::new(fdir.join("copy_stops"))
         .env_remove("LD_LIBRARY_PATH")

@@ -84,6 +84,7 @@ fn compile_and_run(compiler: &[&str], src_name: &str, source: &str, lib_dir: &Pa
         .arg(&src)
         .arg(format!("-L{}", lib_dir.display()))
         .arg("-lhurray_coo")
+        .arg("-lm")
         .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
         .arg("-o")
         .arg(&exe));
@@ -110,6 +111,18 @@ fn readme_c_and_cpp_blocks_compile_and_run() {
                         "the tour prints {out:?}, lacks {line:?}"
                     );
                 }
+            }
+            if block.contains("hurray_coo_assemble") {
+                // The FEM example: assembled, solved, re-assembled, solved.
+                assert!(
+                    out.contains("4608 triplets -> 1889 non-zeros; CG:"),
+                    "{out}"
+                );
+                assert!(
+                    !out.contains("CG: -1 iterations"),
+                    "CG did not converge:\n{out}"
+                );
+                assert!(out.contains("re-assembled through the plan; CG:"), "{out}");
             }
         } else {
             let (_, body) = hoist_includes(block);

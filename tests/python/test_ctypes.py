@@ -37,6 +37,32 @@ status_name = sig("hurray_status_name", C.c_char_p, Status)
 last_error = sig("hurray_last_error_message", C.c_char_p)
 abi_version = sig("hurray_coo_abi_version", C.c_uint32)
 
+
+
+class Triplets(C.Structure):
+    """struct hurray_triplets, as a Julia wrapper would declare it."""
+    _fields_ = [("rank", C.c_uint32), ("shape", C.POINTER(C.c_uint64)), ("n", C.c_uint64),
+                ("index_type", C.c_uint32), ("index_base", C.c_uint32),
+                ("indices", C.c_void_p), ("dim_indices", C.POINTER(C.c_void_p)),
+                ("type_tag", C.c_uint8), ("values", C.c_void_p), ("values_bytes", C.c_size_t)]
+
+
+Plan = C.c_void_p
+assemble = sig("hurray_coo_assemble", Status, C.POINTER(Triplets), C.c_uint32, C.c_uint32,
+               C.POINTER(Handle), C.POINTER(Plan))
+plan_apply = sig("hurray_assembly_plan_apply", Status, Plan, C.c_void_p, C.c_size_t,
+                 C.c_void_p, C.c_size_t)
+plan_free = sig("hurray_assembly_plan_free", None, Plan)
+compressed_size = sig("hurray_coo_compressed_size", Status, Handle, C.c_uint32, C.c_uint32,
+                      C.POINTER(C.c_size_t), C.POINTER(C.c_size_t), C.POINTER(C.c_size_t))
+export_compressed = sig("hurray_coo_export_compressed", Status, Handle, C.c_uint32, C.c_uint32,
+                        C.c_uint32, C.c_void_p, C.c_size_t, C.c_void_p, C.c_size_t,
+                        C.c_void_p, C.c_size_t)
+
+HURRAY_INDEX_INT64 = 2
+HURRAY_DUP_SUM = 1
+HURRAY_FORMAT_CSC = 2
+FLOAT64 = 0x04
 HURRAY_OK = 0
 HURRAY_ERR_NULL_POINTER = -6
 HURRAY_ERR_INDEX_OUT_OF_BOUNDS = -11
@@ -125,6 +151,47 @@ class CtypesTest(unittest.TestCase):
         self.assertIn(b"coo is NULL", last_error())
         free(None)
         self.assertEqual(abi_version(), 1)
+
+
+class AssemblyTest(unittest.TestCase):
+    def test_julia_style_sparse_matrix_csc(self):
+        """I, J, V 1-based Int64 with duplicates -> SparseMatrixCSC arrays
+        (colptr, rowval, nzval: Int64, 1-based), then new values by the plan."""
+        I = (C.c_int64 * 5)(1, 2, 2, 3, 1)
+        J = (C.c_int64 * 5)(1, 1, 1, 3, 1)
+        V = (C.c_double * 5)(1.0, 2.0, 3.0, 4.0, 5.0)
+        shape = u64s(3, 3)
+        dims = (C.c_void_p * 2)(C.addressof(I), C.addressof(J))
+        t = Triplets(2, shape, 5, HURRAY_INDEX_INT64, 1, None, dims, FLOAT64,
+                     C.addressof(V), C.sizeof(V))
+        h, plan = Handle(), Plan()
+        self.assertEqual(assemble(C.byref(t), HURRAY_DUP_SUM, 0, C.byref(h), C.byref(plan)),
+                         HURRAY_OK, last_error())
+        ob, ib, vb = C.c_size_t(), C.c_size_t(), C.c_size_t()
+        self.assertEqual(compressed_size(h, HURRAY_FORMAT_CSC, HURRAY_INDEX_INT64, C.byref(ob),
+                                         C.byref(ib), C.byref(vb)), HURRAY_OK)
+        colptr = (C.c_int64 * (ob.value // 8))()
+        rowval = (C.c_int64 * (ib.value // 8))()
+        nzval = (C.c_double * (vb.value // 8))()
+        self.assertEqual(export_compressed(h, HURRAY_FORMAT_CSC, HURRAY_INDEX_INT64, 1, colptr,
+                                           ob, rowval, ib, nzval, vb), HURRAY_OK)
+        self.assertEqual(list(colptr), [1, 3, 3, 4])
+        self.assertEqual(list(rowval), [1, 2, 3])
+        self.assertEqual(list(nzval), [6.0, 5.0, 4.0])
+        # New values through the plan, in canonical (row-major) order.
+        V2 = (C.c_double * 5)(10.0, 20.0, 30.0, 40.0, 50.0)
+        out = (C.c_double * 3)()
+        self.assertEqual(plan_apply(plan, V2, C.sizeof(V2), out, C.sizeof(out)), HURRAY_OK)
+        self.assertEqual(list(out), [60.0, 50.0, 40.0])
+        # A bad coordinate is named as Julia wrote it.
+        I[3] = 4
+        h2 = Handle()
+        self.assertEqual(assemble(C.byref(t), HURRAY_DUP_SUM, 0, C.byref(h2), None),
+                         HURRAY_ERR_INDEX_OUT_OF_BOUNDS)
+        self.assertIn(b"triplet 4: coordinate 4 in dimension 1 is out of bounds (valid 1 to 3)",
+                      last_error())
+        plan_free(plan)
+        free(h)
 
 
 if __name__ == "__main__":
