@@ -99,6 +99,7 @@ const SECTIONS: &[Section] = &[
                         | "hurray_coo_dense_size"
                         | "hurray_coo_export_dense"
                         | "hurray_coo_from_compressed"
+                        | "hurray_coo_sort_modes"
                 )
         },
     ),

@@ -189,7 +189,7 @@ module hurray_coo
   public :: hurray_coo_assemble, hurray_assembly_plan_apply, hurray_assembly_plan_triplets
   public :: hurray_assembly_plan_nnz, hurray_assembly_plan_free
   public :: hurray_coo_compressed_size, hurray_coo_export_compressed, hurray_coo_dense_size
-  public :: hurray_coo_export_dense, hurray_coo_from_compressed
+  public :: hurray_coo_export_dense, hurray_coo_from_compressed, hurray_coo_sort_modes
 
   interface
     integer(c_int32_t) function hurray_coo_create(type_tag, rank, shape, nnz, is_sorted, &
@@ -520,6 +520,15 @@ module hurray_coo
       integer(c_size_t), value :: values_bytes
       type(c_ptr), intent(out) :: out
     end function hurray_coo_from_compressed
+
+    integer(c_int32_t) function hurray_coo_sort_modes(coo, modes, rank, out) &
+        bind(C, name="hurray_coo_sort_modes")
+      import :: c_int32_t, c_ptr
+      type(c_ptr), value :: coo
+      integer(c_int32_t), intent(in) :: modes(*)
+      integer(c_int32_t), value :: rank
+      type(c_ptr), intent(out) :: out
+    end function hurray_coo_sort_modes
 
     pure integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
       import :: c_ptr, c_size_t

@@ -1131,6 +1131,26 @@ hurray_status hurray_coo_from_compressed(uint32_t format_code,
                                          size_t values_bytes,
                                          struct hurray_coo **out);
 
+/**
+ * A new, library-owned copy of coo whose entries are sorted by the mode
+ * order modes (rank dimension numbers, a permutation of 0..rank-1, read
+ * during the call): lexicographic order of the coordinates taken in that
+ * order, as SPLATT and TACO order a tensor for a mode. Coordinates stay in
+ * dimension order; is_sorted is set only for the identity order (the one
+ * the format's flag means). A permissive handle is validated first. *out
+ * (not NULL) receives the handle, NULL on failure.
+ *
+ * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
+ * HURRAY_ERR_INVALID_LAYOUT (not a permutation), HURRAY_ERR_UNSUPPORTED_TYPE,
+ * HURRAY_ERR_ALLOC, any status of hurray_coo_validate,
+ * HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: safe on a handle shared between threads.
+ */
+hurray_status hurray_coo_sort_modes(const struct hurray_coo *coo,
+                                    const uint32_t *modes,
+                                    uint32_t rank,
+                                    struct hurray_coo **out);
+
 /* ======================================================================
  * 9. Descriptors and statistics
  *    The Hurray descriptor: write one for a handle, read one into a handle.

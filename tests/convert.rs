@@ -270,3 +270,35 @@ fn malformed_compressed_arrays_are_refused_with_the_place() {
         assert!(e.to_string().contains(needle), "{e} lacks {needle}");
     }
 }
+
+#[test]
+fn mode_orders_sort_a_copy_and_keep_every_entry() {
+    let mut rng = Rng::new(33);
+    for _ in 0..100 {
+        let shape = [1 + rng.below(4), 1 + rng.below(4), 1 + rng.below(4)];
+        let n = rng.below(20);
+        let entries = rng.distinct_sorted_entries(&shape, n);
+        let vals: Vec<u8> = (0..entries.len())
+            .flat_map(|i| (i as f64).to_le_bytes())
+            .collect();
+        let refs: Vec<&[u64]> = entries.iter().map(|e| e.as_slice()).collect();
+        let f = Fixture::new(0x04, &shape, &refs, &vals, true);
+        let coo = f.strict().unwrap();
+        for modes in [[0u32, 1, 2], [2, 0, 1], [1, 2, 0], [2, 1, 0]] {
+            let sorted = hurray_coo::convert::sort_by_modes(&coo, &modes).unwrap();
+            assert_eq!(sorted.nnz(), coo.nnz());
+            assert_eq!(sorted.is_sorted(), modes == [0, 1, 2]);
+            let key = |e: &[u64]| modes.iter().map(|&m| e[m as usize]).collect::<Vec<_>>();
+            for k in 1..sorted.nnz() as usize {
+                assert!(key(sorted.entry(k - 1)) < key(sorted.entry(k)), "{modes:?}");
+            }
+            for (i, e) in entries.iter().enumerate() {
+                assert_eq!(sorted.lookup_f64(e).unwrap(), (i as f64, true));
+            }
+        }
+        for bad in [&[0u32, 1][..], &[0, 0, 1], &[0, 1, 3]] {
+            let e = hurray_coo::convert::sort_by_modes(&coo, bad).unwrap_err();
+            assert_eq!(e.status(), Status::InvalidLayout);
+        }
+    }
+}

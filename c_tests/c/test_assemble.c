@@ -204,10 +204,50 @@ static int test_csr_csc_dense_and_back(void) {
     return failures;
 }
 
+/* Mode orders: entries of a rank-3 tensor sorted by modes (2, 0, 1). */
+static int test_sort_modes(void) {
+    int failures = 0;
+    const uint64_t shape[3] = {2, 2, 2};
+    const uint64_t idx[9] = {0, 0, 1, 1, 1, 0, 0, 1, 0};
+    const double vals[3] = {1.0, 2.0, 3.0};
+    const uint32_t modes[3] = {2, 0, 1}, bad[3] = {0, 0, 1};
+    hurray_triplets t;
+    hurray_coo *coo = NULL, *s = NULL;
+    size_t nb = 0;
+    memset(&t, 0, sizeof t);
+    t.rank = 3;
+    t.shape = shape;
+    t.n = 3;
+    t.index_type = HURRAY_INDEX_UINT64;
+    t.indices = idx;
+    t.type_tag = HURRAY_TYPE_FLOAT64;
+    t.values = vals;
+    t.values_bytes = sizeof vals;
+    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, &coo, NULL), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_sort_modes(coo, modes, 3, &s), HURRAY_OK, "");
+    {
+        /* By (k, i, j): (0,1,0)=3 [k0], (1,1,0)=2 [k0], (0,0,1)=1 [k1]. */
+        const uint64_t *got = hurray_coo_indices(s, &nb);
+        const double *v = hurray_coo_values(s, &nb);
+        CHECK(got[0] == 0 && got[1] == 1 && got[2] == 0 && v[0] == 3.0);
+        CHECK(got[3] == 1 && got[4] == 1 && got[5] == 0 && v[1] == 2.0);
+        CHECK(got[6] == 0 && got[7] == 0 && got[8] == 1 && v[2] == 1.0);
+        CHECK(!hurray_coo_is_sorted(s));
+    }
+    hurray_coo_free(s);
+    CHECK_STATUS(hurray_coo_sort_modes(coo, bad, 3, &s), HURRAY_ERR_INVALID_LAYOUT,
+                 "not a permutation");
+    CHECK_STATUS(hurray_coo_sort_modes(coo, modes, 2, &s), HURRAY_ERR_RANK_MISMATCH, "rank 2");
+    CHECK(s == NULL);
+    hurray_coo_free(coo);
+    return failures;
+}
+
 static const struct {
     const char *name;
     ctest_fn fn;
 } TESTS[] = {
+    {"sort_modes", test_sort_modes},
     {"fem_assembly_sum_and_plan", test_fem_assembly_sum_and_plan},
     {"assembly_arguments_are_checked", test_assembly_arguments_are_checked},
     {"csr_csc_dense_and_back", test_csr_csc_dense_and_back},

@@ -404,3 +404,56 @@ pub fn from_compressed(
     };
     Ok(assemble(&t, &AssembleOptions::default())?.0)
 }
+
+/// A canonical copy of `coo` sorted by the mode order `modes` (a
+/// permutation of the dimensions): entries in lexicographic order of their
+/// coordinates taken in that order (SPLATT's and TACO's mode-k orderings),
+/// coordinates and values carried along. `is_sorted` is set only for the
+/// identity order, the one the format's flag means.
+pub fn sort_by_modes(coo: &Coo<'_>, modes: &[u32]) -> Result<Coo<'static>, CooError> {
+    let rank = coo.shape().len();
+    let mut seen = [false; 64];
+    if modes.len() != rank
+        || modes
+            .iter()
+            .any(|&m| (m as usize) >= rank || std::mem::replace(&mut seen[m as usize], true))
+    {
+        return Err(CooError::Layout(format!(
+            "mode order {modes:?} is not a permutation of the {rank} dimensions 0..{rank}"
+        )));
+    }
+    if coo.is_permissive() {
+        coo.validate()?;
+    }
+    let ty = value_type(coo, "sorting by modes")?;
+    let n = coo.nnz() as usize;
+    let alloc = |bytes: usize| CooError::Alloc {
+        bytes,
+        what: "sorting by modes",
+    };
+    let mut order: Vec<usize> = Vec::new();
+    order
+        .try_reserve_exact(n)
+        .map_err(|_| alloc(n.saturating_mul(8)))?;
+    order.extend(0..n);
+    order.sort_unstable_by(|&a, &b| {
+        let (ea, eb) = (coo.entry(a), coo.entry(b));
+        modes
+            .iter()
+            .map(|&m| ea[m as usize].cmp(&eb[m as usize]))
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let mut indices =
+        crate::aligned::AlignedBuf::zeroed(coo.indices_bytes().len(), "the sorted indices")?;
+    let mut values = crate::aligned::AlignedBuf::zeroed(coo.values().len(), "the sorted values")?;
+    let mut s = [0u8; 16];
+    for (k, &e) in order.iter().enumerate() {
+        indices.as_bytes_mut()[k * rank * 8..(k + 1) * rank * 8]
+            .copy_from_slice(&coo.indices_bytes()[e * rank * 8..(e + 1) * rank * 8]);
+        copy_element(ty, coo.values(), e, &mut s);
+        store_element(ty, values.as_bytes_mut(), k, &s);
+    }
+    let identity = modes.iter().enumerate().all(|(d, &m)| m as usize == d);
+    Coo::from_owned(coo.type_tag(), coo.shape(), identity, values, indices)
+}

@@ -3,7 +3,7 @@
 use std::ffi::c_void;
 
 use super::assemble::{index_base, index_type};
-use super::guard::{array_mut, box_handle, bytes, guard, handle, write_opt, write_req};
+use super::guard::{array, array_mut, box_handle, bytes, guard, handle, write_opt, write_req};
 use super::{hurray_coo, hurray_status};
 use crate::convert::{self, Format};
 use crate::error::CooError;
@@ -214,6 +214,52 @@ pub unsafe extern "C" fn hurray_coo_from_compressed(
         })?;
         // SAFETY: checked non-null above.
         unsafe { write_opt(out, h) };
+        Ok(())
+    })
+}
+
+/// A new, library-owned copy of coo whose entries are sorted by the mode
+/// order modes (rank dimension numbers, a permutation of 0..rank-1, read
+/// during the call): lexicographic order of the coordinates taken in that
+/// order, as SPLATT and TACO order a tensor for a mode. Coordinates stay in
+/// dimension order; is_sorted is set only for the identity order (the one
+/// the format's flag means). A permissive handle is validated first. *out
+/// (not NULL) receives the handle, NULL on failure.
+///
+/// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
+/// HURRAY_ERR_INVALID_LAYOUT (not a permutation), HURRAY_ERR_UNSUPPORTED_TYPE,
+/// HURRAY_ERR_ALLOC, any status of hurray_coo_validate,
+/// HURRAY_ERR_INTERNAL_PANIC.
+/// Thread safety: safe on a handle shared between threads.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_sort_modes(
+    coo: *const hurray_coo,
+    modes: *const u32,
+    rank: u32,
+    out: *mut *mut hurray_coo,
+) -> hurray_status {
+    guard(|| {
+        // SAFETY: NULL-checked by write_req; writable per the contract.
+        unsafe { write_req(out, std::ptr::null_mut(), "out")? };
+        // SAFETY: NULL or live, per the contract.
+        let h = unsafe { handle(coo) }?;
+        if rank != h.coo.rank() {
+            return Err(CooError::RankMismatch {
+                got: rank,
+                expected: h.coo.rank(),
+            });
+        }
+        // SAFETY: rank readable u32s at modes, per the contract.
+        let m = unsafe { array(modes, rank as usize, "modes") }?;
+        let sorted = convert::sort_by_modes(&h.coo, m).map_err(|e| h.err(e))?;
+        let b = box_handle(hurray_coo {
+            coo: sorted,
+            desc: None,
+            one_based: h.one_based,
+            _release: None,
+        })?;
+        // SAFETY: checked non-null above.
+        unsafe { write_opt(out, b) };
         Ok(())
     })
 }
