@@ -422,24 +422,26 @@ module hurray_coo
       type(c_ptr), value :: coo
     end function hurray_coo_descriptor_flags
 
-    integer(c_int32_t) function hurray_coo_assemble(triplets, duplicates_policy, flags, out, &
-        out_plan) bind(C, name="hurray_coo_assemble")
+    integer(c_int32_t) function hurray_coo_assemble(triplets, duplicates_policy, flags, threads, &
+        out, out_plan) bind(C, name="hurray_coo_assemble")
       import :: c_int32_t, c_ptr, hurray_triplets
       type(hurray_triplets), intent(in) :: triplets
       integer(c_int32_t), value :: duplicates_policy
       integer(c_int32_t), value :: flags
+      integer(c_int32_t), value :: threads
       type(c_ptr), intent(out) :: out
       type(c_ptr), intent(out) :: out_plan
     end function hurray_coo_assemble
 
     integer(c_int32_t) function hurray_assembly_plan_apply(plan, values, values_bytes, &
-        out_values, out_bytes) bind(C, name="hurray_assembly_plan_apply")
+        out_values, out_bytes, threads) bind(C, name="hurray_assembly_plan_apply")
       import :: c_int32_t, c_ptr, c_size_t
       type(c_ptr), value :: plan
       type(c_ptr), value :: values
       integer(c_size_t), value :: values_bytes
       type(c_ptr), value :: out_values
       integer(c_size_t), value :: out_bytes
+      integer(c_int32_t), value :: threads
     end function hurray_assembly_plan_apply
 
     integer(c_int64_t) function hurray_assembly_plan_triplets(plan) &

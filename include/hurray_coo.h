@@ -932,7 +932,10 @@ typedef struct hurray_triplets {
  *
  * triplets (not NULL): see hurray_triplets. duplicates: HURRAY_DUP_*.
  * flags: 0 or any of HURRAY_ASSEMBLE_SKIP_NEGATIVE and
- * HURRAY_ASSEMBLE_DROP_ZEROS. Every coordinate is bounds-checked; an error
+ * HURRAY_ASSEMBLE_DROP_ZEROS. threads: 0 or 1 sorts in the calling
+ * thread; more splits the sort over at most that many threads (at most 16,
+ * one per 65536 triplets), started and joined within the call; the result
+ * is the same. Every coordinate is bounds-checked; an error
  * names the triplet, the dimension and the value as the caller wrote them
  * (1-based in, 1-based out), and a handle assembled from 1-based triplets
  * speaks 1-based in its later messages (as HURRAY_COO_ONE_BASED_MESSAGES).
@@ -942,8 +945,8 @@ typedef struct hurray_triplets {
  * values array of the same triplets into the handle's value order
  * (hurray_assembly_plan_apply), to be released with
  * hurray_assembly_plan_free; NULL on failure. Memory: the plan holds 8
- * bytes per triplet; assembly uses about 24 bytes per triplet while it
- * runs.
+ * bytes per contributing triplet plus 8 per entry; assembly uses about 24
+ * bytes per triplet while it runs, beyond the result.
  *
  * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
  * (flags, policy or index type), HURRAY_ERR_INVALID_LAYOUT (index base),
@@ -951,13 +954,14 @@ typedef struct hurray_triplets {
  * HURRAY_ERR_RANK_MISMATCH, HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_OVERFLOW (a
  * size, or an integer SUM), HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
  * HURRAY_ERR_DUPLICATE, HURRAY_ERR_UNSUPPORTED_TYPE (a policy the type
- * cannot do), HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC.
+ * cannot do), HURRAY_ERR_ALLOC (memory, or a thread), HURRAY_ERR_INTERNAL_PANIC.
  *
  * Thread safety: may be called from any thread.
  */
 hurray_status hurray_coo_assemble(const struct hurray_triplets *triplets,
                                   uint32_t duplicates_policy,
                                   uint32_t flags,
+                                  uint32_t threads,
                                   struct hurray_coo **out,
                                   struct hurray_assembly_plan **out_plan);
 
@@ -967,7 +971,11 @@ hurray_status hurray_coo_assemble(const struct hurray_triplets *triplets,
  * the handle's order, out_bytes of them, which is the order of
  * hurray_coo_values and of a CSR export), by the plan's duplicate policy
  * and in the same order as the first assembly. No sort, no allocation;
- * every byte of out_values is written. Triplets skipped or dropped at the
+ * every byte of out_values is written. threads: 0 or 1 works in the
+ * calling thread; more splits the canonical entries into ranges of about
+ * equal work over at most that many threads (at most 64, one per 4096
+ * entries; one for sub-byte types), started and joined within the call;
+ * the result is the same. Triplets skipped or dropped at the
  * first assembly contribute nothing.
  *
  * plan, values (unless 0 bytes) and out_values (unless 0 bytes) may not be
@@ -977,7 +985,8 @@ hurray_status hurray_coo_assemble(const struct hurray_triplets *triplets,
  *
  * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_BUFFER_SIZE,
  * HURRAY_ERR_OVERFLOW (an integer SUM), HURRAY_ERR_UNSUPPORTED_FEATURE (a
- * plan built from a pattern), HURRAY_ERR_INTERNAL_PANIC.
+ * plan built from a pattern), HURRAY_ERR_ALLOC (a thread could not be
+ * started), HURRAY_ERR_INTERNAL_PANIC.
  *
  * Thread safety: safe on a plan shared between threads (each call writes
  * only its own out_values).
@@ -986,7 +995,8 @@ hurray_status hurray_assembly_plan_apply(const struct hurray_assembly_plan *plan
                                          const void *values,
                                          size_t values_bytes,
                                          void *out_values,
-                                         size_t out_bytes);
+                                         size_t out_bytes,
+                                         uint32_t threads);
 
 /**
  * Number of triplets the plan was built from (0 when plan is NULL).

@@ -185,7 +185,7 @@ public:
                         const std::vector<I> &rows, const std::vector<I> &cols,
                         const std::vector<T> &values, duplicates policy = duplicates::error,
                         std::uint32_t base = 0, std::uint32_t flags = 0,
-                        plan *out_plan = nullptr);
+                        plan *out_plan = nullptr, std::uint32_t threads = 1);
 
     /// This matrix as CSR (or CSC) in index type I, counted from base.
     template <typename I, typename T>
@@ -360,10 +360,11 @@ public:
     ~plan() { hurray_assembly_plan_free(p_); }
 
     /// Combine values (one per triplet) into out (one per canonical entry).
-    template <typename T> void apply(const std::vector<T> &values, std::vector<T> &out) const {
+    template <typename T>
+    void apply(const std::vector<T> &values, std::vector<T> &out, std::uint32_t threads = 1) const {
         out.resize(static_cast<std::size_t>(hurray_assembly_plan_nnz(p_)));
         check(hurray_assembly_plan_apply(p_, values.data(), values.size() * sizeof(T), out.data(),
-                                         out.size() * sizeof(T)));
+                                         out.size() * sizeof(T), threads));
     }
     std::uint64_t nnz() const noexcept { return hurray_assembly_plan_nnz(p_); }
 
@@ -375,7 +376,7 @@ private:
 template <typename I, typename T>
 coo coo::assemble(type t, std::uint64_t nrows, std::uint64_t ncols, const std::vector<I> &rows,
                   const std::vector<I> &cols, const std::vector<T> &values, duplicates policy,
-                  std::uint32_t base, std::uint32_t flags, plan *out_plan) {
+                  std::uint32_t base, std::uint32_t flags, plan *out_plan, std::uint32_t threads) {
     if (rows.size() != cols.size() || rows.size() != values.size()) {
         throw error(HURRAY_ERR_BUFFER_SIZE,
                     "hurray::coo::assemble: rows, cols and values differ in length");
@@ -394,7 +395,7 @@ coo coo::assemble(type t, std::uint64_t nrows, std::uint64_t ncols, const std::v
     tr.values_bytes = values.size() * sizeof(T);
     hurray_coo *h = nullptr;
     hurray_assembly_plan *p = nullptr;
-    check(hurray_coo_assemble(&tr, static_cast<std::uint32_t>(policy), flags, &h,
+    check(hurray_coo_assemble(&tr, static_cast<std::uint32_t>(policy), flags, threads, &h,
                               out_plan ? &p : nullptr));
     if (out_plan) {
         plan fresh;

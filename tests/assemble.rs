@@ -371,6 +371,7 @@ fn random_case(rng: &mut Rng, ty: Option<&'static TypeInfo>, dup: Duplicates) ->
             duplicates: dup,
             skip_negative: signed && rng.below(2) == 0,
             drop_zeros: rng.below(3) == 0,
+            threads: 1 + rng.below(3) as usize,
         },
     }
 }
@@ -456,7 +457,7 @@ fn check_plan(
     round: usize,
 ) {
     let mut out = vec![0xEEu8; coo.values().len()];
-    match plan.apply(values, &mut out) {
+    match plan.apply(values, &mut out, 1 + round % 3) {
         Ok(()) => assert_eq!(
             out,
             coo.values(),
@@ -478,12 +479,12 @@ fn check_plan(
     let Outcome::Entries(all) = relaxed.oracle(&new) else {
         // An overflow with the new values: the plan must say so too.
         assert_eq!(
-            plan.apply(&buf, &mut out).unwrap_err().status(),
+            plan.apply(&buf, &mut out, 2).unwrap_err().status(),
             Status::Overflow
         );
         return;
     };
-    plan.apply(&buf, &mut out).unwrap();
+    plan.apply(&buf, &mut out, 2).unwrap();
     let w = ty.lookup_bytes();
     let mut k = 0;
     for (coords, s) in all {
@@ -648,4 +649,53 @@ fn errors_speak_the_callers_base() {
     let (coo, plan) = assemble(&t, &skip).unwrap();
     assert_eq!((coo.nnz(), plan.triplets()), (1, 2));
     let _ = type_info(0x04);
+}
+
+/// Several threads (the sort split into runs and merged; re-assembly split
+/// into entry ranges) give exactly what one thread gives.
+#[test]
+fn threads_give_the_same_result_as_one() {
+    let mut rng = Rng::new(99);
+    let n = 300_000usize;
+    let shape = [1000u64, 1000];
+    let idx: Vec<u8> = (0..2 * n)
+        .flat_map(|_| (rng.below(1000) as i64).to_le_bytes())
+        .collect();
+    let vals: Vec<u8> = (0..n)
+        .flat_map(|_| (rng.below(100) as f64 / 8.0).to_le_bytes())
+        .collect();
+    let floats: Vec<u8> = (0..n)
+        .flat_map(|_| (rng.below(7) as f32 - 3.0).to_le_bytes())
+        .collect();
+    for (tag, values) in [(0x04u8, &vals), (0x03, &floats)] {
+        let t = Triplets {
+            shape: &shape,
+            n,
+            index_type: IndexType::I64,
+            base: 0,
+            coords: CoordArrays::Interleaved(&idx),
+            type_tag: tag,
+            values: Some(values),
+        };
+        let run = |threads: usize| {
+            let o = AssembleOptions {
+                duplicates: Duplicates::Sum,
+                threads,
+                ..Default::default()
+            };
+            assemble(&t, &o).unwrap()
+        };
+        let (one, plan) = run(1);
+        for threads in [2, 4, 7] {
+            let (many, _) = run(threads);
+            assert_eq!(many.indices(), one.indices(), "{threads} threads");
+            assert_eq!(many.values(), one.values(), "{threads} threads");
+            let mut a = vec![0u8; one.values().len()];
+            let mut b = vec![1u8; one.values().len()];
+            plan.apply(values, &mut a, 1).unwrap();
+            plan.apply(values, &mut b, threads).unwrap();
+            assert_eq!(a, b, "re-assembly with {threads} threads");
+            assert_eq!(a, one.values());
+        }
+    }
 }

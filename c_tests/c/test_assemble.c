@@ -33,14 +33,14 @@ static int test_fem_assembly_sum_and_plan(void) {
     t.values_bytes = sizeof vals;
 
     /* Without SKIP_NEGATIVE the negative index is an error, 1-based. */
-    CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_SUM, 0, &coo, &plan),
+    CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_SUM, 0, 1, &coo, &plan),
                  HURRAY_ERR_INDEX_OUT_OF_BOUNDS, "triplet 7: coordinate -1 in dimension 1");
     CHECK(coo == NULL && plan == NULL);
     /* ERROR policy names both duplicates, 1-based. */
-    CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_ERROR, HURRAY_ASSEMBLE_SKIP_NEGATIVE, &coo,
+    CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_ERROR, HURRAY_ASSEMBLE_SKIP_NEGATIVE, 1, &coo,
                                      &plan),
                  HURRAY_ERR_DUPLICATE, "triplet 4 duplicates triplet 3 at (2, 2)");
-    CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_SUM, HURRAY_ASSEMBLE_SKIP_NEGATIVE, &coo,
+    CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_SUM, HURRAY_ASSEMBLE_SKIP_NEGATIVE, 1, &coo,
                                      &plan),
                  HURRAY_OK, "");
     CHECK(hurray_coo_nnz(coo) == 4 && hurray_coo_is_sorted(coo));
@@ -58,13 +58,13 @@ static int test_fem_assembly_sum_and_plan(void) {
         const double v2[7] = {2.0, 4.0, 6.0, 8.0, 10.0, 20.0, 1e300};
         const double want[4] = {22.0, 4.0, 14.0, 10.0};
         size_t k;
-        CHECK_STATUS(hurray_assembly_plan_apply(plan, v2, sizeof v2, out, sizeof out), HURRAY_OK, "");
+        CHECK_STATUS(hurray_assembly_plan_apply(plan, v2, sizeof v2, out, sizeof out, 2), HURRAY_OK, "");
         for (k = 0; k < 4; k++) {
             CHECK(out[k] == want[k]);
         }
-        CHECK_STATUS(hurray_assembly_plan_apply(plan, v2, 8, out, sizeof out),
+        CHECK_STATUS(hurray_assembly_plan_apply(plan, v2, 8, out, sizeof out, 1),
                      HURRAY_ERR_BUFFER_SIZE, "7 triplets of float64");
-        CHECK_STATUS(hurray_assembly_plan_apply(NULL, v2, sizeof v2, out, sizeof out),
+        CHECK_STATUS(hurray_assembly_plan_apply(NULL, v2, sizeof v2, out, sizeof out, 1),
                      HURRAY_ERR_NULL_POINTER, "plan");
     }
     hurray_assembly_plan_free(plan);
@@ -89,33 +89,33 @@ static int test_assembly_arguments_are_checked(void) {
     t.type_tag = HURRAY_TYPE_INT8;
     t.values = vals;
     t.values_bytes = 2;
-    CHECK_STATUS(hurray_coo_assemble(NULL, 0, 0, &coo, NULL), HURRAY_ERR_NULL_POINTER, "triplets");
+    CHECK_STATUS(hurray_coo_assemble(NULL, 0, 0, 1, &coo, NULL), HURRAY_ERR_NULL_POINTER, "triplets");
     CHECK(coo == NULL);
-    CHECK_STATUS(hurray_coo_assemble(&t, 9, 0, &coo, NULL), HURRAY_ERR_INVALID_FLAGS,
+    CHECK_STATUS(hurray_coo_assemble(&t, 9, 0, 1, &coo, NULL), HURRAY_ERR_INVALID_FLAGS,
                  "duplicate policy");
-    CHECK_STATUS(hurray_coo_assemble(&t, 0, 4, &coo, NULL), HURRAY_ERR_INVALID_FLAGS,
+    CHECK_STATUS(hurray_coo_assemble(&t, 0, 4, 1, &coo, NULL), HURRAY_ERR_INVALID_FLAGS,
                  "assembly flags");
     t.index_type = 7;
-    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, &coo, NULL), HURRAY_ERR_INVALID_FLAGS, "index type");
+    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_ERR_INVALID_FLAGS, "index type");
     t.index_type = HURRAY_INDEX_UINT64;
     t.index_base = 2;
-    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, &coo, NULL), HURRAY_ERR_INVALID_LAYOUT, "base 2");
+    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_ERR_INVALID_LAYOUT, "base 2");
     t.index_base = 0;
     t.dim_indices = (const void *const *)(const void *)&t; /* both given */
-    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, &coo, NULL), HURRAY_ERR_NULL_POINTER,
+    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_ERR_NULL_POINTER,
                  "exactly one of them");
     t.dim_indices = NULL;
     t.values_bytes = 3;
-    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, &coo, NULL), HURRAY_ERR_BUFFER_SIZE,
+    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_ERR_BUFFER_SIZE,
                  "2 triplets of int8");
     t.values_bytes = 2;
     {
         /* int8 100 + 100 overflows: an error, never a wrap. */
         const uint64_t same[2] = {1, 1};
         t.indices = same;
-        CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_SUM, 0, &coo, NULL), HURRAY_ERR_OVERFLOW,
+        CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_SUM, 0, 1, &coo, NULL), HURRAY_ERR_OVERFLOW,
                      "the SUM of triplets 0 to 1 at (1) overflows int8");
-        CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_MAX, 0, &coo, NULL), HURRAY_OK, "");
+        CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_MAX, 0, 1, &coo, NULL), HURRAY_OK, "");
         hurray_coo_free(coo);
     }
     /* A pattern: no values, bool true at each coordinate. */
@@ -123,7 +123,7 @@ static int test_assembly_arguments_are_checked(void) {
     t.type_tag = HURRAY_PATTERN;
     t.values = NULL;
     t.values_bytes = 0;
-    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, &coo, NULL), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_OK, "");
     CHECK(hurray_coo_type_tag(coo) == HURRAY_TYPE_BOOL && hurray_coo_nnz(coo) == 2);
     hurray_coo_free(coo);
     return failures;
@@ -150,7 +150,7 @@ static int test_csr_csc_dense_and_back(void) {
     t.type_tag = HURRAY_TYPE_FLOAT64;
     t.values = vals;
     t.values_bytes = sizeof vals;
-    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, &coo, NULL), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_OK, "");
     CHECK_STATUS(hurray_coo_compressed_size(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, &ob, &ib, &vb),
                  HURRAY_OK, "");
     CHECK(ob == 12 && ib == 12 && vb == 24);
@@ -223,7 +223,7 @@ static int test_sort_modes(void) {
     t.type_tag = HURRAY_TYPE_FLOAT64;
     t.values = vals;
     t.values_bytes = sizeof vals;
-    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, &coo, NULL), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_OK, "");
     CHECK_STATUS(hurray_coo_sort_modes(coo, modes, 3, &s), HURRAY_OK, "");
     {
         /* By (k, i, j): (0,1,0)=3 [k0], (1,1,0)=2 [k0], (0,0,1)=1 [k1]. */

@@ -39,7 +39,7 @@ int main(void) {
     t.type_tag = HURRAY_TYPE_FLOAT64;
     t.values = vals;
     t.values_bytes = sizeof vals;
-    if (hurray_coo_assemble(&t, HURRAY_DUP_SUM, 0, &coo, NULL) != HURRAY_OK) return fail("assemble");
+    if (hurray_coo_assemble(&t, HURRAY_DUP_SUM, 0, 2, &coo, NULL) != HURRAY_OK) return fail("assemble");
 
     size_t ob, ib, vb;
     if (hurray_coo_compressed_size(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_UINT64, &ob, &ib, &vb))

@@ -63,6 +63,9 @@ pub struct AssembleOptions {
     pub skip_negative: bool,
     /// Leave out entries whose (combined) value is zero.
     pub drop_zeros: bool,
+    /// Threads for the sort (0 and 1: the calling thread only); started
+    /// and joined within the call.
+    pub threads: usize,
 }
 
 /// The caller's triplets.
@@ -105,7 +108,7 @@ pub fn assemble(t: &Triplets<'_>, o: &AssembleOptions) -> Result<(Coo<'static>, 
         }
     }
     let kept = reader.check_all(o.skip_negative)?;
-    let order = reader.sorted(&kept)?;
+    let order = reader.sorted(&kept, o.threads)?;
     build(t, o, ty, &reader, &order)
 }
 
@@ -167,12 +170,11 @@ fn build(
             indices.as_bytes_mut()[(nnz * rank + d) * 8..][..8].copy_from_slice(&c.to_le_bytes());
         }
         crate::element::encode::store_element(ty, values.as_bytes_mut(), nnz, &value);
-        plan.map_group(members, nnz);
+        plan.map_group(members)?;
         nnz += 1;
     }
     indices.truncate(nnz * rank * 8);
     values.truncate(size::values_bytes(ty, nnz as u64)? as usize);
-    plan.set_nnz(nnz);
     let coo = Coo::from_owned(ty.tag, t.shape, true, values, indices)?;
     Ok((coo, plan))
 }

@@ -1,8 +1,9 @@
 //! The re-assembly plan (PETSc's `MatSetPreallocationCOO` /
-//! `MatSetValuesCOO`): built once with the canonical tensor, it maps every
-//! triplet to its canonical entry, so a new values array of the same
-//! triplets becomes the canonical values with no sort and no allocation,
-//! combined by the same policy in the same order as the first assembly.
+//! `MatSetValuesCOO`): built once with the canonical tensor, it lists for
+//! every canonical entry the triplets that make it, so a new values array of
+//! the same triplets becomes the canonical values with no sort and no
+//! allocation, combined by the same policy in the same order as the first
+//! assembly, and entries split between threads never share an output.
 
 use super::combine::{add, better, Storage};
 use super::{counted_from, Duplicates};
@@ -12,21 +13,20 @@ use crate::element::size;
 use crate::element::types::{Encoding, TypeInfo};
 use crate::error::CooError;
 
-/// A triplet that contributes nothing (skipped, dropped, or not the kept one
-/// of FIRST/LAST).
-const SKIP: u64 = u64::MAX;
-
-/// Maps each triplet to its canonical entry.
+/// Maps each canonical entry to the triplets that make it.
 #[derive(Debug)]
 pub struct Plan {
     ty: &'static TypeInfo,
     dup: Duplicates,
     has_values: bool,
     base: u8,
-    nnz: usize,
-    /// Per triplet: `entry << 1 | 1` for the first contribution to `entry`,
-    /// `entry << 1` for a later one, or `SKIP`.
-    map: Vec<u64>,
+    /// Number of triplets the plan was built from.
+    triplets: usize,
+    /// The contributing triplets, entry by entry, each entry's in triplet
+    /// order (FIRST and LAST keep one per entry).
+    members: Vec<u64>,
+    /// Entry `e` is made of `members[starts[e]..starts[e + 1]]`.
+    starts: Vec<u64>,
 }
 
 impl Plan {
@@ -37,49 +37,55 @@ impl Plan {
         has_values: bool,
         base: u8,
     ) -> Result<Plan, CooError> {
-        let mut map = Vec::new();
-        map.try_reserve_exact(n).map_err(|_| CooError::Alloc {
-            bytes: n.saturating_mul(8),
+        let alloc = |bytes: usize| CooError::Alloc {
+            bytes,
             what: "the re-assembly plan",
-        })?;
-        map.resize(n, SKIP);
+        };
+        let mut members = Vec::new();
+        members
+            .try_reserve_exact(n)
+            .map_err(|_| alloc(n.saturating_mul(8)))?;
+        let mut starts = Vec::new();
+        starts
+            .try_reserve(n.min(1 << 20) + 1)
+            .map_err(|_| alloc(n.saturating_mul(8)))?;
+        starts.push(0);
         Ok(Plan {
             ty,
             dup,
             has_values,
             base,
-            nnz: 0,
-            map,
+            triplets: n,
+            members,
+            starts,
         })
     }
 
-    /// Record that the triplets `members` (in triplet order) make `entry`.
-    pub(super) fn map_group(&mut self, members: &[usize], entry: usize) {
-        let e = (entry as u64) << 1;
-        match self.dup {
-            Duplicates::First | Duplicates::Error => self.map[members[0]] = e | 1,
-            Duplicates::Last => self.map[members[members.len() - 1]] = e | 1,
-            Duplicates::Sum | Duplicates::Min | Duplicates::Max => {
-                self.map[members[0]] = e | 1;
-                for &i in &members[1..] {
-                    self.map[i] = e;
-                }
-            }
-        }
-    }
-
-    pub(super) fn set_nnz(&mut self, nnz: usize) {
-        self.nnz = nnz;
+    /// Record that the triplets `group` (in triplet order) make the next
+    /// entry.
+    pub(super) fn map_group(&mut self, group: &[usize]) -> Result<(), CooError> {
+        let kept: &[usize] = match self.dup {
+            Duplicates::First | Duplicates::Error => &group[..1],
+            Duplicates::Last => &group[group.len() - 1..],
+            Duplicates::Sum | Duplicates::Min | Duplicates::Max => group,
+        };
+        self.members.extend(kept.iter().map(|&i| i as u64));
+        self.starts.try_reserve(1).map_err(|_| CooError::Alloc {
+            bytes: self.starts.len().saturating_mul(16),
+            what: "the re-assembly plan",
+        })?;
+        self.starts.push(self.members.len() as u64);
+        Ok(())
     }
 
     /// Number of triplets the plan was built from.
     pub fn triplets(&self) -> usize {
-        self.map.len()
+        self.triplets
     }
 
     /// Number of canonical entries.
     pub fn nnz(&self) -> usize {
-        self.nnz
+        self.starts.len() - 1
     }
 
     /// Element type of the values it takes and gives.
@@ -89,26 +95,34 @@ impl Plan {
 
     /// Bytes of memory the plan holds.
     pub fn bytes(&self) -> usize {
-        self.map.len() * 8
+        (self.members.len() + self.starts.len()) * 8
     }
 
     /// Combine `values` (one per triplet, as at assembly) into `out` (one per
     /// canonical entry, in the canonical order, which for a rank-2 tensor is
-    /// CSR's order). Allocates nothing; every byte of `out` is written.
-    pub fn apply(&self, values: &[u8], out: &mut [u8]) -> Result<(), CooError> {
+    /// CSR's order). Allocates nothing but the threads' stacks; every byte
+    /// of `out` is written. With `threads > 1` the entries are split into
+    /// contiguous ranges of about equal work (at most one thread per 4096
+    /// entries; sub-byte types, whose elements share bytes, use one).
+    pub fn apply(&self, values: &[u8], out: &mut [u8], threads: usize) -> Result<(), CooError> {
         if !self.has_values {
             return Err(CooError::Unsupported(
                 "this plan was built from a pattern (no values): there is nothing to re-assemble"
                     .into(),
             ));
         }
-        let n = self.map.len() as u64;
+        let nnz = self.nnz();
         for (buf, what, count, len) in [
-            ("new triplet values", "triplets", n, values.len()),
+            (
+                "new triplet values",
+                "triplets",
+                self.triplets as u64,
+                values.len(),
+            ),
             (
                 "the output values",
                 "canonical entries",
-                self.nnz as u64,
+                nnz as u64,
                 out.len(),
             ),
         ] {
@@ -122,45 +136,89 @@ impl Plan {
                 });
             }
         }
+        let threads = if self.ty.is_sub_byte() {
+            1
+        } else {
+            threads.clamp(1, 64).min(nnz.div_ceil(4096)).max(1)
+        };
+        if threads == 1 {
+            self.apply_range(values, out, 0..nnz)?;
+            clear_padding(self.ty, out, nnz);
+            return Ok(());
+        }
+        // Entry ranges of about equal member counts.
+        let total = self.members.len() as u64;
+        let mut cuts = vec![0usize];
+        for t in 1..threads {
+            let goal = total * t as u64 / threads as u64;
+            let e = self.starts.partition_point(|&s| s < goal).min(nnz);
+            cuts.push(e.max(*cuts.last().unwrap_or(&0)));
+        }
+        cuts.push(nnz);
+        let w = self.ty.lookup_bytes();
+        std::thread::scope(|scope| {
+            let mut rest: &mut [u8] = out;
+            let mut jobs = Vec::new();
+            for r in cuts.windows(2) {
+                let (mine, tail) = std::mem::take(&mut rest).split_at_mut((r[1] - r[0]) * w);
+                rest = tail;
+                let range = r[0]..r[1];
+                let job = move || self.apply_range(values, mine, range);
+                match std::thread::Builder::new().spawn_scoped(scope, job) {
+                    Ok(h) => jobs.push(h),
+                    Err(e) => return Err(CooError::ThreadSpawn(e.to_string())),
+                }
+            }
+            let mut first_err = None;
+            for h in jobs {
+                let r = h
+                    .join()
+                    .map_err(|_| CooError::Internal("a re-assembly thread panicked".into()))?;
+                if let (Err(e), None) = (r, &first_err) {
+                    first_err = Some(e);
+                }
+            }
+            first_err.map_or(Ok(()), Err)
+        })
+    }
+
+    /// Entries `range` into `out`, which holds exactly those entries.
+    fn apply_range(
+        &self,
+        values: &[u8],
+        out: &mut [u8],
+        range: std::ops::Range<usize>,
+    ) -> Result<(), CooError> {
+        let first = range.start;
         if self.ty.encoding == Encoding::F64 && self.dup == Duplicates::Sum {
-            self.apply_f64_sum(values, out);
+            let read = |k: u64| {
+                let k = k as usize;
+                f64::from_le_bytes(values[k * 8..k * 8 + 8].try_into().unwrap_or([0; 8]))
+            };
+            for e in range {
+                let m = &self.members[self.starts[e] as usize..self.starts[e + 1] as usize];
+                let mut s = read(m[0]);
+                for &i in &m[1..] {
+                    s += read(i);
+                }
+                let at = (e - first) * 8;
+                out[at..at + 8].copy_from_slice(&s.to_le_bytes());
+            }
             return Ok(());
         }
         let (mut acc, mut x) = ([0u8; 16], [0u8; 16]);
-        for (i, &m) in self.map.iter().enumerate() {
-            if m == SKIP {
-                continue;
-            }
-            let e = (m >> 1) as usize;
-            copy_element(self.ty, values, i, &mut x);
-            if m & 1 == 0 {
-                copy_element(self.ty, out, e, &mut acc);
+        for e in range {
+            let m = &self.members[self.starts[e] as usize..self.starts[e + 1] as usize];
+            copy_element(self.ty, values, m[0] as usize, &mut acc);
+            for &i in &m[1..] {
+                copy_element(self.ty, values, i as usize, &mut x);
                 if !self.combine(&mut acc, &x) {
-                    return Err(self.overflow(i, e));
+                    return Err(self.overflow(i as usize, e));
                 }
-                store_element(self.ty, out, e, &acc);
-            } else {
-                store_element(self.ty, out, e, &x);
             }
+            store_element(self.ty, out, e - first, &acc);
         }
-        clear_padding(self.ty, out, self.nnz);
         Ok(())
-    }
-
-    /// The common FEM case, without the generic element moves.
-    fn apply_f64_sum(&self, values: &[u8], out: &mut [u8]) {
-        let read = |b: &[u8], k: usize| {
-            f64::from_le_bytes(b[k * 8..k * 8 + 8].try_into().unwrap_or([0; 8]))
-        };
-        for (i, &m) in self.map.iter().enumerate() {
-            if m == SKIP {
-                continue;
-            }
-            let e = (m >> 1) as usize;
-            let v = read(values, i);
-            let s = if m & 1 == 1 { v } else { read(out, e) + v };
-            out[e * 8..e * 8 + 8].copy_from_slice(&s.to_le_bytes());
-        }
     }
 
     /// `acc` combined with a later contribution `x`; false on overflow.

@@ -208,7 +208,7 @@ impl<'a> Reader<'a> {
     /// `kept` in coordinate order, equal coordinates in triplet order: a sort
     /// of (linear key, triplet) pairs when the element count fits a `u64`,
     /// else of triplet numbers by their coordinate tuples.
-    pub(super) fn sorted(&self, kept: &[usize]) -> Result<Vec<usize>, CooError> {
+    pub(super) fn sorted(&self, kept: &[usize], threads: usize) -> Result<Vec<usize>, CooError> {
         let alloc = |bytes| CooError::Alloc {
             bytes,
             what: "sorting the triplets",
@@ -223,12 +223,11 @@ impl<'a> Reader<'a> {
                 });
                 (u128::from(key) << 64) | i as u128
             }));
-            keys.sort_unstable();
             let mut order = Vec::new();
             order
                 .try_reserve_exact(keys.len())
                 .map_err(|_| alloc(keys.len().saturating_mul(8)))?;
-            order.extend(keys.iter().map(|&k| k as u64 as usize));
+            sort_keys(&mut keys, threads, &mut order)?;
             return Ok(order);
         }
         let mut order = Vec::new();
@@ -245,4 +244,52 @@ impl<'a> Reader<'a> {
         });
         Ok(order)
     }
+}
+
+/// Sort `keys` ((linear key << 64) | triplet) and append their triplet
+/// numbers to `order`. With `threads > 1` (at most 16, and one per 64 Ki
+/// keys) the keys are cut into that many runs, sorted in scoped threads, and
+/// merged; keys are distinct (they carry the triplet number), so the result
+/// is the same as one sort.
+fn sort_keys(keys: &mut [u128], threads: usize, order: &mut Vec<usize>) -> Result<(), CooError> {
+    let threads = threads
+        .clamp(1, 16)
+        .min(keys.len().div_ceil(1 << 16))
+        .max(1);
+    if threads == 1 {
+        keys.sort_unstable();
+        order.extend(keys.iter().map(|&k| k as u64 as usize));
+        return Ok(());
+    }
+    let per = keys.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let mut jobs = Vec::new();
+        for run in keys.chunks_mut(per) {
+            match std::thread::Builder::new().spawn_scoped(scope, move || run.sort_unstable()) {
+                Ok(h) => jobs.push(h),
+                Err(e) => return Err(CooError::ThreadSpawn(e.to_string())),
+            }
+        }
+        for h in jobs {
+            h.join()
+                .map_err(|_| CooError::Internal("a sorting thread panicked".into()))?;
+        }
+        Ok(())
+    })?;
+    // Merge the runs: the smallest head each time (few runs, so a scan).
+    let runs: Vec<&[u128]> = keys.chunks(per).collect();
+    let mut heads = vec![0usize; runs.len()];
+    for _ in 0..keys.len() {
+        let mut best = usize::MAX;
+        for (r, run) in runs.iter().enumerate() {
+            if heads[r] < run.len()
+                && (best == usize::MAX || run[heads[r]] < runs[best][heads[best]])
+            {
+                best = r;
+            }
+        }
+        order.push(runs[best][heads[best]] as u64 as usize);
+        heads[best] += 1;
+    }
+    Ok(())
 }

@@ -143,7 +143,10 @@ fn duplicates(code: u32) -> Result<Duplicates, CooError> {
 ///
 /// triplets (not NULL): see hurray_triplets. duplicates: HURRAY_DUP_*.
 /// flags: 0 or any of HURRAY_ASSEMBLE_SKIP_NEGATIVE and
-/// HURRAY_ASSEMBLE_DROP_ZEROS. Every coordinate is bounds-checked; an error
+/// HURRAY_ASSEMBLE_DROP_ZEROS. threads: 0 or 1 sorts in the calling
+/// thread; more splits the sort over at most that many threads (at most 16,
+/// one per 65536 triplets), started and joined within the call; the result
+/// is the same. Every coordinate is bounds-checked; an error
 /// names the triplet, the dimension and the value as the caller wrote them
 /// (1-based in, 1-based out), and a handle assembled from 1-based triplets
 /// speaks 1-based in its later messages (as HURRAY_COO_ONE_BASED_MESSAGES).
@@ -153,8 +156,8 @@ fn duplicates(code: u32) -> Result<Duplicates, CooError> {
 /// values array of the same triplets into the handle's value order
 /// (hurray_assembly_plan_apply), to be released with
 /// hurray_assembly_plan_free; NULL on failure. Memory: the plan holds 8
-/// bytes per triplet; assembly uses about 24 bytes per triplet while it
-/// runs.
+/// bytes per contributing triplet plus 8 per entry; assembly uses about 24
+/// bytes per triplet while it runs, beyond the result.
 ///
 /// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
 /// (flags, policy or index type), HURRAY_ERR_INVALID_LAYOUT (index base),
@@ -162,7 +165,7 @@ fn duplicates(code: u32) -> Result<Duplicates, CooError> {
 /// HURRAY_ERR_RANK_MISMATCH, HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_OVERFLOW (a
 /// size, or an integer SUM), HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
 /// HURRAY_ERR_DUPLICATE, HURRAY_ERR_UNSUPPORTED_TYPE (a policy the type
-/// cannot do), HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC.
+/// cannot do), HURRAY_ERR_ALLOC (memory, or a thread), HURRAY_ERR_INTERNAL_PANIC.
 ///
 /// Thread safety: may be called from any thread.
 #[no_mangle]
@@ -170,6 +173,7 @@ pub unsafe extern "C" fn hurray_coo_assemble(
     triplets: *const hurray_triplets,
     duplicates_policy: u32,
     flags: u32,
+    threads: u32,
     out: *mut *mut hurray_coo,
     out_plan: *mut *mut hurray_assembly_plan,
 ) -> hurray_status {
@@ -191,6 +195,7 @@ pub unsafe extern "C" fn hurray_coo_assemble(
             duplicates: duplicates(duplicates_policy)?,
             skip_negative: flags & HURRAY_ASSEMBLE_SKIP_NEGATIVE != 0,
             drop_zeros: flags & HURRAY_ASSEMBLE_DROP_ZEROS != 0,
+            threads: threads as usize,
         };
         // SAFETY: NULL or a readable hurray_triplets, per the contract.
         let t = unsafe { read_struct(triplets, "triplets") }?;
@@ -291,7 +296,11 @@ pub unsafe extern "C" fn hurray_coo_assemble(
 /// the handle's order, out_bytes of them, which is the order of
 /// hurray_coo_values and of a CSR export), by the plan's duplicate policy
 /// and in the same order as the first assembly. No sort, no allocation;
-/// every byte of out_values is written. Triplets skipped or dropped at the
+/// every byte of out_values is written. threads: 0 or 1 works in the
+/// calling thread; more splits the canonical entries into ranges of about
+/// equal work over at most that many threads (at most 64, one per 4096
+/// entries; one for sub-byte types), started and joined within the call;
+/// the result is the same. Triplets skipped or dropped at the
 /// first assembly contribute nothing.
 ///
 /// plan, values (unless 0 bytes) and out_values (unless 0 bytes) may not be
@@ -301,7 +310,8 @@ pub unsafe extern "C" fn hurray_coo_assemble(
 ///
 /// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_BUFFER_SIZE,
 /// HURRAY_ERR_OVERFLOW (an integer SUM), HURRAY_ERR_UNSUPPORTED_FEATURE (a
-/// plan built from a pattern), HURRAY_ERR_INTERNAL_PANIC.
+/// plan built from a pattern), HURRAY_ERR_ALLOC (a thread could not be
+/// started), HURRAY_ERR_INTERNAL_PANIC.
 ///
 /// Thread safety: safe on a plan shared between threads (each call writes
 /// only its own out_values).
@@ -312,6 +322,7 @@ pub unsafe extern "C" fn hurray_assembly_plan_apply(
     values_bytes: usize,
     out_values: *mut c_void,
     out_bytes: usize,
+    threads: u32,
 ) -> hurray_status {
     guard(|| {
         // SAFETY: NULL or a live plan, per the contract.
@@ -323,7 +334,7 @@ pub unsafe extern "C" fn hurray_assembly_plan_apply(
                 array_mut::<u8>(out_values.cast(), out_bytes, "out_values")?,
             )
         };
-        p.plan.apply(input, out)
+        p.plan.apply(input, out, threads as usize)
     })
 }
 

@@ -33,12 +33,12 @@ program assemble
   t%values_bytes = 48
 
   ! The ERROR policy names both triplets as written here.
-  st = hurray_coo_assemble(t, HURRAY_DUP_ERROR, 0, coo, plan)
+  st = hurray_coo_assemble(t, HURRAY_DUP_ERROR, 0, 1, coo, plan)
   if (st /= HURRAY_ERR_DUPLICATE) call fail("expected a duplicate")
   if (index(hurray_message(), "triplet 4 duplicates triplet 3 at (2, 2)") == 0) call fail("msg")
   print '(a,a)', "error policy: ", hurray_message()
 
-  st = hurray_coo_assemble(t, HURRAY_DUP_SUM, 0, coo, plan)
+  st = hurray_coo_assemble(t, HURRAY_DUP_SUM, 0, 2, coo, plan)
   if (st /= HURRAY_OK) call fail("assemble: " // hurray_message())
   if (hurray_coo_nnz(coo) /= 4) call fail("nnz")
 
@@ -52,7 +52,7 @@ program assemble
   if (any(a /= [11.0d0, 2.0d0, 7.0d0, 5.0d0])) call fail("values")
   print '(a,4i3,a,4f6.1)', "CSR (1-based): rows", rp, "  values", a
 
-  st = hurray_assembly_plan_apply(plan, c_loc(new_vals), 48_c_size_t, c_loc(out), 32_c_size_t)
+  st = hurray_assembly_plan_apply(plan, c_loc(new_vals), 48_c_size_t, c_loc(out), 32_c_size_t, 1)
   if (st /= HURRAY_OK .or. any(out /= 2.0d0 * a)) call fail("re-assembly")
   print '(a,4f6.1)', "re-assembled:", out
 

@@ -49,9 +49,9 @@ class Triplets(C.Structure):
 
 Plan = C.c_void_p
 assemble = sig("hurray_coo_assemble", Status, C.POINTER(Triplets), C.c_uint32, C.c_uint32,
-               C.POINTER(Handle), C.POINTER(Plan))
+               C.c_uint32, C.POINTER(Handle), C.POINTER(Plan))
 plan_apply = sig("hurray_assembly_plan_apply", Status, Plan, C.c_void_p, C.c_size_t,
-                 C.c_void_p, C.c_size_t)
+                 C.c_void_p, C.c_size_t, C.c_uint32)
 plan_free = sig("hurray_assembly_plan_free", None, Plan)
 compressed_size = sig("hurray_coo_compressed_size", Status, Handle, C.c_uint32, C.c_uint32,
                       C.POINTER(C.c_size_t), C.POINTER(C.c_size_t), C.POINTER(C.c_size_t))
@@ -165,7 +165,7 @@ class AssemblyTest(unittest.TestCase):
         t = Triplets(2, shape, 5, HURRAY_INDEX_INT64, 1, None, dims, FLOAT64,
                      C.addressof(V), C.sizeof(V))
         h, plan = Handle(), Plan()
-        self.assertEqual(assemble(C.byref(t), HURRAY_DUP_SUM, 0, C.byref(h), C.byref(plan)),
+        self.assertEqual(assemble(C.byref(t), HURRAY_DUP_SUM, 0, 2, C.byref(h), C.byref(plan)),
                          HURRAY_OK, last_error())
         ob, ib, vb = C.c_size_t(), C.c_size_t(), C.c_size_t()
         self.assertEqual(compressed_size(h, HURRAY_FORMAT_CSC, HURRAY_INDEX_INT64, C.byref(ob),
@@ -181,12 +181,12 @@ class AssemblyTest(unittest.TestCase):
         # New values through the plan, in canonical (row-major) order.
         V2 = (C.c_double * 5)(10.0, 20.0, 30.0, 40.0, 50.0)
         out = (C.c_double * 3)()
-        self.assertEqual(plan_apply(plan, V2, C.sizeof(V2), out, C.sizeof(out)), HURRAY_OK)
+        self.assertEqual(plan_apply(plan, V2, C.sizeof(V2), out, C.sizeof(out), 1), HURRAY_OK)
         self.assertEqual(list(out), [60.0, 50.0, 40.0])
         # A bad coordinate is named as Julia wrote it.
         I[3] = 4
         h2 = Handle()
-        self.assertEqual(assemble(C.byref(t), HURRAY_DUP_SUM, 0, C.byref(h2), None),
+        self.assertEqual(assemble(C.byref(t), HURRAY_DUP_SUM, 0, 1, C.byref(h2), None),
                          HURRAY_ERR_INDEX_OUT_OF_BOUNDS)
         self.assertIn(b"triplet 4: coordinate 4 in dimension 1 is out of bounds (valid 1 to 3)",
                       last_error())
