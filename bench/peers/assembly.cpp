@@ -1,0 +1,223 @@
+// Assembly, re-assembly and CSR export through libhurray_coo's C ABI, against
+// the peers a solver author would pick, on the same triplets in one process:
+// Eigen setFromTriplets, GraphBLAS GrB_Matrix_build (PLUS, one thread), a
+// -O3 -march=native C loop for re-assembly through a precomputed map, and a
+// streaming copy of the same bytes. Build and run with bench/peers/assembly.sh.
+//
+// Data: the P1 element matrices of an M x M square mesh (two triangles per
+// square, nine triplets each, each interior node shared by six triangles),
+// in element order ("fem"), randomly permuted ("permuted"), and the
+// assembled entries in row order without duplicates ("sorted").
+extern "C" {
+#include <GraphBLAS.h>
+}
+
+#include <Eigen/Sparse>
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <vector>
+
+#include "hurray_coo.h"
+
+namespace {
+
+double now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+// Median wall time of `reps` runs of f, in seconds.
+double median(int reps, const std::function<void()> &f) {
+    std::vector<double> t;
+    for (int r = 0; r < reps; r++) {
+        double t0 = now();
+        f();
+        t.push_back(now() - t0);
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+struct Triplets {
+    std::vector<int32_t> i, j;
+    std::vector<double> v;
+    uint64_t n = 0;  // matrix order
+};
+
+Triplets fem(int m) {
+    Triplets t;
+    t.n = uint64_t(m + 1) * uint64_t(m + 1);
+    const double k[9] = {1, -0.5, -0.5, -0.5, 0.5, 0, -0.5, 0, 0.5};
+    for (int a = 0; a < m; a++)
+        for (int b = 0; b < m; b++)
+            for (int half = 0; half < 2; half++) {
+                int n0 = a * (m + 1) + b;
+                int tri[3] = {half ? n0 + m + 2 : n0, half ? n0 + m + 1 : n0 + 1,
+                              half ? n0 + 1 : n0 + m + 1};
+                for (int q = 0; q < 9; q++) {
+                    t.i.push_back(tri[q / 3]);
+                    t.j.push_back(tri[q % 3]);
+                    t.v.push_back(k[q] + 1e-3 * (q % 4 == 0 ? 2.0 : 1.0));
+                }
+            }
+    return t;
+}
+
+volatile double sink;
+
+void row(const char *what, double ours, const char *peer, double theirs) {
+    std::printf("| %-44s | %9.2f | %-34s | %9.2f | %6.2fx |\n", what, ours * 1e3, peer,
+                theirs * 1e3, theirs / ours);
+}
+
+hurray_coo *assemble(const Triplets &t, uint32_t threads, hurray_assembly_plan **plan) {
+    const uint64_t shape[2] = {t.n, t.n};
+    const void *dims[2] = {t.i.data(), t.j.data()};
+    hurray_triplets tr{};
+    tr.rank = 2;
+    tr.shape = shape;
+    tr.n = t.v.size();
+    tr.index_type = HURRAY_INDEX_INT32;
+    tr.dim_indices = dims;
+    tr.type_tag = HURRAY_TYPE_FLOAT64;
+    tr.values = t.v.data();
+    tr.values_bytes = t.v.size() * sizeof(double);
+    hurray_coo *h = nullptr;
+    if (hurray_coo_assemble(&tr, HURRAY_DUP_SUM, 0, threads, &h, plan) != HURRAY_OK) {
+        std::fprintf(stderr, "assemble: %s\n", hurray_last_error_message());
+        std::exit(1);
+    }
+    return h;
+}
+
+void bench_input(const char *name, const Triplets &t, int reps) {
+    size_t n = t.v.size();
+    std::printf("\n%s: %zu triplets, order %llu\n\n", name, n, (unsigned long long)t.n);
+    std::printf("| %-44s | %9s | %-34s | %9s | %7s |\n|---|---:|---|---:|---:|\n", "operation",
+                "ours ms", "peer", "peer ms", "ratio");
+    double ours1 = median(reps, [&] { hurray_coo_free(assemble(t, 1, nullptr)); });
+    double ours2 = median(reps, [&] { hurray_coo_free(assemble(t, 2, nullptr)); });
+    std::vector<Eigen::Triplet<double, int>> et(n);
+    for (size_t k = 0; k < n; k++) et[k] = {t.i[k], t.j[k], t.v[k]};
+    double eigen = median(reps, [&] {
+        Eigen::SparseMatrix<double, Eigen::RowMajor, int> A(int(t.n), int(t.n));
+        A.setFromTriplets(et.begin(), et.end());
+        sink = A.valuePtr()[0];
+    });
+    std::vector<GrB_Index> gi(t.i.begin(), t.i.end()), gj(t.j.begin(), t.j.end());
+    double graphblas = median(reps, [&] {
+        GrB_Matrix A;
+        GrB_Matrix_new(&A, GrB_FP64, t.n, t.n);
+        GrB_Matrix_build_FP64(A, gi.data(), gj.data(), t.v.data(), n, GrB_PLUS_FP64);
+        GrB_Index nv;
+        GrB_Matrix_nvals(&nv, A);  // finishes pending work
+        GrB_Matrix_free(&A);
+    });
+    std::vector<char> src(n * 16), dst(n * 16);
+    double copy = median(reps, [&] {
+        std::memcpy(dst.data(), src.data(), src.size());
+        sink = dst[n];
+    });
+    row("assemble, SUM, 1 thread", ours1, "Eigen setFromTriplets", eigen);
+    row("assemble, SUM, 1 thread", ours1, "GraphBLAS GrB_Matrix_build", graphblas);
+    row("assemble, SUM, 1 thread", ours1, "streaming copy of the 16 B/triplet", copy);
+    row("assemble, SUM, 2 threads", ours2, "ours, 1 thread", ours1);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    int m = argc > 1 ? std::atoi(argv[1]) : 300;
+    int reps = argc > 2 ? std::atoi(argv[2]) : 5;
+    GrB_init(GrB_NONBLOCKING);
+    GxB_Global_Option_set(GxB_GLOBAL_NTHREADS, 1);
+    Triplets t = fem(m);
+    bench_input("fem (element order)", t, reps);
+
+    Triplets p = t;
+    std::mt19937_64 rng(42);
+    for (size_t k = p.v.size() - 1; k > 0; k--) {
+        size_t r = rng() % (k + 1);
+        std::swap(p.i[k], p.i[r]);
+        std::swap(p.j[k], p.j[r]);
+        std::swap(p.v[k], p.v[r]);
+    }
+    bench_input("permuted", p, reps);
+
+    // The assembled entries, sorted and duplicate-free, as triplets.
+    hurray_assembly_plan *plan = nullptr;
+    hurray_coo *A = assemble(t, 1, &plan);
+    Triplets s;
+    s.n = t.n;
+    size_t nb;
+    const uint64_t *ix = hurray_coo_indices(A, &nb);
+    const double *vx = static_cast<const double *>(hurray_coo_values(A, &nb));
+    for (uint64_t k = 0; k < hurray_coo_nnz(A); k++) {
+        s.i.push_back(int32_t(ix[2 * k]));
+        s.j.push_back(int32_t(ix[2 * k + 1]));
+        s.v.push_back(vx[k]);
+    }
+    bench_input("sorted, no duplicates", s, reps);
+
+    // Re-assembly: our plan, against the C loop a solver would write with a
+    // precomputed map (out[map[k]] += v[k]), and a streaming copy of the
+    // values read.
+    size_t n = t.v.size(), nnz = size_t(hurray_coo_nnz(A));
+    std::printf("\nre-assembly and export (fem input: %zu triplets, %zu entries)\n\n", n, nnz);
+    std::printf("| %-44s | %9s | %-34s | %9s | %7s |\n|---|---:|---|---:|---:|\n", "operation",
+                "ours ms", "peer", "peer ms", "ratio");
+    std::vector<double> out(nnz), out2(nnz), vals(t.v);
+    for (auto &v : vals) v *= 1.5;
+    double apply1 = median(reps, [&] {
+        hurray_assembly_plan_apply(plan, vals.data(), n * 8, out.data(), nnz * 8, 1);
+    });
+    double apply2 = median(reps, [&] {
+        hurray_assembly_plan_apply(plan, vals.data(), n * 8, out.data(), nnz * 8, 2);
+    });
+    // The peer's map: each triplet's canonical entry (from the CSR of A).
+    std::vector<int32_t> rp(t.n + 1), ci(nnz);
+    std::vector<double> cv(nnz);
+    double exp_csr = median(reps, [&] {
+        hurray_coo_export_compressed(A, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 0, rp.data(),
+                                     rp.size() * 4, ci.data(), ci.size() * 4, cv.data(),
+                                     cv.size() * 8);
+    });
+    std::vector<uint32_t> map(n);
+    for (size_t k = 0; k < n; k++) {
+        const int32_t *b = ci.data() + rp[t.i[k]], *e = ci.data() + rp[t.i[k] + 1];
+        map[k] = uint32_t(std::lower_bound(b, e, t.j[k]) - ci.data());
+    }
+    double loop = median(reps, [&] {
+        std::fill(out2.begin(), out2.end(), 0.0);
+        for (size_t k = 0; k < n; k++) out2[map[k]] += vals[k];
+        sink = out2[0];
+    });
+    std::vector<char> src(n * 8), dst(n * 8);
+    double copyv = median(reps, [&] {
+        std::memcpy(dst.data(), src.data(), src.size());
+        sink = dst[1];
+    });
+    size_t out_bytes = rp.size() * 4 + ci.size() * 4 + cv.size() * 8;
+    std::vector<char> csrc(out_bytes), cdst(out_bytes);
+    double copyo = median(reps, [&] {
+        std::memcpy(cdst.data(), csrc.data(), out_bytes);
+        sink = cdst[1];
+    });
+    row("re-assemble through the plan, 1 thread", apply1, "C loop out[map[k]] += v[k]", loop);
+    row("re-assemble through the plan, 1 thread", apply1, "streaming copy of the values", copyv);
+    row("re-assemble through the plan, 2 threads", apply2, "ours, 1 thread", apply1);
+    row("CSR export (int32, base 0)", exp_csr, "streaming copy of the output bytes", copyo);
+    double worst = 0;
+    for (size_t k = 0; k < nnz; k++) worst = std::max(worst, std::abs(out[k] - out2[k]));
+    std::printf("\nplan vs C loop: max difference %g\n", worst);
+    hurray_assembly_plan_free(plan);
+    hurray_coo_free(A);
+    GrB_finalize();
+    return 0;
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Assembly, re-assembly and CSR export through the C ABI against Eigen,
+# GraphBLAS, a C loop and a streaming copy, in one process (see
+# bench/peers/assembly.cpp). Installs GraphBLAS and Eigen from Debian.
+#   bench/peers/assembly.sh            # 300 x 300 mesh: ~1.6M triplets
+#   bench/peers/assembly.sh 1500 3     # 1500 x 1500 mesh: ~40M triplets
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+need=()
+[ -e /usr/include/GraphBLAS.h ] || need+=(libgraphblas-dev)
+[ -d /usr/include/eigen3 ] || need+=(libeigen3-dev)
+command -v g++ >/dev/null || need+=(g++)
+if [ ${#need[@]} -gt 0 ]; then
+  apt-get update -qq && apt-get install -y -qq "${need[@]}"
+fi
+cargo build --release --quiet -p hurray-coo
+ln -sf libhurray_coo.so "${CARGO_TARGET_DIR:-$PWD/target}/release/libhurray_coo.so.1"
+lib="${CARGO_TARGET_DIR:-$PWD/target}/release"
+out="$lib/bench-assembly"
+g++ -std=c++17 -O3 -march=native -DNDEBUG -Iinclude -I/usr/include/eigen3 \
+  bench/peers/assembly.cpp -L"$lib" -lhurray_coo -lgraphblas -Wl,-rpath,"$lib" -o "$out"
+echo "commit $(git rev-parse --short HEAD), $(date -u +%F' '%H:%M) UTC, $(nproc) cores"
+"$out" "${1:-300}" "${2:-5}"
