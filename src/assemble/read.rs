@@ -213,6 +213,13 @@ impl<'a> Reader<'a> {
             bytes,
             what: "sorting the triplets",
         };
+        // A leading extent not much larger than the triplet count (every
+        // matrix a solver assembles): a counting sort on it, then each
+        // slice of equal leading coordinate sorted on the rest.
+        let lead = self.shape[0];
+        if lead as u128 <= kept.len() as u128 * 2 + 4096 {
+            return self.sorted_by_lead(kept, lead as usize, threads);
+        }
         if let Some(strides) = &self.strides {
             let mut keys: Vec<u128> = Vec::new();
             keys.try_reserve_exact(kept.len())
@@ -242,6 +249,110 @@ impl<'a> Reader<'a> {
                 .unwrap_or(std::cmp::Ordering::Equal)
                 .then(a.cmp(&b))
         });
+        Ok(order)
+    }
+}
+
+impl Reader<'_> {
+    /// A stable counting sort of `kept` on the leading coordinate, then each
+    /// slice of one leading coordinate sorted (stably, so ties stay in
+    /// triplet order) on the other coordinates; slices are shared out over
+    /// `threads` scoped threads.
+    fn sorted_by_lead(
+        &self,
+        kept: &[usize],
+        lead: usize,
+        threads: usize,
+    ) -> Result<Vec<usize>, CooError> {
+        let alloc = |bytes: usize| CooError::Alloc {
+            bytes,
+            what: "sorting the triplets",
+        };
+        let mut end: Vec<usize> = Vec::new();
+        end.try_reserve_exact(lead + 1)
+            .map_err(|_| alloc((lead + 1).saturating_mul(8)))?;
+        end.resize(lead + 1, 0);
+        for &i in kept {
+            end[self.coord(i, 0) as usize + 1] += 1;
+        }
+        for r in 0..lead {
+            end[r + 1] += end[r];
+        }
+        let mut order: Vec<usize> = Vec::new();
+        order
+            .try_reserve_exact(kept.len())
+            .map_err(|_| alloc(kept.len().saturating_mul(8)))?;
+        order.resize(kept.len(), 0);
+        for &i in kept {
+            let r = self.coord(i, 0) as usize;
+            order[end[r]] = i;
+            end[r] += 1;
+        }
+        // end[r] is now the end of slice r (and end[lead] still the total).
+        if self.shape.len() == 1 {
+            return Ok(order);
+        }
+        let sort_slices = |order: &mut [usize], base: usize, ends: &[usize]| {
+            let mut begin = base;
+            for &e in ends {
+                let slice = &mut order[begin - base..e - base];
+                if slice.len() > 1 {
+                    if self.shape.len() == 2 {
+                        slice.sort_by_key(|&i| self.coord(i, 1));
+                    } else {
+                        slice.sort_by(|&a, &b| {
+                            (1..self.shape.len())
+                                .map(|d| self.coord(a, d).cmp(&self.coord(b, d)))
+                                .find(|o| o.is_ne())
+                                .unwrap_or(std::cmp::Ordering::Equal)
+                        });
+                    }
+                }
+                begin = e;
+            }
+        };
+        let threads = threads
+            .clamp(1, 64)
+            .min(kept.len().div_ceil(1 << 16))
+            .max(1);
+        if threads == 1 {
+            sort_slices(&mut order, 0, &end[..lead]);
+            return Ok(order);
+        }
+        // Cut at slice boundaries into runs of about equal size.
+        let mut cuts = vec![0usize];
+        for t in 1..threads {
+            let goal = kept.len() * t / threads;
+            cuts.push(end[..lead].partition_point(|&e| e <= goal));
+        }
+        cuts.push(lead);
+        std::thread::scope(|scope| {
+            let mut rest: &mut [usize] = &mut order;
+            let mut consumed = 0usize;
+            let mut jobs = Vec::new();
+            for c in cuts.windows(2) {
+                if c[1] <= c[0] {
+                    continue;
+                }
+                // This run holds order[base..stop]: the slices c[0]..c[1].
+                let base = consumed;
+                let stop = end[c[1] - 1];
+                let (mine, tail) = std::mem::take(&mut rest).split_at_mut(stop - base);
+                rest = tail;
+                consumed = stop;
+                let ends = &end[c[0]..c[1]];
+                let job = move || sort_slices(mine, base, ends);
+                match std::thread::Builder::new().spawn_scoped(scope, job) {
+                    Ok(h) => jobs.push(h),
+                    Err(e) => return Err(CooError::ThreadSpawn(e.to_string())),
+                }
+            }
+            for h in jobs {
+                h.join()
+                    .map_err(|_| CooError::Internal("a sorting thread panicked".into()))?;
+            }
+            Ok(())
+        })?;
         Ok(order)
     }
 }
