@@ -176,33 +176,58 @@ pub fn export_compressed(
             ),
         });
     }
-    let order = compressed_order(coo, format)?;
+    let n = coo.nnz() as usize;
+    let idx = coo.indices();
     let majors = shape[major_dim] as usize;
+    let iw = index_type.width();
+    // The entries in (major, minor) order; None when that is their own order
+    // (a validated sorted tensor exported as CSR: then nothing is sorted or
+    // allocated, and whole-byte values are copied in one go).
+    let order = if coo.is_sorted() && !coo.is_permissive() && format == Format::Csr {
+        None
+    } else {
+        Some(compressed_order(coo, format)?)
+    };
+    let entry_at = |k: usize| order.as_ref().map_or(k, |o| o[k]);
     // Offsets: a running count of entries per major index.
-    let mut next = 0usize;
     let mut k = 0usize;
     for m in 0..majors {
-        put_index(index_type, offsets, m, next as u64 + b);
-        while k < order.len() && coo.entry(order[k])[major_dim] as usize == m {
+        put_index(index_type, offsets, m, k as u64 + b);
+        while k < n && idx[entry_at(k) * 2 + major_dim] as usize == m {
             k += 1;
         }
-        next = k;
     }
-    put_index(index_type, offsets, majors, next as u64 + b);
-    let mut s = [0u8; 16];
-    for (k, &e) in order.iter().enumerate() {
-        put_index(index_type, indices, k, coo.entry(e)[minor_dim] + b);
-        copy_element(ty, coo.values(), e, &mut s);
-        store_element(ty, values, k, &s);
+    put_index(index_type, offsets, majors, k as u64 + b);
+    for (k, out) in indices.chunks_exact_mut(iw).enumerate() {
+        let minor = idx[entry_at(k) * 2 + minor_dim] + b;
+        out.copy_from_slice(&minor.to_le_bytes()[..iw]);
     }
-    clear_padding(ty, values, order.len());
+    let src = coo.values();
+    match (&order, ty.is_sub_byte()) {
+        (None, false) => values.copy_from_slice(src),
+        (_, false) => {
+            let w = ty.lookup_bytes();
+            for (k, out) in values.chunks_exact_mut(w).enumerate() {
+                let e = entry_at(k);
+                out.copy_from_slice(&src[e * w..e * w + w]);
+            }
+        }
+        (_, true) => {
+            let mut s = [0u8; 16];
+            for k in 0..n {
+                copy_element(ty, src, entry_at(k), &mut s);
+                store_element(ty, values, k, &s);
+            }
+            clear_padding(ty, values, n);
+        }
+    }
     Ok(())
 }
 
-/// Entry numbers in (major, minor) order: the entries themselves for a
-/// validated sorted tensor exported as CSR; otherwise a stable counting sort
-/// on the major index, then each major's entries sorted by minor index
-/// (already so for CSC of a sorted tensor).
+/// Entry numbers in (major, minor) order (export_compressed needs none for
+/// a validated sorted tensor exported as CSR): a stable counting sort on the
+/// major index, then each major's entries sorted by minor index (already so
+/// for CSC of a sorted tensor).
 fn compressed_order(coo: &Coo<'_>, format: Format) -> Result<Vec<usize>, CooError> {
     let n = coo.nnz() as usize;
     let alloc = |bytes: usize| CooError::Alloc {
@@ -214,10 +239,6 @@ fn compressed_order(coo: &Coo<'_>, format: Format) -> Result<Vec<usize>, CooErro
         .try_reserve_exact(n)
         .map_err(|_| alloc(n.saturating_mul(8)))?;
     let sorted = coo.is_sorted() && !coo.is_permissive();
-    if sorted && format == Format::Csr {
-        order.extend(0..n);
-        return Ok(order);
-    }
     let (major_dim, minor_dim) = format.dims();
     let majors = coo.shape()[major_dim] as usize;
     let mut start: Vec<usize> = Vec::new();
