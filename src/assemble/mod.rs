@@ -9,6 +9,7 @@
 
 mod combine;
 mod plan;
+mod rank2;
 mod read;
 
 pub use plan::Plan;
@@ -66,6 +67,8 @@ pub struct AssembleOptions {
     /// Threads for the sort (0 and 1: the calling thread only); started
     /// and joined within the call.
     pub threads: usize,
+    /// Build no re-assembly plan (it costs 8 bytes per triplet).
+    pub skip_plan: bool,
 }
 
 /// The caller's triplets.
@@ -92,7 +95,10 @@ const PATTERN_TYPE: u8 = 0x20;
 
 /// Assemble `t` into a canonical tensor, and the plan that re-assembles new
 /// values of the same triplets into it.
-pub fn assemble(t: &Triplets<'_>, o: &AssembleOptions) -> Result<(Coo<'static>, Plan), CooError> {
+pub fn assemble(
+    t: &Triplets<'_>,
+    o: &AssembleOptions,
+) -> Result<(Coo<'static>, Option<Plan>), CooError> {
     let ty = element_type(t)?;
     combine::check_policy(ty, t.values.is_some(), o.duplicates)?;
     let reader = Reader::new(t)?;
@@ -106,6 +112,9 @@ pub fn assemble(t: &Triplets<'_>, o: &AssembleOptions) -> Result<(Coo<'static>, 
                 expected_why: format!("{} triplets of {}", t.n, ty.name()),
             });
         }
+    }
+    if let Some(done) = rank2::try_assemble(t, o, ty, &reader) {
+        return done;
     }
     let kept = reader.check_all(o.skip_negative)?;
     let order = reader.sorted(&kept, o.threads)?;
@@ -135,7 +144,7 @@ fn build(
     ty: &'static TypeInfo,
     reader: &Reader<'_>,
     order: &[usize],
-) -> Result<(Coo<'static>, Plan), CooError> {
+) -> Result<(Coo<'static>, Option<Plan>), CooError> {
     let rank = t.shape.len();
     let groups = group_bounds(order, reader)?;
     if o.duplicates == Duplicates::Error {
@@ -155,7 +164,16 @@ fn build(
         size::to_usize(size::values_bytes(ty, upper as u64)?, "the values")?,
         "the assembled values",
     )?;
-    let mut plan = Plan::new(t.n, ty, o.duplicates, t.values.is_some(), t.base)?;
+    let mut plan = match o.skip_plan {
+        true => None,
+        false => Some(Plan::new(
+            t.n,
+            ty,
+            o.duplicates,
+            t.values.is_some(),
+            t.base,
+        )?),
+    };
     let combine = Combine::new(ty, o.duplicates, t.values, t.base);
     let mut nnz = 0usize;
     let mut coords = [0u64; 64];
@@ -170,7 +188,9 @@ fn build(
             indices.as_bytes_mut()[(nnz * rank + d) * 8..][..8].copy_from_slice(&c.to_le_bytes());
         }
         crate::element::encode::store_element(ty, values.as_bytes_mut(), nnz, &value);
-        plan.map_group(members)?;
+        if let Some(p) = plan.as_mut() {
+            p.map_group(members)?;
+        }
         nnz += 1;
     }
     indices.truncate(nnz * rank * 8);

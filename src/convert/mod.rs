@@ -423,7 +423,11 @@ pub fn from_compressed(
         type_tag,
         values: Some(values),
     };
-    Ok(assemble(&t, &AssembleOptions::default())?.0)
+    let o = AssembleOptions {
+        skip_plan: true,
+        ..AssembleOptions::default()
+    };
+    Ok(assemble(&t, &o)?.0)
 }
 
 /// A canonical copy of `coo` sorted by the mode order `modes` (a

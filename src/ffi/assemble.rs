@@ -196,6 +196,7 @@ pub unsafe extern "C" fn hurray_coo_assemble(
             skip_negative: flags & HURRAY_ASSEMBLE_SKIP_NEGATIVE != 0,
             drop_zeros: flags & HURRAY_ASSEMBLE_DROP_ZEROS != 0,
             threads: threads as usize,
+            skip_plan: out_plan.is_null(),
         };
         // SAFETY: NULL or a readable hurray_triplets, per the contract.
         let t = unsafe { read_struct(triplets, "triplets") }?;
@@ -274,7 +275,7 @@ pub unsafe extern "C" fn hurray_coo_assemble(
             one_based: base == 1,
             _release: None,
         })?;
-        if !out_plan.is_null() {
+        if let Some(plan) = plan {
             match box_handle(hurray_assembly_plan { plan }) {
                 // SAFETY: non-null and writable per the contract.
                 Ok(p) => unsafe { write_opt(out_plan, p) },
