@@ -3,7 +3,7 @@
 #  1. cargo test: Rust unit, rule, oracle, descriptor/interop, assembly,
 #     conversion, ABI, header, bindings and fuzz-replay tests; the C/C++
 #     suites (cc crate); the link, allocation-failure, ctypes, README-block,
-#     GraphBLAS/Eigen client and install-prefix consumer tests (C with
+#     GraphBLAS/Eigen/PETSc client and install-prefix consumer tests (C with
 #     pkg-config, C++ with CMake, Fortran);
 #  2. the C suites again under AddressSanitizer + UndefinedBehaviorSanitizer;
 #  3. the C suites under valgrind memcheck (no leaks, no errors);
@@ -23,9 +23,10 @@ command -v python3 >/dev/null || missing+=(python3)
 command -v readelf >/dev/null || missing+=(binutils)
 [ -e /usr/include/GraphBLAS.h ] || missing+=(libgraphblas-dev)
 [ -d /usr/include/eigen3 ] || missing+=(libeigen3-dev)
+pkg-config --exists petsc 2>/dev/null || missing+=(petsc-dev)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing ${missing[*]}" >&2
-  apt-get update -qq && apt-get install -y -qq "${missing[@]}"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
 fi
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 

@@ -1,6 +1,8 @@
-//! Real clients adopt the exported CSR: SuiteSparse:GraphBLAS (C) and Eigen
-//! (C++), both from Debian (scripts/test.sh installs them), and a sparse
-//! matrix-vector product through each equals one computed from the COO.
+//! Real clients adopt the exported CSR: SuiteSparse:GraphBLAS (C), Eigen
+//! (C++) and PETSc (C, MatCreateSeqAIJWithArrays, then re-assembly into its
+//! own values array), all from Debian (scripts/test.sh installs them), and a
+//! sparse matrix-vector product through each equals one computed from the
+//! COO.
 
 use std::process::Command;
 
@@ -75,4 +77,23 @@ fn eigen_adopts_the_exported_csr() {
         out.contains("adopted") && out.contains("spmv max difference"),
         "{out}"
     );
+}
+
+fn pkg_config(args: &[&str]) -> Vec<String> {
+    run(Command::new("pkg-config").args(args))
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn petsc_adopts_the_exported_csr_and_sees_reassembled_values() {
+    if skip() {
+        return;
+    }
+    let mut flags = pkg_config(&["--cflags", "--libs", "petsc"]);
+    flags.extend(pkg_config(&["--cflags", "--libs", "mpi"]));
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let out = build_and_run(&["cc", "-std=c11", "-Wall", "-Werror"], "petsc_csr.c", &flags);
+    assert!(out.contains("petsc: adopted") && out.contains("after re-assembly"), "{out}");
 }
