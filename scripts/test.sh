@@ -28,6 +28,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "installing ${missing[*]}" >&2
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
 fi
+python3 -c "import numpy, scipy" 2>/dev/null || python3 -m pip install -q numpy scipy
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 
 echo "== 1/4 cargo test --workspace"

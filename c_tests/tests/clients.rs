@@ -94,6 +94,13 @@ fn petsc_adopts_the_exported_csr_and_sees_reassembled_values() {
     let mut flags = pkg_config(&["--cflags", "--libs", "petsc"]);
     flags.extend(pkg_config(&["--cflags", "--libs", "mpi"]));
     let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
-    let out = build_and_run(&["cc", "-std=c11", "-Wall", "-Werror"], "petsc_csr.c", &flags);
-    assert!(out.contains("petsc: adopted") && out.contains("after re-assembly"), "{out}");
+    let out = build_and_run(
+        &["cc", "-std=c11", "-Wall", "-Werror"],
+        "petsc_csr.c",
+        &flags,
+    );
+    assert!(
+        out.contains("petsc: adopted") && out.contains("after re-assembly"),
+        "{out}"
+    );
 }

@@ -30,3 +30,26 @@ fn python_ctypes_drives_the_shared_library() {
         "expected {defined} tests to run and pass:\n{err}"
     );
 }
+
+/// scipy wraps the exported CSR arrays (numpy-owned, written by the
+/// library) in a csr_array with no copy; its product equals scipy's own
+/// assembly of the same triplets. numpy and scipy come from PyPI
+/// (scripts/test.sh installs them).
+#[test]
+fn scipy_adopts_the_exported_csr() {
+    if std::env::var_os("HURRAY_SKIP_CONSUMERS").is_some_and(|v| v == "1") {
+        eprintln!("SKIPPED (HURRAY_SKIP_CONSUMERS=1): scipy client");
+        return;
+    }
+    let so = build_shared_library().join("libhurray_coo.so");
+    let out = Command::new("python3")
+        .arg(repo_root().join("tests/python/test_scipy.py"))
+        .arg(&so)
+        .output()
+        .expect("python3 is needed");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && err.contains("Ran 1 test") && err.contains("\nOK"),
+        "scipy test failed (scripts/test.sh installs numpy and scipy):\n{err}"
+    );
+}

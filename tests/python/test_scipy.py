@@ -1,0 +1,72 @@
+"""scipy adopts a CSR exported by libhurray_coo without another copy:
+numpy arrays over the caller's buffers (numpy owns the memory; the library
+writes into it), wrapped by scipy.sparse.csr_array((data, indices, indptr)).
+Run with the path of libhurray_coo.so as the first argument."""
+import ctypes as C
+import sys
+import unittest
+
+import numpy as np
+import scipy.sparse as sp
+
+LIB = C.CDLL(sys.argv.pop(1))
+
+
+class Triplets(C.Structure):
+    _fields_ = [("rank", C.c_uint32), ("shape", C.POINTER(C.c_uint64)), ("n", C.c_uint64),
+                ("index_type", C.c_uint32), ("index_base", C.c_uint32),
+                ("indices", C.c_void_p), ("dim_indices", C.POINTER(C.c_void_p)),
+                ("type_tag", C.c_uint8), ("values", C.c_void_p), ("values_bytes", C.c_size_t)]
+
+
+def sig(name, restype, *argtypes):
+    fn = getattr(LIB, name)
+    fn.restype, fn.argtypes = restype, list(argtypes)
+    return fn
+
+
+assemble = sig("hurray_coo_assemble", C.c_int32, C.POINTER(Triplets), C.c_uint32, C.c_uint32,
+               C.c_uint32, C.POINTER(C.c_void_p), C.c_void_p)
+export = sig("hurray_coo_export_compressed", C.c_int32, C.c_void_p, C.c_uint32, C.c_uint32,
+             C.c_uint32, C.c_void_p, C.c_size_t, C.c_void_p, C.c_size_t, C.c_void_p, C.c_size_t)
+nnz = sig("hurray_coo_nnz", C.c_uint64, C.c_void_p)
+free = sig("hurray_coo_free", None, C.c_void_p)
+last_error = sig("hurray_last_error_message", C.c_char_p)
+
+INDEX_INT32, INDEX_INT64, DUP_SUM, CSR, FLOAT64 = 1, 2, 1, 1, 0x04
+
+
+class ScipyTest(unittest.TestCase):
+    def test_csr_array_over_the_exported_buffers(self):
+        rng = np.random.default_rng(5)
+        n, t = 50, 4000
+        rows = rng.integers(0, n, t, dtype=np.int64)
+        cols = rng.integers(0, n, t, dtype=np.int64)
+        vals = rng.standard_normal(t)
+        shape = (C.c_uint64 * 2)(n, n)
+        dims = (C.c_void_p * 2)(rows.ctypes.data, cols.ctypes.data)
+        trip = Triplets(2, shape, t, INDEX_INT64, 0, None, dims, FLOAT64,
+                        vals.ctypes.data, vals.nbytes)
+        h = C.c_void_p()
+        self.assertEqual(assemble(C.byref(trip), DUP_SUM, 0, 1, C.byref(h), None), 0,
+                         last_error())
+        m = nnz(h)
+        for itype, dtype in [(INDEX_INT32, np.int32), (INDEX_INT64, np.int64)]:
+            indptr = np.empty(n + 1, dtype=dtype)
+            indices = np.empty(m, dtype=dtype)
+            data = np.empty(m, dtype=np.float64)
+            self.assertEqual(export(h, CSR, itype, 0, indptr.ctypes.data, indptr.nbytes,
+                                    indices.ctypes.data, indices.nbytes,
+                                    data.ctypes.data, data.nbytes), 0, last_error())
+            a = sp.csr_array((data, indices, indptr), shape=(n, n), copy=False)
+            self.assertTrue(np.shares_memory(a.data, data))
+            self.assertTrue(a.has_sorted_indices)
+            want = sp.coo_array((vals, (rows, cols)), shape=(n, n)).tocsr()  # sums duplicates
+            x = np.linspace(1.0, 2.0, n)
+            np.testing.assert_allclose(a @ x, want @ x, rtol=1e-12, atol=1e-12)
+            self.assertEqual(a.nnz, want.nnz)
+        free(h)
+
+
+if __name__ == "__main__":
+    unittest.main()
