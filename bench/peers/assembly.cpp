@@ -1,8 +1,11 @@
 // Assembly, re-assembly and CSR export through libhurray_coo's C ABI, against
 // the peers a solver author would pick, on the same triplets in one process:
-// Eigen setFromTriplets, GraphBLAS GrB_Matrix_build (PLUS, one thread), a
-// -O3 -march=native C loop for re-assembly through a precomputed map, and a
-// streaming copy of the same bytes. Build and run with bench/peers/assembly.sh.
+// Eigen setFromTriplets, GraphBLAS GrB_Matrix_build (PLUS, one thread), PETSc
+// 3.18 MatSetPreallocationCOO + MatSetValuesCOO (values only:
+// MatSetValuesCOO), a -O3 -march=native C loop for re-assembly through a
+// precomputed map, and a streaming copy of the same bytes (numpy and scipy
+// run in bench/peers/assembly_numpy.py). Build and run with
+// bench/peers/assembly.sh.
 //
 // Data: the P1 element matrices of an M x M square mesh (two triangles per
 // square, nine triplets each, each interior node shared by six triangles),
@@ -11,6 +14,7 @@
 extern "C" {
 #include <GraphBLAS.h>
 }
+#include <petscmat.h>
 
 #include <Eigen/Sparse>
 #include <algorithm>
@@ -119,6 +123,18 @@ void bench_input(const char *name, const Triplets &t, int reps) {
         GrB_Matrix_nvals(&nv, A);  // finishes pending work
         GrB_Matrix_free(&A);
     });
+    std::vector<PetscInt> pi(t.i.begin(), t.i.end()), pj(t.j.begin(), t.j.end());
+    double petsc = median(reps, [&] {
+        // MatSetPreallocationCOO may reorder its index arrays: give it copies.
+        std::vector<PetscInt> ci(pi), cj(pj);
+        Mat A;
+        MatCreate(PETSC_COMM_SELF, &A);
+        MatSetSizes(A, PetscInt(t.n), PetscInt(t.n), PetscInt(t.n), PetscInt(t.n));
+        MatSetType(A, MATSEQAIJ);
+        MatSetPreallocationCOO(A, PetscCount(n), ci.data(), cj.data());
+        MatSetValuesCOO(A, t.v.data(), INSERT_VALUES);
+        MatDestroy(&A);
+    });
     std::vector<char> src(n * 16), dst(n * 16);
     double copy = median(reps, [&] {
         std::memcpy(dst.data(), src.data(), src.size());
@@ -126,6 +142,7 @@ void bench_input(const char *name, const Triplets &t, int reps) {
     });
     row("assemble, SUM, 1 thread", ours1, "Eigen setFromTriplets", eigen);
     row("assemble, SUM, 1 thread", ours1, "GraphBLAS GrB_Matrix_build", graphblas);
+    row("assemble, SUM, 1 thread", ours1, "PETSc PreallocationCOO+SetValuesCOO", petsc);
     row("assemble, SUM, 1 thread", ours1, "streaming copy of the 16 B/triplet", copy);
     row("assemble, SUM, 2 threads", ours2, "ours, 1 thread", ours1);
 }
@@ -135,6 +152,7 @@ void bench_input(const char *name, const Triplets &t, int reps) {
 int main(int argc, char **argv) {
     int m = argc > 1 ? std::atoi(argv[1]) : 300;
     int reps = argc > 2 ? std::atoi(argv[2]) : 5;
+    PetscInitialize(&argc, &argv, nullptr, nullptr);
     GrB_init(GrB_NONBLOCKING);
     GxB_Global_Option_set(GxB_GLOBAL_NTHREADS, 1);
     Triplets t = fem(m);
@@ -198,6 +216,17 @@ int main(int argc, char **argv) {
         for (size_t k = 0; k < n; k++) out2[map[k]] += vals[k];
         sink = out2[0];
     });
+    double petsc_values;
+    {
+        std::vector<PetscInt> ci(t.i.begin(), t.i.end()), cj(t.j.begin(), t.j.end());
+        Mat P;
+        MatCreate(PETSC_COMM_SELF, &P);
+        MatSetSizes(P, PetscInt(t.n), PetscInt(t.n), PetscInt(t.n), PetscInt(t.n));
+        MatSetType(P, MATSEQAIJ);
+        MatSetPreallocationCOO(P, PetscCount(n), ci.data(), cj.data());
+        petsc_values = median(reps, [&] { MatSetValuesCOO(P, vals.data(), INSERT_VALUES); });
+        MatDestroy(&P);
+    }
     std::vector<char> src(n * 8), dst(n * 8);
     double copyv = median(reps, [&] {
         std::memcpy(dst.data(), src.data(), src.size());
@@ -209,6 +238,7 @@ int main(int argc, char **argv) {
         std::memcpy(cdst.data(), csrc.data(), out_bytes);
         sink = cdst[1];
     });
+    row("re-assemble through the plan, 1 thread", apply1, "PETSc MatSetValuesCOO", petsc_values);
     row("re-assemble through the plan, 1 thread", apply1, "C loop out[map[k]] += v[k]", loop);
     row("re-assemble through the plan, 1 thread", apply1, "streaming copy of the values", copyv);
     row("re-assemble through the plan, 2 threads", apply2, "ours, 1 thread", apply1);
@@ -219,5 +249,6 @@ int main(int argc, char **argv) {
     hurray_assembly_plan_free(plan);
     hurray_coo_free(A);
     GrB_finalize();
+    PetscFinalize();
     return 0;
 }
