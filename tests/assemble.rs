@@ -687,26 +687,42 @@ fn threads_give_the_same_result_as_one() {
             type_tag: tag,
             values: Some(values),
         };
-        let run = |threads: usize| {
-            let o = AssembleOptions {
-                duplicates: Duplicates::Sum,
-                threads,
-                ..Default::default()
+        for (dup, drop_zeros) in [
+            (Duplicates::Sum, false),
+            (Duplicates::Sum, true),
+            (Duplicates::First, true),
+            (Duplicates::Last, false),
+            (Duplicates::Max, true),
+            (Duplicates::Error, false),
+        ] {
+            let run = |threads: usize| {
+                let o = AssembleOptions {
+                    duplicates: dup,
+                    drop_zeros,
+                    threads,
+                    ..Default::default()
+                };
+                assemble(&t, &o)
             };
-            assemble(&t, &o).unwrap()
-        };
-        let (one, plan) = run(1);
-        let plan = plan.unwrap();
-        for threads in [2, 4, 7] {
-            let (many, _) = run(threads);
-            assert_eq!(many.indices(), one.indices(), "{threads} threads");
-            assert_eq!(many.values(), one.values(), "{threads} threads");
-            let mut a = vec![0u8; one.values().len()];
-            let mut b = vec![1u8; one.values().len()];
-            plan.apply(values, &mut a, 1).unwrap();
-            plan.apply(values, &mut b, threads).unwrap();
-            assert_eq!(a, b, "re-assembly with {threads} threads");
-            assert_eq!(a, one.values());
+            let one = run(1);
+            for threads in [2, 4, 7] {
+                let many = run(threads);
+                match (&one, &many) {
+                    (Err(a), Err(b)) => assert_eq!(a, b, "{dup:?} with {threads} threads"),
+                    (Ok((one, plan)), Ok((many, _))) => {
+                        assert_eq!(many.indices(), one.indices(), "{dup:?}, {threads} threads");
+                        assert_eq!(many.values(), one.values(), "{dup:?}, {threads} threads");
+                        let plan = plan.as_ref().unwrap();
+                        let mut a = vec![0u8; one.values().len()];
+                        let mut b = vec![1u8; one.values().len()];
+                        plan.apply(values, &mut a, 1).unwrap();
+                        plan.apply(values, &mut b, threads).unwrap();
+                        assert_eq!(a, b, "re-assembly with {threads} threads");
+                        assert_eq!(a, one.values());
+                    }
+                    _ => panic!("{dup:?}: 1 thread and {threads} threads disagree"),
+                }
+            }
         }
     }
 }

@@ -78,6 +78,25 @@ impl Plan {
         Ok(())
     }
 
+    /// Append a run of entries: their contributing triplets, and each
+    /// entry's end in `members`.
+    pub(super) fn append(&mut self, members: &[u64], ends: &[u64]) -> Result<(), CooError> {
+        let base = self.members.len() as u64;
+        let grow = |bytes: usize| CooError::Alloc {
+            bytes,
+            what: "the re-assembly plan",
+        };
+        self.members
+            .try_reserve(members.len())
+            .map_err(|_| grow(members.len() * 8))?;
+        self.members.extend_from_slice(members);
+        self.starts
+            .try_reserve(ends.len())
+            .map_err(|_| grow(ends.len() * 8))?;
+        self.starts.extend(ends.iter().map(|&e| base + e));
+        Ok(())
+    }
+
     /// Number of triplets the plan was built from.
     pub fn triplets(&self) -> usize {
         self.triplets

@@ -78,59 +78,150 @@ fn run(
     reader: &Reader<'_>,
     read: impl Fn(usize) -> (i64, i64) + Sync,
 ) -> Option<Assembled> {
-    let (rows, cols) = (t.shape[0] as i64, t.shape[1] as i64);
+    let rows = t.shape[0] as usize;
+    let (rows_i, cols_i) = (t.shape[0] as i64, t.shape[1] as i64);
     let b = i64::from(t.base);
     // Unsigned coordinates are never "negative": a uint64 above i64::MAX
     // reads as negative here and fails the bounds check below.
     let unsigned = matches!(t.index_type, IndexType::U32 | IndexType::U64);
-    // Pass 1: check, and count the triplets of each row. A triplet the
-    // fast path does not simply keep or skip goes to the general path.
-    let mut end: Vec<u32> = Vec::new();
-    end.try_reserve_exact(rows as usize + 1).ok()?;
-    end.resize(rows as usize + 1, 0);
-    let mut kept = 0usize;
-    for i in 0..t.n {
-        let (r, c) = read(i);
-        // Dimension by dimension, as the general path checks: a negative
-        // coordinate skips the triplet only if no earlier one is out of
-        // bounds.
-        let mut skip = false;
-        for (x, extent) in [(r, rows), (c, cols)] {
-            if x < 0 && !unsigned && o.skip_negative {
-                skip = true;
-                break;
+    let threads = o.threads.clamp(1, 16).min(t.n.div_ceil(1 << 16)).max(1);
+
+    // Pass 1, threads over triplet ranges: check, and count each row's
+    // triplets. A triplet the fast path does not simply keep or skip sends
+    // the call to the general path.
+    let count = |lo: usize, hi: usize| -> Option<Vec<u32>> {
+        let mut hist: Vec<u32> = Vec::new();
+        hist.try_reserve_exact(rows).ok()?;
+        hist.resize(rows, 0);
+        for i in lo..hi {
+            let (r, c) = read(i);
+            // Dimension by dimension, as the general path checks: a
+            // negative coordinate skips the triplet only if no earlier one
+            // is out of bounds.
+            let mut skip = false;
+            for (x, extent) in [(r, rows_i), (c, cols_i)] {
+                if x < 0 && !unsigned && o.skip_negative {
+                    skip = true;
+                    break;
+                }
+                if x - b < 0 || x - b >= extent {
+                    return None;
+                }
             }
-            if x - b < 0 || x - b >= extent {
-                return None;
+            if !skip {
+                hist[(r - b) as usize] += 1;
             }
         }
-        if skip {
-            continue;
-        }
-        end[(r - b) as usize + 1] += 1;
-        kept += 1;
+        Some(hist)
+    };
+    let hists = on_threads(threads, |k| {
+        count(t.n * k / threads, t.n * (k + 1) / threads)
+    })?;
+    let hists: Vec<Vec<u32>> = hists.into_iter().collect::<Option<_>>()?;
+    let mut start: Vec<usize> = Vec::new();
+    start.try_reserve_exact(rows + 1).ok()?;
+    start.push(0);
+    for r in 0..rows {
+        let here: usize = hists.iter().map(|h| h[r] as usize).sum();
+        start.push(start[r] + here);
     }
-    for r in 0..rows as usize {
-        end[r + 1] += end[r];
+    drop(hists);
+    let kept = start[rows];
+
+    // Row ranges of about equal triplet counts, one per thread.
+    let mut cuts = vec![0usize];
+    for k in 1..threads {
+        let goal = kept * k / threads;
+        cuts.push(
+            start
+                .partition_point(|&s| s < goal)
+                .min(rows)
+                .max(cuts[k - 1]),
+        );
     }
-    // Pass 2: scatter (column << 32 | triplet) keys into their rows.
+    cuts.push(rows);
+
+    // Pass 2, threads over row ranges: each scans every triplet and places
+    // (column << 32 | triplet) keys of its own rows in triplet order, sorts
+    // each row, and counts the entries (and, for ERROR, finds its lowest
+    // duplicate). Keys are distinct, so the rows' order is by column, ties
+    // in triplet order.
     let mut keys: Vec<u64> = Vec::new();
     if keys.try_reserve_exact(kept).is_err() {
         return Some(Err(alloc(kept * 8)));
     }
     keys.resize(kept, 0);
-    for i in 0..t.n {
-        let (r, c) = read(i);
-        if r < 0 || c < 0 {
-            continue; // skipped (every other coordinate was checked above)
+    let place = |r0: usize, r1: usize, slice: &mut [u64]| -> Result<RowsDone, CooError> {
+        let base = start[r0];
+        let mut cursor: Vec<usize> = Vec::new();
+        cursor
+            .try_reserve_exact(r1 - r0)
+            .map_err(|_| alloc((r1 - r0) * 8))?;
+        cursor.extend(start[r0..r1].iter().map(|&s| s - base));
+        for i in 0..t.n {
+            let (r, c) = read(i);
+            if r < 0 || c < 0 {
+                continue; // skipped: every other coordinate was checked
+            }
+            let r = (r - b) as usize;
+            if r >= r0 && r < r1 {
+                slice[cursor[r - r0]] = ((c - b) as u64) << 32 | i as u64;
+                cursor[r - r0] += 1;
+            }
         }
-        let r = (r - b) as usize;
-        keys[end[r] as usize] = ((c - b) as u64) << 32 | i as u64;
-        end[r] += 1;
+        let mut done = RowsDone::default();
+        for r in r0..r1 {
+            let row = &mut slice[start[r] - base..start[r + 1] - base];
+            row.sort_unstable();
+            for k in 0..row.len() {
+                if k == 0 || col(row[k - 1]) != col(row[k]) {
+                    done.entries += 1;
+                } else if k < 2 || col(row[k - 2]) != col(row[k]) {
+                    // The second triplet of a run names the duplicate.
+                    let d = (tri(row[k]), tri(row[k - 1]), r as u64, col(row[k]));
+                    if done.dup.is_none_or(|x| d.0 < x.0) {
+                        done.dup = Some(d);
+                    }
+                }
+            }
+        }
+        Ok(done)
+    };
+    let done = match split_rows(&mut keys, &start, &cuts, &place) {
+        Ok(d) => d,
+        Err(e) => return Some(Err(e)),
+    };
+    if o.duplicates == Duplicates::Error {
+        if let Some((second, first, r, c)) = done.iter().filter_map(|d| d.dup).min() {
+            let b = u64::from(t.base);
+            return Some(Err(CooError::TripletDuplicate(format!(
+                "triplet {} duplicates triplet {} at {}{}; pass a duplicate policy (SUM, FIRST, \
+                 LAST, MIN, MAX) to combine them",
+                second as u64 + b,
+                first as u64 + b,
+                Coords(vec![r + b, c + b]),
+                counted_from(t.base)
+            ))));
+        }
     }
-    // end[r] is now the end of row r.
-    sort_rows(&mut keys, &end[..rows as usize], o.threads);
-    Some(combine_rows(t, o, ty, reader, &keys, &end[..rows as usize]))
+    Some(combine_rows(t, o, ty, reader, &keys, &start, &cuts, &done))
+}
+
+fn col(k: u64) -> u64 {
+    k >> 32
+}
+
+fn tri(k: u64) -> usize {
+    (k & 0xFFFF_FFFF) as usize
+}
+
+/// What pass 2 found in one range of rows.
+#[derive(Clone, Copy, Debug, Default)]
+struct RowsDone {
+    /// Entries: runs of equal columns.
+    entries: usize,
+    /// (second triplet, first triplet, row, column) of the lowest duplicate.
+    dup: Option<(usize, usize, u64, u64)>,
 }
 
 fn alloc(bytes: usize) -> CooError {
@@ -140,105 +231,83 @@ fn alloc(bytes: usize) -> CooError {
     }
 }
 
-/// Sort each row's keys (rows cut into runs of about equal size shared
-/// over `threads` scoped threads). Keys are distinct, so any sort gives the
-/// same order: by column, ties in triplet order.
-fn sort_rows(keys: &mut [u64], ends: &[u32], threads: usize) {
-    let sort = |keys: &mut [u64], base: usize, ends: &[u32]| {
-        let mut begin = base;
-        for &e in ends {
-            let e = e as usize;
-            if e - begin > 1 {
-                keys[begin - base..e - base].sort_unstable();
-            }
-            begin = e;
-        }
-    };
-    let threads = threads
-        .clamp(1, 64)
-        .min(keys.len().div_ceil(1 << 16))
-        .max(1);
+/// `job(k)` for k in 0..threads, on scoped threads (the calling thread runs
+/// job 0); `None` when a thread could not start or panicked.
+fn on_threads<R: Send>(threads: usize, job: impl Fn(usize) -> R + Sync) -> Option<Vec<R>> {
     if threads == 1 {
-        sort(keys, 0, ends);
-        return;
+        return Some(vec![job(0)]);
     }
-    let total = keys.len();
-    let mut cuts = vec![0usize];
-    for k in 1..threads {
-        let goal = (total * k / threads) as u32;
-        cuts.push(ends.partition_point(|&e| e <= goal));
-    }
-    cuts.push(ends.len());
-    let all_started = std::thread::scope(|scope| {
-        let mut rest: &mut [u64] = keys;
-        let mut consumed = 0usize;
-        let mut all_started = true;
-        for c in cuts.windows(2) {
-            if c[1] <= c[0] {
-                continue;
-            }
-            let base = consumed;
-            let stop = ends[c[1] - 1] as usize;
-            let (mine, tail) = std::mem::take(&mut rest).split_at_mut(stop - base);
-            rest = tail;
-            consumed = stop;
-            let ends = &ends[c[0]..c[1]];
-            all_started &= std::thread::Builder::new()
-                .spawn_scoped(scope, move || sort(mine, base, ends))
-                .is_ok();
+    std::thread::scope(|scope| {
+        let job = &job;
+        let handles: Vec<_> = (1..threads)
+            .map(|k| std::thread::Builder::new().spawn_scoped(scope, move || job(k)))
+            .collect();
+        let mut out = vec![job(0)];
+        for h in handles {
+            out.push(h.ok()?.join().ok()?);
         }
-        all_started
-    });
-    if !all_started {
-        // A run whose thread could not start is still unsorted: sort every
-        // row here (rows already sorted cost one pass).
-        sort(keys, 0, ends);
-    }
+        Some(out)
+    })
 }
 
-/// Walk the sorted rows, combine each run of equal columns, and write the
-/// canonical buffers and the plan.
+/// Run `job(r0, r1, keys of rows r0..r1)` for each range of `cuts`, one per
+/// scoped thread (disjoint slices of `keys`).
+fn split_rows<R: Send>(
+    keys: &mut [u64],
+    start: &[usize],
+    cuts: &[usize],
+    job: &(impl Fn(usize, usize, &mut [u64]) -> Result<R, CooError> + Sync),
+) -> Result<Vec<R>, CooError> {
+    if cuts.len() == 2 {
+        return Ok(vec![job(cuts[0], cuts[1], keys)?]);
+    }
+    std::thread::scope(|scope| {
+        let mut rest: &mut [u64] = keys;
+        let mut handles = Vec::new();
+        for c in cuts.windows(2) {
+            let (r0, r1) = (c[0], c[1]);
+            let (mine, tail) = std::mem::take(&mut rest).split_at_mut(start[r1] - start[r0]);
+            rest = tail;
+            let h = std::thread::Builder::new()
+                .spawn_scoped(scope, move || job(r0, r1, mine))
+                .map_err(|e| CooError::ThreadSpawn(e.to_string()))?;
+            handles.push(h);
+        }
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .map_err(|_| CooError::Internal("an assembly thread panicked".into()))?
+            })
+            .collect()
+    })
+}
+
+/// One row range's share of the output: its entries' coordinates and
+/// values (already in their final places unless zeros were dropped) and
+/// its piece of the plan.
+struct Piece {
+    written: usize,
+    members: Vec<u64>,
+    /// Each entry's end in `members`.
+    ends: Vec<u64>,
+}
+
+/// Combine each run of equal columns, over the same row ranges as pass 2,
+/// each range writing its own part of the output and of the plan.
+#[allow(clippy::too_many_arguments)] // the passes' shared state
 fn combine_rows(
     t: &Triplets<'_>,
     o: &AssembleOptions,
     ty: &'static TypeInfo,
     reader: &Reader<'_>,
     keys: &[u64],
-    ends: &[u32],
+    start: &[usize],
+    cuts: &[usize],
+    done: &[RowsDone],
 ) -> Assembled {
-    let col = |k: u64| k >> 32;
-    let tri = |k: u64| (k & 0xFFFF_FFFF) as usize;
-    // Entries: one per run of equal columns within a row.
-    let mut upper = 0usize;
-    let mut dup: Option<(usize, usize, u64, u64)> = None;
-    let mut begin = 0usize;
-    for (r, &e) in ends.iter().enumerate() {
-        let row = &keys[begin..e as usize];
-        for (k, &key) in row.iter().enumerate() {
-            if k == 0 || col(row[k - 1]) != col(key) {
-                upper += 1;
-            } else if o.duplicates == Duplicates::Error {
-                let first = tri(row[k - 1]);
-                // Only the second member of a run names it: the lowest wins.
-                let second_of_run = k < 2 || col(row[k - 2]) != col(key);
-                if second_of_run && dup.is_none_or(|d| tri(key) < d.0) {
-                    dup = Some((tri(key), first, r as u64, col(key)));
-                }
-            }
-        }
-        begin = e as usize;
-    }
-    if let Some((second, first, r, c)) = dup {
-        let b = u64::from(t.base);
-        return Err(CooError::TripletDuplicate(format!(
-            "triplet {} duplicates triplet {} at {}{}; pass a duplicate policy (SUM, FIRST, \
-             LAST, MIN, MAX) to combine them",
-            second as u64 + b,
-            first as u64 + b,
-            Coords(vec![r + b, c + b]),
-            counted_from(t.base)
-        )));
-    }
+    let upper: usize = done.iter().map(|d| d.entries).sum();
+    let w = ty.lookup_bytes();
     let mut indices = AlignedBuf::zeroed(
         upper.checked_mul(16).ok_or_else(|| alloc(usize::MAX))?,
         "the assembled indices",
@@ -247,55 +316,132 @@ fn combine_rows(
         size::to_usize(size::values_bytes(ty, upper as u64)?, "the values")?,
         "the assembled values",
     )?;
-    let mut plan = match o.skip_plan {
-        true => None,
-        false => Some(Plan::new(t.n, ty, o.duplicates, true, t.base)?),
-    };
     let combine = Combine::new(ty, o.duplicates, t.values, t.base);
     let src = t.values.unwrap_or(&[]);
     let f64_sum = ty.encoding == Encoding::F64 && o.duplicates == Duplicates::Sum;
-    let mut members: Vec<usize> = Vec::new();
-    let mut nnz = 0usize;
-    let (idx_out, val_out) = (indices.as_bytes_mut(), values.as_bytes_mut());
-    let mut begin = 0usize;
-    for (r, &e) in ends.iter().enumerate() {
-        let row = &keys[begin..e as usize];
-        begin = e as usize;
-        let mut k = 0;
-        while k < row.len() {
-            let c = col(row[k]);
-            let mut stop = k + 1;
-            while stop < row.len() && col(row[stop]) == c {
-                stop += 1;
-            }
-            members.clear();
-            members.extend(row[k..stop].iter().map(|&key| tri(key)));
-            k = stop;
-            let value = if f64_sum {
-                let v = |i: usize| {
-                    f64::from_le_bytes(src[i * 8..i * 8 + 8].try_into().unwrap_or([0; 8]))
-                };
-                let mut s = v(members[0]);
-                for &i in &members[1..] {
-                    s += v(i);
-                }
-                let mut st = [0u8; 16];
-                st[..8].copy_from_slice(&s.to_le_bytes());
-                st
-            } else {
-                combine.group(&members, reader)?
+    let want_plan = !o.skip_plan;
+    let work =
+        |r0: usize, r1: usize, idx_out: &mut [u8], val_out: &mut [u8]| -> Result<Piece, CooError> {
+            let mut piece = Piece {
+                written: 0,
+                members: Vec::new(),
+                ends: Vec::new(),
             };
-            if o.drop_zeros && combine.is_zero(&value) {
-                continue;
+            let mut members: Vec<usize> = Vec::new();
+            let mut n = 0usize;
+            for r in r0..r1 {
+                let row = &keys[start[r]..start[r + 1]];
+                let mut k = 0;
+                while k < row.len() {
+                    let c = col(row[k]);
+                    let mut stop = k + 1;
+                    while stop < row.len() && col(row[stop]) == c {
+                        stop += 1;
+                    }
+                    let run = &row[k..stop];
+                    k = stop;
+                    let value = if f64_sum {
+                        let v = |key: u64| {
+                            let i = tri(key);
+                            f64::from_le_bytes(src[i * 8..i * 8 + 8].try_into().unwrap_or([0; 8]))
+                        };
+                        let mut s = v(run[0]);
+                        for &key in &run[1..] {
+                            s += v(key);
+                        }
+                        let mut st = [0u8; 16];
+                        st[..8].copy_from_slice(&s.to_le_bytes());
+                        st
+                    } else {
+                        members.clear();
+                        members.extend(run.iter().map(|&key| tri(key)));
+                        combine.group(&members, reader)?
+                    };
+                    if o.drop_zeros && combine.is_zero(&value) {
+                        continue;
+                    }
+                    idx_out[n * 16..n * 16 + 8].copy_from_slice(&(r as u64).to_le_bytes());
+                    idx_out[n * 16 + 8..n * 16 + 16].copy_from_slice(&c.to_le_bytes());
+                    store_element(ty, val_out, n, &value);
+                    if want_plan {
+                        let kept: &[u64] = match o.duplicates {
+                            Duplicates::First | Duplicates::Error => &run[..1],
+                            Duplicates::Last => &run[run.len() - 1..],
+                            _ => run,
+                        };
+                        piece
+                            .members
+                            .try_reserve(kept.len())
+                            .map_err(|_| alloc(kept.len() * 8))?;
+                        piece
+                            .members
+                            .extend(kept.iter().map(|&key| tri(key) as u64));
+                        piece.ends.try_reserve(1).map_err(|_| alloc(8))?;
+                        piece.ends.push(piece.members.len() as u64);
+                    }
+                    n += 1;
+                }
             }
-            idx_out[nnz * 16..nnz * 16 + 8].copy_from_slice(&(r as u64).to_le_bytes());
-            idx_out[nnz * 16 + 8..nnz * 16 + 16].copy_from_slice(&c.to_le_bytes());
-            store_element(ty, val_out, nnz, &value);
-            if let Some(p) = plan.as_mut() {
-                p.map_group(&members)?;
-            }
-            nnz += 1;
+            piece.written = n;
+            Ok(piece)
+        };
+    // Each range's output slices: its entries' share of the buffers.
+    let pieces: Vec<Piece> = {
+        let (mut idx_rest, mut val_rest): (&mut [u8], &mut [u8]) =
+            (indices.as_bytes_mut(), values.as_bytes_mut());
+        let mut parts = Vec::new();
+        for (c, d) in cuts.windows(2).zip(done) {
+            let (i, it) = std::mem::take(&mut idx_rest).split_at_mut(d.entries * 16);
+            let (v, vt) = std::mem::take(&mut val_rest).split_at_mut(d.entries * w);
+            idx_rest = it;
+            val_rest = vt;
+            parts.push((c[0], c[1], i, v));
         }
+        if parts.len() == 1 {
+            let (r0, r1, i, v) = parts.pop().unwrap_or((0, 0, &mut [], &mut []));
+            vec![work(r0, r1, i, v)?]
+        } else {
+            let work = &work;
+            std::thread::scope(|scope| {
+                let mut handles = Vec::new();
+                for (r0, r1, i, v) in parts {
+                    let h = std::thread::Builder::new()
+                        .spawn_scoped(scope, move || work(r0, r1, i, v))
+                        .map_err(|e| CooError::ThreadSpawn(e.to_string()))?;
+                    handles.push(h);
+                }
+                // In row order: the first range with an error reports it.
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join()
+                            .map_err(|_| CooError::Internal("an assembly thread panicked".into()))?
+                    })
+                    .collect::<Result<Vec<Piece>, CooError>>()
+            })?
+        }
+    };
+    // Close the gaps dropped zeros left, and join the plan's pieces.
+    let mut nnz = 0usize;
+    let mut at = 0usize;
+    let mut plan = match want_plan {
+        true => Some(Plan::new(t.n, ty, o.duplicates, true, t.base)?),
+        false => None,
+    };
+    for (piece, d) in pieces.iter().zip(done) {
+        if at != nnz {
+            indices
+                .as_bytes_mut()
+                .copy_within(at * 16..(at + piece.written) * 16, nnz * 16);
+            values
+                .as_bytes_mut()
+                .copy_within(at * w..(at + piece.written) * w, nnz * w);
+        }
+        if let Some(p) = plan.as_mut() {
+            p.append(&piece.members, &piece.ends)?;
+        }
+        nnz += piece.written;
+        at += d.entries;
     }
     indices.truncate(nnz * 16);
     values.truncate(size::values_bytes(ty, nnz as u64)? as usize);
