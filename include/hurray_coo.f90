@@ -474,7 +474,7 @@ module hurray_coo
     end function hurray_coo_compressed_size
 
     integer(c_int32_t) function hurray_coo_export_compressed(coo, format_code, index_type_code, &
-        base, offsets, offsets_bytes, indices, indices_bytes, values, values_bytes) &
+        base, offsets, offsets_bytes, indices, indices_bytes, values, values_bytes, threads) &
         bind(C, name="hurray_coo_export_compressed")
       import :: c_int32_t, c_ptr, c_size_t
       type(c_ptr), value :: coo
@@ -487,6 +487,7 @@ module hurray_coo
       integer(c_size_t), value :: indices_bytes
       type(c_ptr), value :: values
       integer(c_size_t), value :: values_bytes
+      integer(c_int32_t), value :: threads
     end function hurray_coo_export_compressed
 
     integer(c_int32_t) function hurray_coo_dense_size(coo, out_bytes) &

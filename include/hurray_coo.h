@@ -1066,11 +1066,15 @@ hurray_status hurray_coo_compressed_size(const struct hurray_coo *coo,
  * GxB_Matrix_import_CSR, Eigen Map<SparseMatrix>, MKL mkl_sparse_?_create_csr;
  * see the README). A value that does not fit a 32-bit index type (the last
  * offset, nnz + base, or the largest index) is HURRAY_ERR_OVERFLOW, never a
- * wrap. A permissive handle is validated first.
+ * wrap. A permissive handle is validated first. threads: 0 or 1 writes in
+ * the calling thread; more splits the indices and values over at most that
+ * many threads (at most 64, one per 65,536 entries; one for sub-byte
+ * types), started and joined within the call; the result is the same.
  *
  * Returns HURRAY_OK or: the statuses of hurray_coo_compressed_size,
- * HURRAY_ERR_INVALID_LAYOUT (base), HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_ALLOC,
- * any status of hurray_coo_validate (permissive handles).
+ * HURRAY_ERR_INVALID_LAYOUT (base), HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_ALLOC
+ * (memory, or a thread), any status of hurray_coo_validate (permissive
+ * handles).
  * Thread safety: safe on a handle shared between threads.
  */
 hurray_status hurray_coo_export_compressed(const struct hurray_coo *coo,
@@ -1082,7 +1086,8 @@ hurray_status hurray_coo_export_compressed(const struct hurray_coo *coo,
                                            void *indices,
                                            size_t indices_bytes,
                                            void *values,
-                                           size_t values_bytes);
+                                           size_t values_bytes,
+                                           uint32_t threads);
 
 /**
  * Bytes of coo as a dense row-major array of its type (sub-byte types

@@ -190,7 +190,7 @@ public:
     /// This matrix as CSR (or CSC) in index type I, counted from base.
     template <typename I, typename T>
     compressed<I, T> export_compressed(std::uint32_t format = HURRAY_FORMAT_CSR,
-                                       std::uint32_t base = 0) const {
+                                       std::uint32_t base = 0, std::uint32_t threads = 1) const {
         std::size_t ob = 0, ib = 0, vb = 0;
         check(hurray_coo_compressed_size(h_, format, detail::index_code<I>(), &ob, &ib, &vb));
         if (vb != hurray_coo_nnz(h_) * sizeof(T)) {
@@ -201,7 +201,7 @@ public:
                            std::vector<T>(vb / sizeof(T))};
         check(hurray_coo_export_compressed(h_, format, detail::index_code<I>(), base,
                                            c.offsets.data(), ob, c.indices.data(), ib,
-                                           c.values.data(), vb));
+                                           c.values.data(), vb, threads));
         return c;
     }
 

@@ -71,8 +71,17 @@ fn csr_and_csc_match_the_oracle_in_every_index_type_and_base() {
                         vec![0xAAu8; s.indices as usize],
                         vec![0xAAu8; s.values as usize],
                     );
-                    export_compressed(&coo, format, it, base, &mut off, &mut idx, &mut val)
-                        .unwrap();
+                    export_compressed(
+                        &coo,
+                        format,
+                        it,
+                        base,
+                        &mut off,
+                        &mut idx,
+                        &mut val,
+                        1 + round % 3,
+                    )
+                    .unwrap();
                     // Oracle: entries grouped by major index, minor ascending.
                     let (rows, cols) = (f.shape[0], f.shape[1]);
                     let majors = if format == Format::Csr { rows } else { cols };
@@ -183,6 +192,7 @@ fn a_32_bit_index_that_would_wrap_is_an_error() {
         &mut off,
         &mut idx,
         &mut val,
+        1,
     )
     .unwrap_err();
     assert_eq!(e.status(), Status::Overflow);
@@ -200,6 +210,7 @@ fn a_32_bit_index_that_would_wrap_is_an_error() {
         &mut off,
         &mut idx,
         &mut val,
+        2,
     )
     .unwrap();
     assert_eq!(read_index(IndexType::U32, &idx, 0), x - 1);
@@ -299,6 +310,49 @@ fn mode_orders_sort_a_copy_and_keep_every_entry() {
         for bad in [&[0u32, 1][..], &[0, 0, 1], &[0, 1, 3]] {
             let e = hurray_coo::convert::sort_by_modes(&coo, bad).unwrap_err();
             assert_eq!(e.status(), Status::InvalidLayout);
+        }
+    }
+}
+
+#[test]
+fn threaded_export_writes_what_one_thread_writes() {
+    let mut rng = Rng::new(77);
+    let shape = [700u64, 900];
+    let entries = rng.distinct_sorted_entries(&shape, 200_000);
+    let vals: Vec<u8> = (0..entries.len())
+        .flat_map(|i| (i as f64).to_le_bytes())
+        .collect();
+    let mut shuffled: Vec<&[u64]> = entries.iter().map(|e| e.as_slice()).collect();
+    let sorted = Fixture::new(0x04, &shape, &shuffled, &vals, true);
+    for i in (1..shuffled.len()).rev() {
+        shuffled.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    let unsorted = Fixture::new(0x04, &shape, &shuffled, &vals, false);
+    for f in [&sorted, &unsorted] {
+        let coo = f.strict().unwrap();
+        for format in [Format::Csr, Format::Csc] {
+            let s = compressed_sizes(&coo, format, IndexType::I64).unwrap();
+            let mut bufs = Vec::new();
+            for threads in [1usize, 2, 5] {
+                let (mut o, mut i, mut v) = (
+                    vec![0u8; s.offsets as usize],
+                    vec![0u8; s.indices as usize],
+                    vec![0u8; s.values as usize],
+                );
+                export_compressed(
+                    &coo,
+                    format,
+                    IndexType::I64,
+                    1,
+                    &mut o,
+                    &mut i,
+                    &mut v,
+                    threads,
+                )
+                .unwrap();
+                bufs.push((o, i, v));
+            }
+            assert!(bufs.windows(2).all(|w| w[0] == w[1]), "{format:?}");
         }
     }
 }

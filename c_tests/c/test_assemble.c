@@ -158,13 +158,13 @@ static int test_csr_csc_dense_and_back(void) {
         int32_t rp[3], ci[3];
         double v[3];
         CHECK_STATUS(hurray_coo_export_compressed(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 0, rp,
-                                                  sizeof rp, ci, sizeof ci, v, sizeof v),
+                                                  sizeof rp, ci, sizeof ci, v, sizeof v, 1),
                      HURRAY_OK, "");
         CHECK(rp[0] == 0 && rp[1] == 2 && rp[2] == 3);
         CHECK(ci[0] == 0 && ci[1] == 2 && ci[2] == 2);
         CHECK(v[0] == 1.0 && v[1] == 2.0 && v[2] == 3.0);
         CHECK_STATUS(hurray_coo_export_compressed(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 0, rp,
-                                                  sizeof rp - 4, ci, sizeof ci, v, sizeof v),
+                                                  sizeof rp - 4, ci, sizeof ci, v, sizeof v, 1),
                      HURRAY_ERR_BUFFER_SIZE, "offsets");
         CHECK_STATUS(hurray_coo_from_compressed(HURRAY_FORMAT_CSR, 2, 3, HURRAY_INDEX_INT32, 0, rp,
                                                 sizeof rp, ci, sizeof ci, HURRAY_TYPE_FLOAT64, v,
@@ -183,7 +183,7 @@ static int test_csr_csc_dense_and_back(void) {
         int64_t cp[4], ri[3];
         double v[3];
         CHECK_STATUS(hurray_coo_export_compressed(coo, HURRAY_FORMAT_CSC, HURRAY_INDEX_INT64, 1, cp,
-                                                  sizeof cp, ri, sizeof ri, v, sizeof v),
+                                                  sizeof cp, ri, sizeof ri, v, sizeof v, 1),
                      HURRAY_OK, "");
         CHECK(cp[0] == 1 && cp[1] == 2 && cp[2] == 2 && cp[3] == 4);
         CHECK(ri[0] == 1 && ri[1] == 1 && ri[2] == 2);
@@ -198,7 +198,7 @@ static int test_csr_csc_dense_and_back(void) {
         CHECK(dense[0] == 1.0 && dense[1] == 0.0 && dense[2] == 2.0);
         CHECK(dense[3] == 0.0 && dense[4] == 0.0 && dense[5] == 3.0);
     }
-    CHECK_STATUS(hurray_coo_export_compressed(coo, 9, HURRAY_INDEX_INT32, 0, NULL, 0, NULL, 0, NULL, 0),
+    CHECK_STATUS(hurray_coo_export_compressed(coo, 9, HURRAY_INDEX_INT32, 0, NULL, 0, NULL, 0, NULL, 0, 1),
                  HURRAY_ERR_INVALID_FLAGS, "HURRAY_FORMAT_CSR");
     hurray_coo_free(coo);
     return failures;

@@ -40,7 +40,7 @@ int main() {
     std::vector<int32_t> rp(ob / 4), ci(ib / 4);
     std::vector<double> v(vb / 8);
     if (hurray_coo_export_compressed(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 0, rp.data(), ob,
-                                     ci.data(), ib, v.data(), vb) != HURRAY_OK) {
+                                     ci.data(), ib, v.data(), vb, 1) != HURRAY_OK) {
         std::fprintf(stderr, "export: %s\n", hurray_last_error_message());
         return 1;
     }

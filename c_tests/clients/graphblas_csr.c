@@ -48,7 +48,7 @@ int main(void) {
     double *ax = malloc(vb ? vb : 1);
     if (!ap || !aj || !ax) return 1;
     if (hurray_coo_export_compressed(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_UINT64, 0, ap, ob, aj, ib,
-                                     ax, vb))
+                                     ax, vb, 1))
         return fail("export");
 
     GrB_init(GrB_NONBLOCKING);

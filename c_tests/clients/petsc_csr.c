@@ -72,7 +72,7 @@ int main(int argc, char **argv) {
     PetscInt *rp = malloc(ob), *ci = malloc(ib);
     PetscScalar *av = malloc(vb);
     if (!rp || !ci || !av) return 1;
-    if (hurray_coo_export_compressed(coo, HURRAY_FORMAT_CSR, itype, 0, rp, ob, ci, ib, av, vb))
+    if (hurray_coo_export_compressed(coo, HURRAY_FORMAT_CSR, itype, 0, rp, ob, ci, ib, av, vb, 1))
         return fail("export");
 
     PetscInitialize(&argc, &argv, NULL, NULL);

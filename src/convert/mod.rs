@@ -110,7 +110,10 @@ fn put_index(index_type: IndexType, out: &mut [u8], k: usize, v: u64) {
 /// Export `coo` (rank 2) as `format` into the caller's arrays: offsets and
 /// indices as `index_type` counted from `base`, values in the tensor's own
 /// type. Each array must have exactly the size `compressed_sizes` gives.
-/// Within each row (CSR) or column (CSC) the indices increase.
+/// Within each row (CSR) or column (CSC) the indices increase. With
+/// `threads > 1` the indices and values are written by up to that many
+/// scoped threads (one per 65,536 entries at most), each its own range.
+#[allow(clippy::too_many_arguments)] // three arrays and how to write them
 pub fn export_compressed(
     coo: &Coo<'_>,
     format: Format,
@@ -119,6 +122,7 @@ pub fn export_compressed(
     offsets: &mut [u8],
     indices: &mut [u8],
     values: &mut [u8],
+    threads: usize,
 ) -> Result<(), CooError> {
     let sizes = compressed_sizes(coo, format, index_type)?;
     let ty = value_type(coo, "export")?;
@@ -198,28 +202,62 @@ pub fn export_compressed(
         }
     }
     put_index(index_type, offsets, majors, k as u64 + b);
-    for (k, out) in indices.chunks_exact_mut(iw).enumerate() {
-        let minor = idx[entry_at(k) * 2 + minor_dim] + b;
-        out.copy_from_slice(&minor.to_le_bytes()[..iw]);
-    }
     let src = coo.values();
-    match (&order, ty.is_sub_byte()) {
-        (None, false) => values.copy_from_slice(src),
-        (_, false) => {
-            let w = ty.lookup_bytes();
-            for (k, out) in values.chunks_exact_mut(w).enumerate() {
-                let e = entry_at(k);
-                out.copy_from_slice(&src[e * w..e * w + w]);
+    let w = ty.lookup_bytes();
+    // Indices, and whole-byte values, for entries first..first + len.
+    let write = |first: usize, idx_out: &mut [u8], val_out: &mut [u8]| {
+        for (k, out) in idx_out.chunks_exact_mut(iw).enumerate() {
+            let minor = idx[entry_at(first + k) * 2 + minor_dim] + b;
+            out.copy_from_slice(&minor.to_le_bytes()[..iw]);
+        }
+        if ty.is_sub_byte() {
+            return;
+        }
+        match &order {
+            None => val_out.copy_from_slice(&src[first * w..first * w + val_out.len()]),
+            Some(_) => {
+                for (k, out) in val_out.chunks_exact_mut(w).enumerate() {
+                    let e = entry_at(first + k);
+                    out.copy_from_slice(&src[e * w..e * w + w]);
+                }
             }
         }
-        (_, true) => {
-            let mut s = [0u8; 16];
-            for k in 0..n {
-                copy_element(ty, src, entry_at(k), &mut s);
-                store_element(ty, values, k, &s);
+    };
+    let threads = threads.clamp(1, 64).min(n.div_ceil(1 << 16)).max(1);
+    if threads == 1 || ty.is_sub_byte() {
+        let vals: &mut [u8] = if ty.is_sub_byte() { &mut [] } else { values };
+        write(0, indices, vals);
+    } else {
+        let per = n.div_ceil(threads);
+        let write = &write;
+        std::thread::scope(|scope| {
+            let mut handles = Vec::new();
+            for (k, (io, vo)) in indices
+                .chunks_mut(per * iw)
+                .zip(values.chunks_mut(per * w))
+                .enumerate()
+            {
+                match std::thread::Builder::new()
+                    .spawn_scoped(scope, move || write(k * per, io, vo))
+                {
+                    Ok(h) => handles.push(h),
+                    Err(e) => return Err(CooError::ThreadSpawn(e.to_string())),
+                }
             }
-            clear_padding(ty, values, n);
+            for h in handles {
+                h.join()
+                    .map_err(|_| CooError::Internal("an export thread panicked".into()))?;
+            }
+            Ok(())
+        })?;
+    }
+    if ty.is_sub_byte() {
+        let mut s = [0u8; 16];
+        for k in 0..n {
+            copy_element(ty, src, entry_at(k), &mut s);
+            store_element(ty, values, k, &s);
         }
+        clear_padding(ty, values, n);
     }
     Ok(())
 }

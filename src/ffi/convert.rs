@@ -75,11 +75,15 @@ pub unsafe extern "C" fn hurray_coo_compressed_size(
 /// GxB_Matrix_import_CSR, Eigen Map<SparseMatrix>, MKL mkl_sparse_?_create_csr;
 /// see the README). A value that does not fit a 32-bit index type (the last
 /// offset, nnz + base, or the largest index) is HURRAY_ERR_OVERFLOW, never a
-/// wrap. A permissive handle is validated first.
+/// wrap. A permissive handle is validated first. threads: 0 or 1 writes in
+/// the calling thread; more splits the indices and values over at most that
+/// many threads (at most 64, one per 65,536 entries; one for sub-byte
+/// types), started and joined within the call; the result is the same.
 ///
 /// Returns HURRAY_OK or: the statuses of hurray_coo_compressed_size,
-/// HURRAY_ERR_INVALID_LAYOUT (base), HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_ALLOC,
-/// any status of hurray_coo_validate (permissive handles).
+/// HURRAY_ERR_INVALID_LAYOUT (base), HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_ALLOC
+/// (memory, or a thread), any status of hurray_coo_validate (permissive
+/// handles).
 /// Thread safety: safe on a handle shared between threads.
 #[no_mangle]
 pub unsafe extern "C" fn hurray_coo_export_compressed(
@@ -93,6 +97,7 @@ pub unsafe extern "C" fn hurray_coo_export_compressed(
     indices_bytes: usize,
     values: *mut c_void,
     values_bytes: usize,
+    threads: u32,
 ) -> hurray_status {
     guard(|| {
         // SAFETY: NULL or live, per the contract.
@@ -110,7 +115,8 @@ pub unsafe extern "C" fn hurray_coo_export_compressed(
                 array_mut::<u8>(values.cast(), values_bytes, "values")?,
             )
         };
-        convert::export_compressed(&h.coo, f, it, b, o, i, v).map_err(|e| h.err(e))
+        convert::export_compressed(&h.coo, f, it, b, o, i, v, threads as usize)
+            .map_err(|e| h.err(e))
     })
 }
 

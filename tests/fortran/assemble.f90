@@ -45,7 +45,7 @@ program assemble
   st = hurray_coo_compressed_size(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, ob, ib, vb)
   if (st /= HURRAY_OK .or. ob /= 16 .or. ib /= 16 .or. vb /= 32) call fail("sizes")
   st = hurray_coo_export_compressed(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 1, c_loc(rp), ob, &
-                                    c_loc(ci), ib, c_loc(a), vb)
+                                    c_loc(ci), ib, c_loc(a), vb, 1)
   if (st /= HURRAY_OK) call fail("export: " // hurray_message())
   if (any(rp /= [1, 3, 4, 5])) call fail("row pointers")
   if (any(ci /= [1, 2, 2, 3])) call fail("columns")

@@ -57,7 +57,7 @@ compressed_size = sig("hurray_coo_compressed_size", Status, Handle, C.c_uint32, 
                       C.POINTER(C.c_size_t), C.POINTER(C.c_size_t), C.POINTER(C.c_size_t))
 export_compressed = sig("hurray_coo_export_compressed", Status, Handle, C.c_uint32, C.c_uint32,
                         C.c_uint32, C.c_void_p, C.c_size_t, C.c_void_p, C.c_size_t,
-                        C.c_void_p, C.c_size_t)
+                        C.c_void_p, C.c_size_t, C.c_uint32)
 
 HURRAY_INDEX_INT64 = 2
 HURRAY_DUP_SUM = 1
@@ -174,7 +174,7 @@ class AssemblyTest(unittest.TestCase):
         rowval = (C.c_int64 * (ib.value // 8))()
         nzval = (C.c_double * (vb.value // 8))()
         self.assertEqual(export_compressed(h, HURRAY_FORMAT_CSC, HURRAY_INDEX_INT64, 1, colptr,
-                                           ob, rowval, ib, nzval, vb), HURRAY_OK)
+                                           ob, rowval, ib, nzval, vb, 2), HURRAY_OK)
         self.assertEqual(list(colptr), [1, 3, 3, 4])
         self.assertEqual(list(rowval), [1, 2, 3])
         self.assertEqual(list(nzval), [6.0, 5.0, 4.0])

@@ -28,7 +28,8 @@ def sig(name, restype, *argtypes):
 assemble = sig("hurray_coo_assemble", C.c_int32, C.POINTER(Triplets), C.c_uint32, C.c_uint32,
                C.c_uint32, C.POINTER(C.c_void_p), C.c_void_p)
 export = sig("hurray_coo_export_compressed", C.c_int32, C.c_void_p, C.c_uint32, C.c_uint32,
-             C.c_uint32, C.c_void_p, C.c_size_t, C.c_void_p, C.c_size_t, C.c_void_p, C.c_size_t)
+             C.c_uint32, C.c_void_p, C.c_size_t, C.c_void_p, C.c_size_t, C.c_void_p, C.c_size_t,
+             C.c_uint32)
 nnz = sig("hurray_coo_nnz", C.c_uint64, C.c_void_p)
 free = sig("hurray_coo_free", None, C.c_void_p)
 last_error = sig("hurray_last_error_message", C.c_char_p)
@@ -57,7 +58,7 @@ class ScipyTest(unittest.TestCase):
             data = np.empty(m, dtype=np.float64)
             self.assertEqual(export(h, CSR, itype, 0, indptr.ctypes.data, indptr.nbytes,
                                     indices.ctypes.data, indices.nbytes,
-                                    data.ctypes.data, data.nbytes), 0, last_error())
+                                    data.ctypes.data, data.nbytes, 2), 0, last_error())
             a = sp.csr_array((data, indices, indptr), shape=(n, n), copy=False)
             self.assertTrue(np.shares_memory(a.data, data))
             self.assertTrue(a.has_sorted_indices)
