@@ -881,7 +881,7 @@ typedef struct hurray_triplets {
  * arithmetic (float16/bfloat16 rounded once per addition; an integer sum
  * that does not fit the type is HURRAY_ERR_OVERFLOW). Refused
  * (HURRAY_ERR_UNSUPPORTED_TYPE) for sub-byte, float8, float128 and bool
- * values.
+ * values unless HURRAY_ASSEMBLE_ROUNDED_SUM asks for it.
  */
 #define HURRAY_DUP_SUM 1
 
@@ -920,6 +920,16 @@ typedef struct hurray_triplets {
 #define HURRAY_ASSEMBLE_DROP_ZEROS 2
 
 /**
+ * Assembly flag: allow HURRAY_DUP_SUM for the types whose sum is refused
+ * by default: float8, float6, float4 and float128 values are added in
+ * double and rounded to nearest-even in the type (saturating to the
+ * largest value where the type has no infinity), float8_e8m0 to the
+ * nearest power of two, bool as OR, sub-byte integers exactly (an overflow
+ * is still HURRAY_ERR_OVERFLOW).
+ */
+#define HURRAY_ASSEMBLE_ROUNDED_SUM 4
+
+/**
  * The type_tag of triplets without values (a sparsity pattern): the
  * result is a bool tensor whose every stored entry is true.
  */
@@ -931,8 +941,8 @@ typedef struct hurray_triplets {
  * this returns).
  *
  * triplets (not NULL): see hurray_triplets. duplicates: HURRAY_DUP_*.
- * flags: 0 or any of HURRAY_ASSEMBLE_SKIP_NEGATIVE and
- * HURRAY_ASSEMBLE_DROP_ZEROS. threads: 0 or 1 sorts in the calling
+ * flags: 0 or any of HURRAY_ASSEMBLE_SKIP_NEGATIVE,
+ * HURRAY_ASSEMBLE_DROP_ZEROS and HURRAY_ASSEMBLE_ROUNDED_SUM. threads: 0 or 1 sorts in the calling
  * thread; more splits the sort over at most that many threads (at most 16,
  * one per 65536 triplets), started and joined within the call; the result
  * is the same. Every coordinate is bounds-checked; an error

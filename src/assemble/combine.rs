@@ -3,13 +3,15 @@
 //! type's own arithmetic: float32 and float64 natively; float16 and
 //! bfloat16 computed exactly in double and rounded once (the correctly
 //! rounded sum); integers exactly, an overflow being an error; complex
-//! numbers part by part. MIN and MAX compare the values (integers exactly;
-//! NaN loses to any number).
+//! numbers part by part. Only when asked (a rounded sum): float8, float6,
+//! float4 and float128 in double rounded to the type, float8_e8m0 to the
+//! nearest power of two, bool as OR, sub-byte integers exactly. MIN and MAX
+//! compare the values (integers exactly; NaN loses to any number).
 
 use super::read::Reader;
 use super::{counted_from, Duplicates};
-use crate::element::decode::{copy_element, to_f64};
-use crate::element::encode::{f64_to_bf16, f64_to_f16};
+use crate::element::decode::{copy_element, f128_to_f64, to_f64};
+use crate::element::encode::{f64_to_e8m0, f64_to_f128, round_minifloat};
 use crate::element::types::{Encoding, TypeInfo};
 use crate::error::{CooError, Coords};
 
@@ -27,19 +29,24 @@ fn sum_supported(ty: &TypeInfo) -> bool {
     }
 }
 
-/// Refuse a policy the type cannot do, before any work.
+/// Refuse a policy the type cannot do, before any work. With
+/// `rounded_sum` every real type may SUM: computed in double, rounded to the
+/// type (saturating where it has no infinity), bool as OR, sub-byte
+/// integers exactly with overflow an error.
 pub(crate) fn check_policy(
     ty: &'static TypeInfo,
     has_values: bool,
     dup: Duplicates,
+    rounded_sum: bool,
 ) -> Result<(), CooError> {
     if !has_values {
         return Ok(());
     }
     let reason = match dup {
-        Duplicates::Sum if !sum_supported(ty) => {
+        Duplicates::Sum if !sum_supported(ty) && !rounded_sum => {
             "has no exact or meaningful sum here (sub-byte, float8, float128 and bool values); \
-             use FIRST, LAST, MIN or MAX"
+             use FIRST, LAST, MIN or MAX, or ask for a rounded sum \
+             (HURRAY_ASSEMBLE_ROUNDED_SUM)"
         }
         Duplicates::Min | Duplicates::Max if ty.encoding == Encoding::Complex => {
             "is complex, which has no order; use SUM, FIRST or LAST"
@@ -79,17 +86,26 @@ pub(crate) fn add(ty: &TypeInfo, acc: &mut Storage, x: &Storage) -> Result<(), (
                 acc[at..at + 8].copy_from_slice(&s.to_le_bytes());
             }
         }
-        Encoding::MiniFloat { exp, .. } => {
-            // Both addends are exact in double and so is their sum (float16),
-            // or it is off only far below bfloat16's precision: one rounding.
+        Encoding::MiniFloat {
+            exp, man, specials, ..
+        } => {
+            // Both addends are exact in double and so is their sum (float16
+            // and the 8-, 6- and 4-bit floats), or it is off only far below
+            // bfloat16's precision: one rounding.
             let s = to_f64(ty, acc).unwrap_or(f64::NAN) + to_f64(ty, x).unwrap_or(f64::NAN);
-            let bits = if exp == 5 {
-                f64_to_f16(s)
-            } else {
-                f64_to_bf16(s)
-            };
-            acc[..2].copy_from_slice(&bits.to_le_bytes());
+            let bits = round_minifloat(s, exp, man, specials);
+            let w = ty.lookup_bytes();
+            acc[..w].copy_from_slice(&bits.to_le_bytes()[..w]);
         }
+        Encoding::E8M0 => {
+            let s = to_f64(ty, acc).unwrap_or(f64::NAN) + to_f64(ty, x).unwrap_or(f64::NAN);
+            acc[0] = f64_to_e8m0(s);
+        }
+        Encoding::F128 => {
+            let s = f128_to_f64(u128::from_le_bytes(*acc)) + f128_to_f64(u128::from_le_bytes(*x));
+            *acc = f64_to_f128(s).to_le_bytes();
+        }
+        Encoding::Bool => acc[0] = (acc[0] | x[0]) & 1,
         Encoding::Int | Encoding::UInt => {
             let s = int_value(ty, acc) + int_value(ty, x);
             let bits = ty.bits;
@@ -101,10 +117,13 @@ pub(crate) fn add(ty: &TypeInfo, acc: &mut Storage, x: &Storage) -> Result<(), (
             if s < lo || s > hi {
                 return Err(());
             }
-            let w = (bits / 8) as usize;
-            acc[..w].copy_from_slice(&s.to_le_bytes()[..w]);
+            if bits < 8 {
+                acc[0] = (s as u8) & ((1u16 << bits) - 1) as u8;
+            } else {
+                let w = (bits / 8) as usize;
+                acc[..w].copy_from_slice(&s.to_le_bytes()[..w]);
+            }
         }
-        _ => return Err(()),
     }
     Ok(())
 }

@@ -69,6 +69,9 @@ pub struct AssembleOptions {
     pub threads: usize,
     /// Build no re-assembly plan (it costs 8 bytes per triplet).
     pub skip_plan: bool,
+    /// Allow SUM for the types whose sum is refused by default (sub-byte,
+    /// float8, float128, bool): computed in double and rounded to the type.
+    pub rounded_sum: bool,
 }
 
 /// The caller's triplets.
@@ -100,7 +103,7 @@ pub fn assemble(
     o: &AssembleOptions,
 ) -> Result<(Coo<'static>, Option<Plan>), CooError> {
     let ty = element_type(t)?;
-    combine::check_policy(ty, t.values.is_some(), o.duplicates)?;
+    combine::check_policy(ty, t.values.is_some(), o.duplicates, o.rounded_sum)?;
     let reader = Reader::new(t)?;
     if let Some(values) = t.values {
         let need = size::values_bytes(ty, t.n as u64)?;

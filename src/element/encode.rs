@@ -3,7 +3,7 @@
 //! (a sum of two of them computed in `f64` is exact, so rounding it once is
 //! the correctly rounded sum).
 
-use crate::element::types::TypeInfo;
+use crate::element::types::{Specials, TypeInfo};
 
 /// Store element `i` into `values`: `storage` holds its little-endian bytes
 /// for whole-byte types, or its bit pattern in the low bits of one byte for
@@ -54,14 +54,30 @@ pub fn clear_padding(ty: &TypeInfo, values: &mut [u8], n: usize) {
     }
 }
 
-/// `x` rounded to nearest-even into a binary float of `exp` exponent bits
-/// and `man` mantissa bits with IEEE specials (float16: 5, 10; bfloat16: 8,
-/// 7). Overflow gives infinity; NaN gives a quiet NaN with the sign kept.
-fn round_ieee(x: f64, exp: u32, man: u32) -> u16 {
-    let sign = u16::from(x.is_sign_negative()) << (exp + man);
-    let exp_mask = ((1u32 << exp) - 1) as u16;
+/// `x` rounded to nearest-even into a mini-float of `exp` exponent bits,
+/// `man` mantissa bits, exponent bias `2^(exp-1) - 1`, with `specials`
+/// deciding what the all-ones exponent means: IEEE (float16, bfloat16,
+/// float8_e5m2: overflow gives infinity), OCP E4M3 (only all ones is NaN:
+/// overflow saturates to 448), OCP MX sub-byte floats (every pattern finite:
+/// overflow saturates to the largest value). NaN gives a quiet NaN where
+/// the type has one, and the largest value otherwise.
+pub fn round_minifloat(x: f64, exp: u32, man: u32, specials: Specials) -> u32 {
+    let sign = u32::from(x.is_sign_negative()) << (exp + man);
+    let e_ones = (1u32 << exp) - 1;
+    let man_ones = (1u32 << man) - 1;
+    // The largest finite pattern's exponent field and mantissa.
+    let (max_e, max_m) = match specials {
+        Specials::Ieee => (e_ones - 1, man_ones),
+        Specials::NanOnlyAllOnes => (e_ones, man_ones - 1),
+        Specials::None => (e_ones, man_ones),
+    };
+    let largest = sign | max_e << man | max_m;
     if x.is_nan() {
-        return sign | exp_mask << man | 1 << (man - 1);
+        return match specials {
+            Specials::Ieee => sign | e_ones << man | 1 << (man - 1),
+            Specials::NanOnlyAllOnes => sign | e_ones << man | man_ones,
+            Specials::None => largest,
+        };
     }
     let a = x.abs();
     let bias = (1i32 << (exp - 1)) - 1;
@@ -76,57 +92,149 @@ fn round_ieee(x: f64, exp: u32, man: u32) -> u16 {
     };
     // a / spacing, rounded to nearest-even; spacing = 2^(e - man).
     let scaled = a * 2f64.powi(man as i32 - e);
-    let mut q = scaled.round_ties_even() as u64;
+    let mut q = scaled.round_ties_even().min(f64::from(u32::MAX)) as u64;
     let mut e = e;
     if q >= 1u64 << (man + 1) {
         // Rounded up to the next binade.
         q >>= 1;
         e += 1;
     }
-    if e > bias {
-        return sign | exp_mask << man; // infinity
-    }
     let biased = if q < 1u64 << man {
-        0 // subnormal (or zero)
+        0
     } else {
         (e + bias) as u64
     };
-    sign | ((biased << man) | (q & ((1u64 << man) - 1))) as u16
+    let beyond = biased > u64::from(max_e)
+        || (biased == u64::from(max_e) && (q & u64::from(man_ones)) > u64::from(max_m));
+    if beyond {
+        return match specials {
+            Specials::Ieee => sign | e_ones << man, // infinity
+            _ => largest,
+        };
+    }
+    sign | ((biased << man) | (q & u64::from(man_ones))) as u32
 }
 
 /// `x` as float16 bits, rounded to nearest-even.
 pub fn f64_to_f16(x: f64) -> u16 {
-    round_ieee(x, 5, 10)
+    round_minifloat(x, 5, 10, Specials::Ieee) as u16
 }
 
 /// `x` as bfloat16 bits, rounded to nearest-even.
 pub fn f64_to_bf16(x: f64) -> u16 {
-    round_ieee(x, 8, 7)
+    round_minifloat(x, 8, 7, Specials::Ieee) as u16
+}
+
+/// `x` as float8_e8m0 bits (a power of two, `2^(b - 127)`): the nearest
+/// power of two in log2 (ties up), clamped to the valid codes 0x01..=0xFE;
+/// NaN, zero and negatives, which E8M0 cannot hold, give 0x01 (the
+/// smallest) and a NaN 0xFE.
+pub fn f64_to_e8m0(x: f64) -> u8 {
+    if x.is_nan() {
+        return 0xFE;
+    }
+    if x <= 0.0 {
+        return 0x01;
+    }
+    let l = x.log2().round();
+    (l + 127.0).clamp(1.0, 254.0) as u8
+}
+
+/// `x` as binary128 bits (exact: every double is a binary128).
+pub fn f64_to_f128(x: f64) -> u128 {
+    let bits = x.to_bits();
+    let sign = u128::from(bits >> 63) << 127;
+    let e = ((bits >> 52) & 0x7FF) as i64;
+    let m = u128::from(bits & ((1 << 52) - 1));
+    if e == 0x7FF {
+        // Infinity or NaN, payload kept in the top of the mantissa.
+        return sign | (0x7FFFu128 << 112) | (m << 60);
+    }
+    if e == 0 {
+        if m == 0 {
+            return sign;
+        }
+        // A double subnormal is a binary128 normal.
+        let shift = m.leading_zeros() - (128 - 53); // bits to bring the top bit to bit 52
+        let exp = 1 - 1023 - i64::from(shift) + 16383;
+        let frac = (m << shift) & ((1u128 << 52) - 1);
+        return sign | ((exp as u128) << 112) | (frac << 60);
+    }
+    sign | (((e - 1023 + 16383) as u128) << 112) | (m << 60)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::element::decode::{copy_element, to_f64};
-    use crate::element::types::{type_info, TYPES};
+    use crate::element::types::{type_info, Encoding, TYPES};
 
     fn value(tag: u8, bits: u16) -> f64 {
         to_f64(type_info(tag).unwrap(), &bits.to_le_bytes()).unwrap()
     }
 
     #[test]
-    fn every_float16_and_bfloat16_value_rounds_to_itself() {
-        for (tag, round) in [(0x01u8, f64_to_f16 as fn(f64) -> u16), (0x02, f64_to_bf16)] {
-            for bits in 0..=u16::MAX {
-                let v = value(tag, bits);
-                let back = round(v);
+    fn every_minifloat_value_rounds_to_itself() {
+        for ty in TYPES.iter() {
+            let Encoding::MiniFloat {
+                exp, man, specials, ..
+            } = ty.encoding
+            else {
+                continue;
+            };
+            for bits in 0..(1u32 << ty.bits) {
+                let v = value(ty.tag, bits as u16);
+                let back = round_minifloat(v, exp, man, specials);
                 if v.is_nan() {
-                    assert!(value(tag, back).is_nan(), "tag {tag:#x} {bits:#06x}");
+                    assert!(
+                        value(ty.tag, back as u16).is_nan(),
+                        "{} {bits:#x}",
+                        ty.name()
+                    );
                 } else {
-                    assert_eq!(back, bits, "tag {tag:#x} {bits:#06x} = {v}");
+                    assert_eq!(back, bits, "{} {bits:#x} = {v}", ty.name());
                 }
             }
         }
+    }
+
+    #[test]
+    fn out_of_range_saturates_or_overflows_as_the_type_says() {
+        let f = |tag: u8, x: f64| {
+            let ty = type_info(tag).unwrap();
+            let Encoding::MiniFloat {
+                exp, man, specials, ..
+            } = ty.encoding
+            else {
+                unreachable!()
+            };
+            round_minifloat(x, exp, man, specials)
+        };
+        assert_eq!(f(0x40, 1e6), 0x7E); // e4m3: 448, no infinity
+        assert_eq!(f(0x40, -1e6), 0xFE);
+        assert_eq!(f(0x41, 1e6), 0x7C); // e5m2: infinity
+        assert_eq!(f(0x43, 100.0), 0x7); // float4_e2m1: 6.0
+        assert_eq!(f(0x44, 100.0), 0x1F); // float6_e2m3: 7.5
+        assert_eq!(f(0x45, 100.0), 0x1F); // float6_e3m2: 28.0
+        assert_eq!(f(0x43, 2.5), 0x4); // tie 2.5 -> 2 (even)
+        assert_eq!(f64_to_e8m0(1.0), 127);
+        assert_eq!(f64_to_e8m0(3.0), 129); // log2 3 = 1.58 -> 2^2
+        assert_eq!(f64_to_e8m0(1e300), 0xFE);
+        assert_eq!(f64_to_e8m0(0.0), 0x01);
+        for x in [
+            0.0,
+            -0.0,
+            1.0,
+            -2.5,
+            1e-310,
+            3.0e300,
+            f64::INFINITY,
+            f64::MIN_POSITIVE,
+        ] {
+            let back = crate::element::decode::f128_to_f64(f64_to_f128(x));
+            assert_eq!(back.to_bits(), x.to_bits(), "{x}");
+        }
+        assert!(crate::element::decode::f128_to_f64(f64_to_f128(f64::NAN)).is_nan());
     }
 
     #[test]

@@ -30,7 +30,7 @@ pub const HURRAY_DUP_ERROR: u32 = 0;
 /// arithmetic (float16/bfloat16 rounded once per addition; an integer sum
 /// that does not fit the type is HURRAY_ERR_OVERFLOW). Refused
 /// (HURRAY_ERR_UNSUPPORTED_TYPE) for sub-byte, float8, float128 and bool
-/// values.
+/// values unless HURRAY_ASSEMBLE_ROUNDED_SUM asks for it.
 pub const HURRAY_DUP_SUM: u32 = 1;
 /// Duplicate policy: keep the first (lowest-numbered) triplet's value.
 pub const HURRAY_DUP_FIRST: u32 = 2;
@@ -49,6 +49,13 @@ pub const HURRAY_ASSEMBLE_SKIP_NEGATIVE: u32 = 1;
 /// Assembly flag: leave out entries whose combined value is zero (either
 /// sign). A plan keeps the pattern of this first assembly.
 pub const HURRAY_ASSEMBLE_DROP_ZEROS: u32 = 2;
+/// Assembly flag: allow HURRAY_DUP_SUM for the types whose sum is refused
+/// by default: float8, float6, float4 and float128 values are added in
+/// double and rounded to nearest-even in the type (saturating to the
+/// largest value where the type has no infinity), float8_e8m0 to the
+/// nearest power of two, bool as OR, sub-byte integers exactly (an overflow
+/// is still HURRAY_ERR_OVERFLOW).
+pub const HURRAY_ASSEMBLE_ROUNDED_SUM: u32 = 4;
 
 /// The type_tag of triplets without values (a sparsity pattern): the
 /// result is a bool tensor whose every stored entry is true.
@@ -142,8 +149,8 @@ fn duplicates(code: u32) -> Result<Duplicates, CooError> {
 /// this returns).
 ///
 /// triplets (not NULL): see hurray_triplets. duplicates: HURRAY_DUP_*.
-/// flags: 0 or any of HURRAY_ASSEMBLE_SKIP_NEGATIVE and
-/// HURRAY_ASSEMBLE_DROP_ZEROS. threads: 0 or 1 sorts in the calling
+/// flags: 0 or any of HURRAY_ASSEMBLE_SKIP_NEGATIVE,
+/// HURRAY_ASSEMBLE_DROP_ZEROS and HURRAY_ASSEMBLE_ROUNDED_SUM. threads: 0 or 1 sorts in the calling
 /// thread; more splits the sort over at most that many threads (at most 16,
 /// one per 65536 triplets), started and joined within the call; the result
 /// is the same. Every coordinate is bounds-checked; an error
@@ -182,13 +189,15 @@ pub unsafe extern "C" fn hurray_coo_assemble(
         unsafe { write_req(out, std::ptr::null_mut(), "out")? };
         // SAFETY: NULL or writable per the contract.
         unsafe { write_opt(out_plan, std::ptr::null_mut()) };
-        const KNOWN: u32 = HURRAY_ASSEMBLE_SKIP_NEGATIVE | HURRAY_ASSEMBLE_DROP_ZEROS;
+        const KNOWN: u32 = HURRAY_ASSEMBLE_SKIP_NEGATIVE
+            | HURRAY_ASSEMBLE_DROP_ZEROS
+            | HURRAY_ASSEMBLE_ROUNDED_SUM;
         if flags & !KNOWN != 0 {
             return Err(CooError::InvalidFlags {
                 flags,
                 unknown: flags & !KNOWN,
-                allowed: "assembly flags are HURRAY_ASSEMBLE_SKIP_NEGATIVE (0x1) and \
-                          HURRAY_ASSEMBLE_DROP_ZEROS (0x2)",
+                allowed: "assembly flags are HURRAY_ASSEMBLE_SKIP_NEGATIVE (0x1), \
+                          HURRAY_ASSEMBLE_DROP_ZEROS (0x2) and HURRAY_ASSEMBLE_ROUNDED_SUM (0x4)",
             });
         }
         let opts = AssembleOptions {
@@ -197,6 +206,7 @@ pub unsafe extern "C" fn hurray_coo_assemble(
             drop_zeros: flags & HURRAY_ASSEMBLE_DROP_ZEROS != 0,
             threads: threads as usize,
             skip_plan: out_plan.is_null(),
+            rounded_sum: flags & HURRAY_ASSEMBLE_ROUNDED_SUM != 0,
         };
         // SAFETY: NULL or a readable hurray_triplets, per the contract.
         let t = unsafe { read_struct(triplets, "triplets") }?;
