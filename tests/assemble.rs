@@ -743,7 +743,9 @@ fn rounded_sums_for_the_types_refused_by_default() {
         .iter()
         .flat_map(|v| v.to_le_bytes())
         .collect();
-    let cases: [(u8, [u8; 4], &[(u64, f64)]); 4] = [
+    // (type tag, four values, expected (coordinate, value) after summing).
+    type Rounded = (u8, [u8; 4], &'static [(u64, f64)]);
+    let cases: [Rounded; 4] = [
         // float8_e4m3: 256 + 256 + 256 = 768 saturates to 448; 1.0 alone.
         (0x40, [0x78, 0x78, 0x78, 0x38], &[(1, 448.0), (2, 1.0)]),
         // float8_e5m2: 1.0 + 1.0 + 2.0 = 4.0.
