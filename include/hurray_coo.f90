@@ -498,17 +498,18 @@ module hurray_coo
       integer(c_size_t), intent(out) :: out_bytes
     end function hurray_coo_dense_size
 
-    integer(c_int32_t) function hurray_coo_export_dense(coo, out, out_bytes) &
+    integer(c_int32_t) function hurray_coo_export_dense(coo, out, out_bytes, threads) &
         bind(C, name="hurray_coo_export_dense")
       import :: c_int32_t, c_ptr, c_size_t
       type(c_ptr), value :: coo
       type(c_ptr), value :: out
       integer(c_size_t), value :: out_bytes
+      integer(c_int32_t), value :: threads
     end function hurray_coo_export_dense
 
     integer(c_int32_t) function hurray_coo_from_compressed(format_code, rows, cols, &
         index_type_code, base, offsets, offsets_bytes, indices, indices_bytes, type_tag, values, &
-        values_bytes, out) bind(C, name="hurray_coo_from_compressed")
+        values_bytes, threads, out) bind(C, name="hurray_coo_from_compressed")
       import :: c_int32_t, c_int64_t, c_int8_t, c_ptr, c_size_t
       integer(c_int32_t), value :: format_code
       integer(c_int64_t), value :: rows
@@ -522,15 +523,17 @@ module hurray_coo
       integer(c_int8_t), value :: type_tag
       type(c_ptr), value :: values
       integer(c_size_t), value :: values_bytes
+      integer(c_int32_t), value :: threads
       type(c_ptr), intent(out) :: out
     end function hurray_coo_from_compressed
 
-    integer(c_int32_t) function hurray_coo_sort_modes(coo, modes, rank, out) &
+    integer(c_int32_t) function hurray_coo_sort_modes(coo, modes, rank, threads, out) &
         bind(C, name="hurray_coo_sort_modes")
       import :: c_int32_t, c_ptr
       type(c_ptr), value :: coo
       integer(c_int32_t), intent(in) :: modes(*)
       integer(c_int32_t), value :: rank
+      integer(c_int32_t), value :: threads
       type(c_ptr), intent(out) :: out
     end function hurray_coo_sort_modes
 

@@ -1116,6 +1116,10 @@ hurray_status hurray_coo_dense_size(const struct hurray_coo *coo,
  * Write coo as a dense row-major array into out (exactly the
  * hurray_coo_dense_size bytes, caller-owned, written during the call);
  * absent elements are zero bytes. A permissive handle is validated first.
+ * threads: 0 or 1 writes in the calling thread; more splits a validated
+ * sorted handle of a whole-byte type into stretches of the output written
+ * by at most that many threads (at most 64, one per MiB), started and
+ * joined within the call; other handles use the calling thread.
  *
  * Returns HURRAY_OK or: the statuses of hurray_coo_dense_size,
  * HURRAY_ERR_BUFFER_SIZE, any status of hurray_coo_validate.
@@ -1123,7 +1127,8 @@ hurray_status hurray_coo_dense_size(const struct hurray_coo *coo,
  */
 hurray_status hurray_coo_export_dense(const struct hurray_coo *coo,
                                       void *out,
-                                      size_t out_bytes);
+                                      size_t out_bytes,
+                                      uint32_t threads);
 
 /**
  * A new, library-owned, canonical handle (sorted, validated) from CSR or
@@ -1132,8 +1137,9 @@ hurray_status hurray_coo_export_dense(const struct hurray_coo *coo,
  * values of type_tag. The offsets are checked (first equal to base, never
  * decreasing, last equal to nnz + base); every index must be in range and
  * appear once per row (CSR) or column (CSC), in any order. The arrays are
- * read during the call only. *out (not NULL) receives the handle, NULL on
- * failure; release it with hurray_coo_free.
+ * read during the call only. threads: as for hurray_coo_assemble, which
+ * does the checking and ordering. *out (not NULL) receives the handle,
+ * NULL on failure; release it with hurray_coo_free.
  *
  * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
  * (format, index type), HURRAY_ERR_INVALID_LAYOUT (base, offsets),
@@ -1154,6 +1160,7 @@ hurray_status hurray_coo_from_compressed(uint32_t format_code,
                                          uint8_t type_tag,
                                          const void *values,
                                          size_t values_bytes,
+                                         uint32_t threads,
                                          struct hurray_coo **out);
 
 /**
@@ -1162,8 +1169,11 @@ hurray_status hurray_coo_from_compressed(uint32_t format_code,
  * during the call): lexicographic order of the coordinates taken in that
  * order, as SPLATT and TACO order a tensor for a mode. Coordinates stay in
  * dimension order; is_sorted is set only for the identity order (the one
- * the format's flag means). A permissive handle is validated first. *out
- * (not NULL) receives the handle, NULL on failure.
+ * the format's flag means). A permissive handle is validated first.
+ * threads: 0 or 1 sorts in the calling thread; more sorts runs on at most
+ * that many threads (at most 16, one per 65,536 entries) and merges them,
+ * within the call; the result is the same. *out (not NULL) receives the
+ * handle, NULL on failure.
  *
  * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
  * HURRAY_ERR_INVALID_LAYOUT (not a permutation), HURRAY_ERR_UNSUPPORTED_TYPE,
@@ -1174,6 +1184,7 @@ hurray_status hurray_coo_from_compressed(uint32_t format_code,
 hurray_status hurray_coo_sort_modes(const struct hurray_coo *coo,
                                     const uint32_t *modes,
                                     uint32_t rank,
+                                    uint32_t threads,
                                     struct hurray_coo **out);
 
 /* ======================================================================

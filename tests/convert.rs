@@ -117,7 +117,7 @@ fn csr_and_csc_match_the_oracle_in_every_index_type_and_base() {
                     );
                     // And back: the same entries, canonical.
                     let back =
-                        from_compressed(format, [rows, cols], it, base, &off, &idx, 0x04, &val)
+                        from_compressed(format, [rows, cols], it, base, &off, &idx, 0x04, &val, 2)
                             .unwrap();
                     assert_same_entries(&back, &map);
                 }
@@ -125,7 +125,7 @@ fn csr_and_csc_match_the_oracle_in_every_index_type_and_base() {
         }
         // Dense, and back through assembly of its non-zeros.
         let mut dense = vec![0xAAu8; dense_bytes(&coo).unwrap() as usize];
-        export_dense(&coo, &mut dense).unwrap();
+        export_dense(&coo, &mut dense, 1 + round % 3).unwrap();
         let cols = f.shape[1];
         for (i, chunk) in dense.chunks_exact(8).enumerate() {
             let v = f64::from_le_bytes(chunk.try_into().unwrap());
@@ -236,6 +236,7 @@ fn malformed_compressed_arrays_are_refused_with_the_place() {
         &i32s(&[2, 0, 1]),
         0x04,
         &vals,
+        1,
     )
     .unwrap();
     assert_eq!(ok.indices(), &[0, 0, 0, 2, 1, 1]);
@@ -275,6 +276,7 @@ fn malformed_compressed_arrays_are_refused_with_the_place() {
             &idx,
             0x04,
             &vals,
+            1,
         )
         .unwrap_err();
         assert_eq!(e.status(), status, "{e}");
@@ -296,7 +298,7 @@ fn mode_orders_sort_a_copy_and_keep_every_entry() {
         let f = Fixture::new(0x04, &shape, &refs, &vals, true);
         let coo = f.strict().unwrap();
         for modes in [[0u32, 1, 2], [2, 0, 1], [1, 2, 0], [2, 1, 0]] {
-            let sorted = hurray_coo::convert::sort_by_modes(&coo, &modes).unwrap();
+            let sorted = hurray_coo::convert::sort_by_modes(&coo, &modes, 2).unwrap();
             assert_eq!(sorted.nnz(), coo.nnz());
             assert_eq!(sorted.is_sorted(), modes == [0, 1, 2]);
             let key = |e: &[u64]| modes.iter().map(|&m| e[m as usize]).collect::<Vec<_>>();
@@ -308,7 +310,7 @@ fn mode_orders_sort_a_copy_and_keep_every_entry() {
             }
         }
         for bad in [&[0u32, 1][..], &[0, 0, 1], &[0, 1, 3]] {
-            let e = hurray_coo::convert::sort_by_modes(&coo, bad).unwrap_err();
+            let e = hurray_coo::convert::sort_by_modes(&coo, bad, 1).unwrap_err();
             assert_eq!(e.status(), Status::InvalidLayout);
         }
     }
@@ -354,5 +356,63 @@ fn threaded_export_writes_what_one_thread_writes() {
             }
             assert!(bufs.windows(2).all(|w| w[0] == w[1]), "{format:?}");
         }
+    }
+}
+
+/// Large enough for several threads: dense export, mode sorts and CSR import
+/// give what one thread gives.
+#[test]
+fn threaded_dense_mode_sort_and_import_match_one_thread() {
+    let mut rng = Rng::new(88);
+    let shape = [600u64, 700];
+    let entries = rng.distinct_sorted_entries(&shape, 150_000);
+    let vals: Vec<u8> = (0..entries.len())
+        .flat_map(|i| (i as f64 + 0.5).to_le_bytes())
+        .collect();
+    let refs: Vec<&[u64]> = entries.iter().map(|e| e.as_slice()).collect();
+    let f = Fixture::new(0x04, &shape, &refs, &vals, true);
+    let coo = f.strict().unwrap();
+    let size = dense_bytes(&coo).unwrap() as usize;
+    let dense: Vec<Vec<u8>> = [1usize, 2, 3]
+        .iter()
+        .map(|&t| {
+            let mut d = vec![0xAAu8; size];
+            export_dense(&coo, &mut d, t).unwrap();
+            d
+        })
+        .collect();
+    assert!(dense.windows(2).all(|w| w[0] == w[1]));
+    let sorted: Vec<Vec<u64>> = [1usize, 2, 4]
+        .iter()
+        .map(|&t| {
+            hurray_coo::convert::sort_by_modes(&coo, &[1, 0], t)
+                .unwrap()
+                .indices()
+                .to_vec()
+        })
+        .collect();
+    assert!(sorted.windows(2).all(|w| w[0] == w[1]));
+    let s = compressed_sizes(&coo, Format::Csc, IndexType::I64).unwrap();
+    let (mut o, mut i, mut v) = (
+        vec![0u8; s.offsets as usize],
+        vec![0u8; s.indices as usize],
+        vec![0u8; s.values as usize],
+    );
+    export_compressed(
+        &coo,
+        Format::Csc,
+        IndexType::I64,
+        0,
+        &mut o,
+        &mut i,
+        &mut v,
+        2,
+    )
+    .unwrap();
+    for t in [1usize, 3] {
+        let back =
+            from_compressed(Format::Csc, shape, IndexType::I64, 0, &o, &i, 0x04, &v, t).unwrap();
+        assert_eq!(back.indices(), coo.indices());
+        assert_eq!(back.values(), coo.values());
     }
 }

@@ -93,7 +93,7 @@ static int test_assembly_arguments_are_checked(void) {
     CHECK(coo == NULL);
     CHECK_STATUS(hurray_coo_assemble(&t, 9, 0, 1, &coo, NULL), HURRAY_ERR_INVALID_FLAGS,
                  "duplicate policy");
-    CHECK_STATUS(hurray_coo_assemble(&t, 0, 4, 1, &coo, NULL), HURRAY_ERR_INVALID_FLAGS,
+    CHECK_STATUS(hurray_coo_assemble(&t, 0, 8, 1, &coo, NULL), HURRAY_ERR_INVALID_FLAGS,
                  "assembly flags");
     t.index_type = 7;
     CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_ERR_INVALID_FLAGS, "index type");
@@ -168,7 +168,7 @@ static int test_csr_csc_dense_and_back(void) {
                      HURRAY_ERR_BUFFER_SIZE, "offsets");
         CHECK_STATUS(hurray_coo_from_compressed(HURRAY_FORMAT_CSR, 2, 3, HURRAY_INDEX_INT32, 0, rp,
                                                 sizeof rp, ci, sizeof ci, HURRAY_TYPE_FLOAT64, v,
-                                                sizeof v, &back),
+                                                sizeof v, 1, &back),
                      HURRAY_OK, "");
         CHECK(back != NULL && hurray_coo_nnz(back) == 3);
         {
@@ -194,7 +194,7 @@ static int test_csr_csc_dense_and_back(void) {
         size_t bytes = 0;
         CHECK_STATUS(hurray_coo_dense_size(coo, &bytes), HURRAY_OK, "");
         CHECK(bytes == sizeof dense);
-        CHECK_STATUS(hurray_coo_export_dense(coo, dense, sizeof dense), HURRAY_OK, "");
+        CHECK_STATUS(hurray_coo_export_dense(coo, dense, sizeof dense, 2), HURRAY_OK, "");
         CHECK(dense[0] == 1.0 && dense[1] == 0.0 && dense[2] == 2.0);
         CHECK(dense[3] == 0.0 && dense[4] == 0.0 && dense[5] == 3.0);
     }
@@ -224,7 +224,7 @@ static int test_sort_modes(void) {
     t.values = vals;
     t.values_bytes = sizeof vals;
     CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_OK, "");
-    CHECK_STATUS(hurray_coo_sort_modes(coo, modes, 3, &s), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_sort_modes(coo, modes, 3, 2, &s), HURRAY_OK, "");
     {
         /* By (k, i, j): (0,1,0)=3 [k0], (1,1,0)=2 [k0], (0,0,1)=1 [k1]. */
         const uint64_t *got = hurray_coo_indices(s, &nb);
@@ -235,9 +235,9 @@ static int test_sort_modes(void) {
         CHECK(!hurray_coo_is_sorted(s));
     }
     hurray_coo_free(s);
-    CHECK_STATUS(hurray_coo_sort_modes(coo, bad, 3, &s), HURRAY_ERR_INVALID_LAYOUT,
+    CHECK_STATUS(hurray_coo_sort_modes(coo, bad, 3, 1, &s), HURRAY_ERR_INVALID_LAYOUT,
                  "not a permutation");
-    CHECK_STATUS(hurray_coo_sort_modes(coo, modes, 2, &s), HURRAY_ERR_RANK_MISMATCH, "rank 2");
+    CHECK_STATUS(hurray_coo_sort_modes(coo, modes, 2, 1, &s), HURRAY_ERR_RANK_MISMATCH, "rank 2");
     CHECK(s == NULL);
     hurray_coo_free(coo);
     return failures;

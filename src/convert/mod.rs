@@ -321,7 +321,10 @@ pub fn dense_bytes(coo: &Coo<'_>) -> Result<u64, CooError> {
 
 /// Write `coo` as a dense row-major array into `out` (exactly `dense_bytes`
 /// bytes); absent elements are zero bytes.
-pub fn export_dense(coo: &Coo<'_>, out: &mut [u8]) -> Result<(), CooError> {
+/// With `threads > 1` a validated sorted tensor of a whole-byte type is
+/// written by up to that many scoped threads, each zero-filling and filling
+/// its own stretch of the output (other tensors: the calling thread).
+pub fn export_dense(coo: &Coo<'_>, out: &mut [u8], threads: usize) -> Result<(), CooError> {
     let need = dense_bytes(coo)?;
     if out.len() as u64 != need {
         return Err(CooError::BufferSize {
@@ -342,25 +345,65 @@ pub fn export_dense(coo: &Coo<'_>, out: &mut [u8]) -> Result<(), CooError> {
     let strides = size::linear_strides(coo.shape()).ok_or_else(|| CooError::Overflow {
         what: format!("a dense array of shape {:?}", coo.shape()),
     })?;
-    out.fill(0);
-    let mut s = [0u8; 16];
-    for e in 0..coo.nnz() as usize {
-        let at = coo
-            .entry(e)
+    let n = coo.nnz() as usize;
+    let at = |e: usize| -> usize {
+        coo.entry(e)
             .iter()
             .zip(&strides)
             .map(|(c, st)| c * st)
-            .sum::<u64>() as usize;
-        copy_element(ty, coo.values(), e, &mut s);
-        store_element(ty, out, at, &s);
+            .sum::<u64>() as usize
+    };
+    // Entries first..last into `region`, which starts at element `origin`.
+    let fill = |region: &mut [u8], origin: usize, first: usize, last: usize| {
+        region.fill(0);
+        let mut s = [0u8; 16];
+        for e in first..last {
+            copy_element(ty, coo.values(), e, &mut s);
+            store_element(ty, region, at(e) - origin, &s);
+        }
+    };
+    let ordered = coo.is_sorted() && !coo.is_permissive() && !ty.is_sub_byte();
+    let threads = threads.clamp(1, 64).min(out.len().div_ceil(1 << 20)).max(1);
+    if !ordered || threads == 1 || n == 0 {
+        fill(out, 0, 0, n);
+        return Ok(());
     }
-    Ok(())
+    // Entries are in row-major order, so their positions increase: cut the
+    // entries into ranges and the output at the first position of each.
+    let w = ty.lookup_bytes();
+    let total = out.len() / w;
+    std::thread::scope(|scope| {
+        let mut rest: &mut [u8] = out;
+        let mut origin = 0usize;
+        let mut handles = Vec::new();
+        for k in 0..threads {
+            let (first, last) = (n * k / threads, n * (k + 1) / threads);
+            let end = if k + 1 == threads { total } else { at(last) };
+            let (region, tail) = std::mem::take(&mut rest).split_at_mut((end - origin) * w);
+            rest = tail;
+            let o = origin;
+            origin = end;
+            let fill = &fill;
+            match std::thread::Builder::new()
+                .spawn_scoped(scope, move || fill(region, o, first, last))
+            {
+                Ok(h) => handles.push(h),
+                Err(e) => return Err(CooError::ThreadSpawn(e.to_string())),
+            }
+        }
+        for h in handles {
+            h.join()
+                .map_err(|_| CooError::Internal("a dense export thread panicked".into()))?;
+        }
+        Ok(())
+    })
 }
 
 /// A canonical tensor from CSR or CSC arrays (`index_type`, counted from
 /// `base`): offsets checked (first equal to the base, never decreasing,
 /// last equal to the entry count plus the base), every index in range, no
-/// index twice within a row (CSR) or column (CSC).
+/// index twice within a row (CSR) or column (CSC). `threads`: as for
+/// assembly, which does the sorting and checking.
 #[allow(clippy::too_many_arguments)] // the arrays and how to read them
 pub fn from_compressed(
     format: Format,
@@ -371,6 +414,7 @@ pub fn from_compressed(
     indices: &[u8],
     type_tag: u8,
     values: &[u8],
+    threads: usize,
 ) -> Result<Coo<'static>, CooError> {
     let (major_dim, minor_dim) = format.dims();
     let w = index_type.width();
@@ -463,6 +507,7 @@ pub fn from_compressed(
     };
     let o = AssembleOptions {
         skip_plan: true,
+        threads,
         ..AssembleOptions::default()
     };
     Ok(assemble(&t, &o)?.0)
@@ -473,7 +518,14 @@ pub fn from_compressed(
 /// coordinates taken in that order (SPLATT's and TACO's mode-k orderings),
 /// coordinates and values carried along. `is_sorted` is set only for the
 /// identity order, the one the format's flag means.
-pub fn sort_by_modes(coo: &Coo<'_>, modes: &[u32]) -> Result<Coo<'static>, CooError> {
+///
+/// With `threads > 1` the entries are cut into runs sorted by scoped threads
+/// and merged (same result).
+pub fn sort_by_modes(
+    coo: &Coo<'_>,
+    modes: &[u32],
+    threads: usize,
+) -> Result<Coo<'static>, CooError> {
     let rank = coo.shape().len();
     let mut seen = [false; 64];
     if modes.len() != rank
@@ -499,14 +551,58 @@ pub fn sort_by_modes(coo: &Coo<'_>, modes: &[u32]) -> Result<Coo<'static>, CooEr
         .try_reserve_exact(n)
         .map_err(|_| alloc(n.saturating_mul(8)))?;
     order.extend(0..n);
-    order.sort_unstable_by(|&a, &b| {
-        let (ea, eb) = (coo.entry(a), coo.entry(b));
+    let cmp = |a: &usize, b: &usize| {
+        let (ea, eb) = (coo.entry(*a), coo.entry(*b));
         modes
             .iter()
             .map(|&m| ea[m as usize].cmp(&eb[m as usize]))
             .find(|o| o.is_ne())
             .unwrap_or(std::cmp::Ordering::Equal)
-    });
+            .then(a.cmp(b))
+    };
+    let threads = threads.clamp(1, 16).min(n.div_ceil(1 << 16)).max(1);
+    if threads == 1 {
+        order.sort_unstable_by(cmp);
+    } else {
+        let per = n.div_ceil(threads);
+        let cmp = &cmp;
+        std::thread::scope(|scope| {
+            let mut handles = Vec::new();
+            for run in order.chunks_mut(per) {
+                match std::thread::Builder::new()
+                    .spawn_scoped(scope, move || run.sort_unstable_by(cmp))
+                {
+                    Ok(h) => handles.push(h),
+                    Err(e) => return Err(CooError::ThreadSpawn(e.to_string())),
+                }
+            }
+            for h in handles {
+                h.join()
+                    .map_err(|_| CooError::Internal("a sorting thread panicked".into()))?;
+            }
+            Ok(())
+        })?;
+        // Merge the runs (few: a scan of their heads).
+        let runs: Vec<&[usize]> = order.chunks(per).collect();
+        let mut heads = vec![0usize; runs.len()];
+        let mut merged: Vec<usize> = Vec::new();
+        merged
+            .try_reserve_exact(n)
+            .map_err(|_| alloc(n.saturating_mul(8)))?;
+        for _ in 0..n {
+            let mut best = usize::MAX;
+            for (r, run) in runs.iter().enumerate() {
+                if heads[r] < run.len()
+                    && (best == usize::MAX || cmp(&run[heads[r]], &runs[best][heads[best]]).is_lt())
+                {
+                    best = r;
+                }
+            }
+            merged.push(runs[best][heads[best]]);
+            heads[best] += 1;
+        }
+        order = merged;
+    }
     let mut indices =
         crate::aligned::AlignedBuf::zeroed(coo.indices_bytes().len(), "the sorted indices")?;
     let mut values = crate::aligned::AlignedBuf::zeroed(coo.values().len(), "the sorted values")?;

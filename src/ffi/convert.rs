@@ -145,6 +145,10 @@ pub unsafe extern "C" fn hurray_coo_dense_size(
 /// Write coo as a dense row-major array into out (exactly the
 /// hurray_coo_dense_size bytes, caller-owned, written during the call);
 /// absent elements are zero bytes. A permissive handle is validated first.
+/// threads: 0 or 1 writes in the calling thread; more splits a validated
+/// sorted handle of a whole-byte type into stretches of the output written
+/// by at most that many threads (at most 64, one per MiB), started and
+/// joined within the call; other handles use the calling thread.
 ///
 /// Returns HURRAY_OK or: the statuses of hurray_coo_dense_size,
 /// HURRAY_ERR_BUFFER_SIZE, any status of hurray_coo_validate.
@@ -154,13 +158,14 @@ pub unsafe extern "C" fn hurray_coo_export_dense(
     coo: *const hurray_coo,
     out: *mut c_void,
     out_bytes: usize,
+    threads: u32,
 ) -> hurray_status {
     guard(|| {
         // SAFETY: NULL or live, per the contract.
         let h = unsafe { handle(coo) }?;
         // SAFETY: writable for out_bytes, per the contract.
         let o = unsafe { array_mut::<u8>(out.cast(), out_bytes, "out") }?;
-        convert::export_dense(&h.coo, o).map_err(|e| h.err(e))
+        convert::export_dense(&h.coo, o, threads as usize).map_err(|e| h.err(e))
     })
 }
 
@@ -170,8 +175,9 @@ pub unsafe extern "C" fn hurray_coo_export_dense(
 /// values of type_tag. The offsets are checked (first equal to base, never
 /// decreasing, last equal to nnz + base); every index must be in range and
 /// appear once per row (CSR) or column (CSC), in any order. The arrays are
-/// read during the call only. *out (not NULL) receives the handle, NULL on
-/// failure; release it with hurray_coo_free.
+/// read during the call only. threads: as for hurray_coo_assemble, which
+/// does the checking and ordering. *out (not NULL) receives the handle,
+/// NULL on failure; release it with hurray_coo_free.
 ///
 /// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
 /// (format, index type), HURRAY_ERR_INVALID_LAYOUT (base, offsets),
@@ -193,6 +199,7 @@ pub unsafe extern "C" fn hurray_coo_from_compressed(
     type_tag: u8,
     values: *const c_void,
     values_bytes: usize,
+    threads: u32,
     out: *mut *mut hurray_coo,
 ) -> hurray_status {
     guard(|| {
@@ -211,7 +218,8 @@ pub unsafe extern "C" fn hurray_coo_from_compressed(
                 bytes(values, values_bytes, "values")?,
             )
         };
-        let coo = convert::from_compressed(f, [rows, cols], it, b, o, i, type_tag, v)?;
+        let coo =
+            convert::from_compressed(f, [rows, cols], it, b, o, i, type_tag, v, threads as usize)?;
         let h = box_handle(hurray_coo {
             coo,
             desc: None,
@@ -229,8 +237,11 @@ pub unsafe extern "C" fn hurray_coo_from_compressed(
 /// during the call): lexicographic order of the coordinates taken in that
 /// order, as SPLATT and TACO order a tensor for a mode. Coordinates stay in
 /// dimension order; is_sorted is set only for the identity order (the one
-/// the format's flag means). A permissive handle is validated first. *out
-/// (not NULL) receives the handle, NULL on failure.
+/// the format's flag means). A permissive handle is validated first.
+/// threads: 0 or 1 sorts in the calling thread; more sorts runs on at most
+/// that many threads (at most 16, one per 65,536 entries) and merges them,
+/// within the call; the result is the same. *out (not NULL) receives the
+/// handle, NULL on failure.
 ///
 /// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
 /// HURRAY_ERR_INVALID_LAYOUT (not a permutation), HURRAY_ERR_UNSUPPORTED_TYPE,
@@ -242,6 +253,7 @@ pub unsafe extern "C" fn hurray_coo_sort_modes(
     coo: *const hurray_coo,
     modes: *const u32,
     rank: u32,
+    threads: u32,
     out: *mut *mut hurray_coo,
 ) -> hurray_status {
     guard(|| {
@@ -257,7 +269,7 @@ pub unsafe extern "C" fn hurray_coo_sort_modes(
         }
         // SAFETY: rank readable u32s at modes, per the contract.
         let m = unsafe { array(modes, rank as usize, "modes") }?;
-        let sorted = convert::sort_by_modes(&h.coo, m).map_err(|e| h.err(e))?;
+        let sorted = convert::sort_by_modes(&h.coo, m, threads as usize).map_err(|e| h.err(e))?;
         let b = box_handle(hurray_coo {
             coo: sorted,
             desc: None,
