@@ -10,7 +10,7 @@
 #![allow(dead_code)]
 
 use std::collections::HashMap;
-use std::ffi::CStr;
+use std::ffi::{c_void, CStr};
 use std::ptr::{null, null_mut};
 
 use ::hurray_coo::ffi::*;
@@ -426,4 +426,175 @@ pub fn lookup(data: &[u8]) {
     }
     // SAFETY: live handle, freed once.
     unsafe { hurray_coo_free(coo) };
+}
+
+/// Assembly from hostile triplets (any rank, shape, index type, base,
+/// layout, count, type, policy and flags; coordinates and values from the
+/// input, buffer sizes that may lie), then, when it assembles: the plan on
+/// the same and on lying sizes, CSR/CSC/dense export with any index type,
+/// base and thread count, and a mode sort. Every status must be a named
+/// one with a message; nothing may crash or panic.
+pub fn assemble(data: &[u8]) {
+    let mut inp = Input::new(data);
+    let rank = u32::from(inp.u8() % 5);
+    let shape: Vec<u64> = (0..rank.max(1)).map(|_| inp.small_or_any(9)).collect();
+    let index_type = u32::from(inp.u8() % 6);
+    let base = u32::from(inp.u8() % 3);
+    let n = inp.small_or_any(40);
+    let type_tag = match inp.u8() % 8 {
+        0 => HURRAY_PATTERN,
+        1 => 0x14, // int32
+        2 => 0x48, // int4
+        3 => 0x40, // float8_e4m3
+        4 => 0x50, // complex64
+        5 => inp.u8(),
+        _ => 0x04, // float64
+    };
+    let policy = u32::from(inp.u8() % 7);
+    let flags = u32::from(inp.u8() % 16);
+    let threads = u32::from(inp.u8() % 4);
+    let per_dim = inp.u8() % 2 == 0;
+    // Honest pointers and byte lengths; n, rank and the index type may
+    // disagree with them, which the library must refuse before reading.
+    let lie = inp.u8() % 8 == 0;
+    let w = if index_type == 1 || index_type == 3 {
+        4
+    } else {
+        8
+    };
+    let count = usize::try_from(n).unwrap_or(usize::MAX).min(64);
+    let coord_bytes = count * w * rank.max(1) as usize;
+    let coords = Aligned::at_offset(&inp.take(coord_bytes).to_vec(), 0);
+    let dim_bytes = count * w;
+    let dims: Vec<Aligned> = (0..rank.max(1))
+        .map(|_| Aligned::at_offset(&inp.take(dim_bytes).to_vec(), 0))
+        .collect();
+    let dim_ptrs: Vec<*const c_void> = dims.iter().map(|d| d.ptr()).collect();
+    let values = Aligned::at_offset(inp.rest(), 0);
+    let mut t = hurray_triplets {
+        rank,
+        shape: shape.as_ptr(),
+        n: if lie { n } else { count as u64 },
+        index_type,
+        index_base: base,
+        indices: if per_dim { null() } else { coords.ptr() },
+        indices_bytes: if per_dim { 0 } else { coords.len() },
+        dim_indices: if per_dim { dim_ptrs.as_ptr() } else { null() },
+        dim_indices_bytes: if per_dim {
+            dims.iter().map(|d| d.len()).min().unwrap_or(0)
+        } else {
+            0
+        },
+        type_tag,
+        values: values.ptr(),
+        values_bytes: values.len(),
+    };
+    // Make the values buffer the right size when it has enough bytes, so
+    // that assembly gets past the size check often.
+    let mut need = 0u64;
+    // SAFETY: out pointer valid.
+    if unsafe { hurray_type_values_bytes(type_tag, t.n, &mut need) } == HURRAY_OK
+        && need <= values.len() as u64
+        && !lie
+    {
+        t.values_bytes = need as usize;
+    }
+    let (mut coo, mut plan) = (null_mut(), null_mut());
+    // SAFETY: every pointer is valid for the byte length given with it;
+    // the shape for its rank (at least one extent), the dimension pointers
+    // for theirs.
+    let st = unsafe { hurray_coo_assemble(&t, policy, flags, threads, &mut coo, &mut plan) };
+    check_status(st);
+    if st != HURRAY_OK {
+        assert!(
+            coo.is_null() && plan.is_null(),
+            "outputs not NULL after failure"
+        );
+        return;
+    }
+    // The plan: the same values re-assemble to the handle's values.
+    let mut bytes = 0usize;
+    // SAFETY: live handle.
+    let vals = unsafe { hurray_coo_values(coo, &mut bytes) };
+    let mut out = vec![0u8; bytes];
+    // SAFETY: live plan, buffers of the sizes given.
+    let st = unsafe {
+        hurray_assembly_plan_apply(
+            plan,
+            t.values,
+            t.values_bytes,
+            out.as_mut_ptr().cast(),
+            out.len(),
+            threads,
+        )
+    };
+    check_status(st);
+    if st == HURRAY_OK && !vals.is_null() {
+        // SAFETY: the handle's values, `bytes` long, live.
+        let mine = unsafe { std::slice::from_raw_parts(vals.cast::<u8>(), bytes) };
+        assert_eq!(out, mine, "re-assembly differs from assembly");
+    }
+    // SAFETY: live plan; a lying size must be refused.
+    let st = unsafe {
+        hurray_assembly_plan_apply(
+            plan,
+            t.values,
+            t.values_bytes + 1,
+            out.as_mut_ptr().cast(),
+            out.len(),
+            1,
+        )
+    };
+    check_status(st);
+    // Exports in every index type and base.
+    for format in [HURRAY_FORMAT_CSR, HURRAY_FORMAT_CSC, 0] {
+        for it in 0..6u32 {
+            let (mut ob, mut ib, mut vb) = (0usize, 0usize, 0usize);
+            // SAFETY: live handle, valid out pointers.
+            let st =
+                unsafe { hurray_coo_compressed_size(coo, format, it, &mut ob, &mut ib, &mut vb) };
+            check_status(st);
+            if st != HURRAY_OK || ob + ib + vb > 1 << 20 {
+                continue;
+            }
+            let (mut o, mut i, mut v) = (vec![0u8; ob], vec![0u8; ib], vec![0u8; vb]);
+            // SAFETY: buffers of the sizes reported.
+            let st = unsafe {
+                hurray_coo_export_compressed(
+                    coo,
+                    format,
+                    it,
+                    base,
+                    o.as_mut_ptr().cast(),
+                    o.len(),
+                    i.as_mut_ptr().cast(),
+                    i.len(),
+                    v.as_mut_ptr().cast(),
+                    v.len(),
+                    threads,
+                )
+            };
+            check_status(st);
+        }
+    }
+    let mut dense = 0usize;
+    // SAFETY: live handle.
+    if unsafe { hurray_coo_dense_size(coo, &mut dense) } == HURRAY_OK && dense <= 1 << 20 {
+        let mut d = vec![0u8; dense];
+        // SAFETY: a buffer of the size reported.
+        check_status(unsafe {
+            hurray_coo_export_dense(coo, d.as_mut_ptr().cast(), d.len(), threads)
+        });
+    }
+    let modes: Vec<u32> = (0..rank).rev().collect();
+    let mut sorted = null_mut();
+    // SAFETY: live handle, rank modes.
+    let st = unsafe { hurray_coo_sort_modes(coo, modes.as_ptr(), rank, threads, &mut sorted) };
+    check_status(st);
+    // SAFETY: each NULL or live, freed once.
+    unsafe {
+        hurray_coo_free(sorted);
+        hurray_assembly_plan_free(plan);
+        hurray_coo_free(coo);
+    }
 }

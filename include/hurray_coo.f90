@@ -170,7 +170,9 @@ module hurray_coo
     integer(c_int32_t) :: index_type
     integer(c_int32_t) :: index_base
     type(c_ptr) :: indices
+    integer(c_size_t) :: indices_bytes
     type(c_ptr) :: dim_indices
+    integer(c_size_t) :: dim_indices_bytes
     integer(c_int8_t) :: type_tag
     type(c_ptr) :: values
     integer(c_size_t) :: values_bytes

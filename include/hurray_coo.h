@@ -803,7 +803,8 @@ typedef struct hurray_assembly_plan hurray_assembly_plan;
 /**
  * Triplets as a solver holds them. Every pointer is read during the call
  * only. Exactly one of indices and dim_indices is non-NULL (both may be
- * NULL when n is 0).
+ * NULL when n is 0). Every array comes with its length in bytes, checked
+ * against n, rank and the index type before anything is read.
  */
 typedef struct hurray_triplets {
   /**
@@ -832,10 +833,19 @@ typedef struct hurray_triplets {
    */
   const void *indices;
   /**
+   * Bytes of indices: n * rank * the index type's width (0 when NULL).
+   */
+  size_t indices_bytes;
+  /**
    * One array of n integers per dimension (I, J, ... of Fortran and
    * Julia): rank pointers. Or NULL.
    */
   const void *const *dim_indices;
+  /**
+   * Bytes of each of the rank arrays: n * the index type's width (0
+   * when dim_indices is NULL).
+   */
+  size_t dim_indices_bytes;
   /**
    * Element type of the values, or HURRAY_PATTERN for none.
    */

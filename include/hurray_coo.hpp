@@ -390,6 +390,7 @@ coo coo::assemble(type t, std::uint64_t nrows, std::uint64_t ncols, const std::v
     tr.index_type = detail::index_code<I>();
     tr.index_base = base;
     tr.dim_indices = dims;
+    tr.dim_indices_bytes = rows.size() * sizeof(I);
     tr.type_tag = static_cast<std::uint8_t>(t);
     tr.values = values.data();
     tr.values_bytes = values.size() * sizeof(T);

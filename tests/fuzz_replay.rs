@@ -62,3 +62,8 @@ fn replay_descriptor() {
 fn replay_lookup() {
     replay("lookup", harness::lookup, 3_000);
 }
+
+#[test]
+fn replay_assemble() {
+    replay("assemble", harness::assemble, 20_000);
+}

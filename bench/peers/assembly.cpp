@@ -89,6 +89,7 @@ hurray_coo *assemble(const Triplets &t, uint32_t threads, hurray_assembly_plan *
     tr.n = t.v.size();
     tr.index_type = HURRAY_INDEX_INT32;
     tr.dim_indices = dims;
+    tr.dim_indices_bytes = t.i.size() * sizeof(int32_t);
     tr.type_tag = HURRAY_TYPE_FLOAT64;
     tr.values = t.v.data();
     tr.values_bytes = t.v.size() * sizeof(double);

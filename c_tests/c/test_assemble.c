@@ -28,6 +28,7 @@ static int test_fem_assembly_sum_and_plan(void) {
     t.index_type = HURRAY_INDEX_INT32;
     t.index_base = 1;
     t.dim_indices = dims;
+    t.dim_indices_bytes = sizeof rows;
     t.type_tag = HURRAY_TYPE_FLOAT64;
     t.values = vals;
     t.values_bytes = sizeof vals;
@@ -86,6 +87,7 @@ static int test_assembly_arguments_are_checked(void) {
     t.n = 2;
     t.index_type = HURRAY_INDEX_UINT64;
     t.indices = idx;
+    t.indices_bytes = sizeof idx;
     t.type_tag = HURRAY_TYPE_INT8;
     t.values = vals;
     t.values_bytes = 2;
@@ -105,6 +107,11 @@ static int test_assembly_arguments_are_checked(void) {
     CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_ERR_NULL_POINTER,
                  "exactly one of them");
     t.dim_indices = NULL;
+    /* A byte length that contradicts n: refused before anything is read. */
+    t.indices_bytes = 8;
+    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_ERR_BUFFER_SIZE,
+                 "triplet indices buffer is 8 bytes but 2 uint64 coordinates needs exactly 16");
+    t.indices_bytes = sizeof idx;
     t.values_bytes = 3;
     CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_ERR_BUFFER_SIZE,
                  "2 triplets of int8");
@@ -113,6 +120,7 @@ static int test_assembly_arguments_are_checked(void) {
         /* int8 100 + 100 overflows: an error, never a wrap. */
         const uint64_t same[2] = {1, 1};
         t.indices = same;
+        t.indices_bytes = sizeof same;
         CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_SUM, 0, 1, &coo, NULL), HURRAY_ERR_OVERFLOW,
                      "the SUM of triplets 0 to 1 at (1) overflows int8");
         CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_MAX, 0, 1, &coo, NULL), HURRAY_OK, "");
@@ -120,6 +128,7 @@ static int test_assembly_arguments_are_checked(void) {
     }
     /* A pattern: no values, bool true at each coordinate. */
     t.indices = idx;
+    t.indices_bytes = sizeof idx;
     t.type_tag = HURRAY_PATTERN;
     t.values = NULL;
     t.values_bytes = 0;
@@ -147,6 +156,7 @@ static int test_csr_csc_dense_and_back(void) {
     t.n = 3;
     t.index_type = HURRAY_INDEX_UINT64;
     t.indices = idx;
+    t.indices_bytes = sizeof idx;
     t.type_tag = HURRAY_TYPE_FLOAT64;
     t.values = vals;
     t.values_bytes = sizeof vals;
@@ -220,6 +230,7 @@ static int test_sort_modes(void) {
     t.n = 3;
     t.index_type = HURRAY_INDEX_UINT64;
     t.indices = idx;
+    t.indices_bytes = sizeof idx;
     t.type_tag = HURRAY_TYPE_FLOAT64;
     t.values = vals;
     t.values_bytes = sizeof vals;

@@ -27,6 +27,7 @@ int main() {
     tr.n = uint64_t(t);
     tr.index_type = HURRAY_INDEX_INT32;
     tr.dim_indices = dims;
+    tr.dim_indices_bytes = rows.size() * sizeof(int32_t);
     tr.type_tag = HURRAY_TYPE_FLOAT64;
     tr.values = vals.data();
     tr.values_bytes = vals.size() * sizeof(double);

@@ -63,6 +63,7 @@ int main(int argc, char **argv) {
     t.n = T;
     t.index_type = HURRAY_INDEX_INT64;
     t.dim_indices = dims;
+    t.dim_indices_bytes = sizeof rows;
     t.type_tag = HURRAY_TYPE_FLOAT64;
     t.values = vals;
     t.values_bytes = sizeof vals;

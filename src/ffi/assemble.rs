@@ -63,7 +63,8 @@ pub const HURRAY_PATTERN: u8 = 0;
 
 /// Triplets as a solver holds them. Every pointer is read during the call
 /// only. Exactly one of indices and dim_indices is non-NULL (both may be
-/// NULL when n is 0).
+/// NULL when n is 0). Every array comes with its length in bytes, checked
+/// against n, rank and the index type before anything is read.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct hurray_triplets {
@@ -80,9 +81,14 @@ pub struct hurray_triplets {
     /// Interleaved coordinates: n * rank integers, triplet i dimension d at
     /// indices[i * rank + d] (the Hurray layout). Or NULL.
     pub indices: *const c_void,
+    /// Bytes of indices: n * rank * the index type's width (0 when NULL).
+    pub indices_bytes: usize,
     /// One array of n integers per dimension (I, J, ... of Fortran and
     /// Julia): rank pointers. Or NULL.
     pub dim_indices: *const *const c_void,
+    /// Bytes of each of the rank arrays: n * the index type's width (0
+    /// when dim_indices is NULL).
+    pub dim_indices_bytes: usize,
     /// Element type of the values, or HURRAY_PATTERN for none.
     pub type_tag: u8,
     /// n values packed as the type packs them (NULL for a pattern).
@@ -217,25 +223,13 @@ pub unsafe extern "C" fn hurray_coo_assemble(
         let base = index_base(t.index_base)?;
         let n = size::to_usize(t.n, "the triplet count")?;
         let rank = t.rank as usize;
-        let w = it.width();
-        let count_bytes = |count: usize, what: &str| {
-            count.checked_mul(w).ok_or_else(|| CooError::Overflow {
-                what: format!("{what}: {count} coordinates"),
-            })
-        };
         let dims;
         let coords = match (t.indices.is_null(), t.dim_indices.is_null()) {
             (false, true) => {
-                let count = n.checked_mul(rank).ok_or_else(|| CooError::Overflow {
-                    what: format!("{n} triplets of rank {rank}"),
-                })?;
-                // SAFETY: n * rank integers at indices, per the contract.
+                // SAFETY: indices_bytes readable bytes at indices, per the
+                // contract; the reader checks them against n and rank.
                 CoordArrays::Interleaved(unsafe {
-                    bytes(
-                        t.indices,
-                        count_bytes(count, "indices")?,
-                        "triplets->indices",
-                    )
+                    bytes(t.indices, t.indices_bytes, "triplets->indices")
                 }?)
             }
             (true, false) => {
@@ -243,14 +237,10 @@ pub unsafe extern "C" fn hurray_coo_assemble(
                 let ptrs = unsafe { read_ptrs(t.dim_indices, rank, "triplets->dim_indices") }?;
                 let mut arrays: [&[u8]; 64] = [&[]; 64];
                 for (d, p) in ptrs[..rank].iter().enumerate() {
-                    // SAFETY: n integers in each array, per the contract.
-                    arrays[d] = unsafe {
-                        bytes(
-                            *p,
-                            count_bytes(n, "dim_indices")?,
-                            "triplets->dim_indices[d]",
-                        )
-                    }?;
+                    // SAFETY: dim_indices_bytes readable bytes in each array,
+                    // per the contract; the reader checks them against n.
+                    arrays[d] =
+                        unsafe { bytes(*p, t.dim_indices_bytes, "triplets->dim_indices[d]") }?;
                 }
                 dims = arrays;
                 CoordArrays::PerDim(&dims[..rank])

@@ -27,7 +27,9 @@ program assemble
   t%index_type = HURRAY_INDEX_INT32
   t%index_base = 1
   t%indices = c_null_ptr
+  t%indices_bytes = 0
   t%dim_indices = c_loc(dims)
+  t%dim_indices_bytes = 24
   t%type_tag = HURRAY_TYPE_FLOAT64
   t%values = c_loc(vals)
   t%values_bytes = 48

@@ -43,7 +43,8 @@ class Triplets(C.Structure):
     """struct hurray_triplets, as a Julia wrapper would declare it."""
     _fields_ = [("rank", C.c_uint32), ("shape", C.POINTER(C.c_uint64)), ("n", C.c_uint64),
                 ("index_type", C.c_uint32), ("index_base", C.c_uint32),
-                ("indices", C.c_void_p), ("dim_indices", C.POINTER(C.c_void_p)),
+                ("indices", C.c_void_p), ("indices_bytes", C.c_size_t),
+                ("dim_indices", C.POINTER(C.c_void_p)), ("dim_indices_bytes", C.c_size_t),
                 ("type_tag", C.c_uint8), ("values", C.c_void_p), ("values_bytes", C.c_size_t)]
 
 
@@ -162,7 +163,7 @@ class AssemblyTest(unittest.TestCase):
         V = (C.c_double * 5)(1.0, 2.0, 3.0, 4.0, 5.0)
         shape = u64s(3, 3)
         dims = (C.c_void_p * 2)(C.addressof(I), C.addressof(J))
-        t = Triplets(2, shape, 5, HURRAY_INDEX_INT64, 1, None, dims, FLOAT64,
+        t = Triplets(2, shape, 5, HURRAY_INDEX_INT64, 1, None, 0, dims, C.sizeof(I), FLOAT64,
                      C.addressof(V), C.sizeof(V))
         h, plan = Handle(), Plan()
         self.assertEqual(assemble(C.byref(t), HURRAY_DUP_SUM, 0, 2, C.byref(h), C.byref(plan)),

@@ -15,7 +15,8 @@ LIB = C.CDLL(sys.argv.pop(1))
 class Triplets(C.Structure):
     _fields_ = [("rank", C.c_uint32), ("shape", C.POINTER(C.c_uint64)), ("n", C.c_uint64),
                 ("index_type", C.c_uint32), ("index_base", C.c_uint32),
-                ("indices", C.c_void_p), ("dim_indices", C.POINTER(C.c_void_p)),
+                ("indices", C.c_void_p), ("indices_bytes", C.c_size_t),
+                ("dim_indices", C.POINTER(C.c_void_p)), ("dim_indices_bytes", C.c_size_t),
                 ("type_tag", C.c_uint8), ("values", C.c_void_p), ("values_bytes", C.c_size_t)]
 
 
@@ -46,7 +47,7 @@ class ScipyTest(unittest.TestCase):
         vals = rng.standard_normal(t)
         shape = (C.c_uint64 * 2)(n, n)
         dims = (C.c_void_p * 2)(rows.ctypes.data, cols.ctypes.data)
-        trip = Triplets(2, shape, t, INDEX_INT64, 0, None, dims, FLOAT64,
+        trip = Triplets(2, shape, t, INDEX_INT64, 0, None, 0, dims, rows.nbytes, FLOAT64,
                         vals.ctypes.data, vals.nbytes)
         h = C.c_void_p()
         self.assertEqual(assemble(C.byref(trip), DUP_SUM, 0, 1, C.byref(h), None), 0,
