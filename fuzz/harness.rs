@@ -464,10 +464,10 @@ pub fn assemble(data: &[u8]) {
     };
     let count = usize::try_from(n).unwrap_or(usize::MAX).min(64);
     let coord_bytes = count * w * rank.max(1) as usize;
-    let coords = Aligned::at_offset(&inp.take(coord_bytes).to_vec(), 0);
+    let coords = Aligned::at_offset(inp.take(coord_bytes), 0);
     let dim_bytes = count * w;
     let dims: Vec<Aligned> = (0..rank.max(1))
-        .map(|_| Aligned::at_offset(&inp.take(dim_bytes).to_vec(), 0))
+        .map(|_| Aligned::at_offset(inp.take(dim_bytes), 0))
         .collect();
     let dim_ptrs: Vec<*const c_void> = dims.iter().map(|d| d.ptr()).collect();
     let values = Aligned::at_offset(inp.rest(), 0);
