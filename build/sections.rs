@@ -104,6 +104,16 @@ const SECTIONS: &[Section] = &[
         },
     ),
     (
+        "Text files: Matrix Market and FROSTT",
+        "Read .mtx and .tns files (path or memory) into a canonical handle; write a handle as text.",
+        |n| {
+            n.starts_with("HURRAY_MTX_")
+                || n.starts_with("HURRAY_TEXT_")
+                || n.starts_with("hurray_coo_read_")
+                || n.starts_with("hurray_coo_write_")
+        },
+    ),
+    (
         "Descriptors and statistics",
         "The Hurray descriptor: write one for a handle, read one into a handle.",
         |n| {

@@ -47,6 +47,7 @@ fn main() {
         "test_assemble.c",
         "test_descriptor.c",
         "test_hostile.c",
+        "test_text.c",
         "test_threads.c",
     ];
     let mut c = cc::Build::new();

@@ -63,6 +63,8 @@ module hurray_coo
   integer(c_int32_t), parameter, public :: HURRAY_ERR_INVALID_BUFFER_HANDLE = -43
   integer(c_int32_t), parameter, public :: HURRAY_ERR_INVALID_STATISTICS = -44
   integer(c_int32_t), parameter, public :: HURRAY_ERR_UNSUPPORTED_FEATURE = -45
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_PARSE = -50
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_IO = -51
 
   integer(c_int32_t), parameter, public :: HURRAY_COO_BORROW = 0
   integer(c_int32_t), parameter, public :: HURRAY_COO_COPY = 1
@@ -99,6 +101,12 @@ module hurray_coo
   integer(c_int8_t), parameter, public :: HURRAY_PATTERN = 0_c_int8_t
   integer(c_int32_t), parameter, public :: HURRAY_FORMAT_CSR = 1
   integer(c_int32_t), parameter, public :: HURRAY_FORMAT_CSC = 2
+  integer(c_int32_t), parameter, public :: HURRAY_TEXT_KEEP_TRIANGULAR = 16
+  integer(c_int32_t), parameter, public :: HURRAY_TEXT_MAX_PRECISION = 17
+  integer(c_int32_t), parameter, public :: HURRAY_MTX_GENERAL = 0
+  integer(c_int32_t), parameter, public :: HURRAY_MTX_SYMMETRIC = 1
+  integer(c_int32_t), parameter, public :: HURRAY_MTX_SKEW_SYMMETRIC = 2
+  integer(c_int32_t), parameter, public :: HURRAY_MTX_HERMITIAN = 3
 
   integer(c_int8_t), parameter, public :: HURRAY_TYPE_FLOAT16 = int(z'01', c_int8_t)
   integer(c_int8_t), parameter, public :: HURRAY_TYPE_BFLOAT16 = int(z'02', c_int8_t)
@@ -193,6 +201,9 @@ module hurray_coo
   public :: hurray_assembly_plan_nnz, hurray_assembly_plan_free
   public :: hurray_coo_compressed_size, hurray_coo_export_compressed, hurray_coo_dense_size
   public :: hurray_coo_export_dense, hurray_coo_from_compressed, hurray_coo_sort_modes
+  public :: hurray_coo_read_mtx, hurray_coo_read_mtx_file, hurray_coo_read_tns
+  public :: hurray_coo_read_tns_file, hurray_coo_write_mtx, hurray_coo_write_mtx_file
+  public :: hurray_coo_write_tns, hurray_coo_write_tns_file
 
   interface
     integer(c_int32_t) function hurray_coo_create(type_tag, rank, shape, nnz, is_sorted, &
@@ -543,6 +554,91 @@ module hurray_coo
       import :: c_ptr, c_size_t
       type(c_ptr), value, intent(in) :: s
     end function c_strlen
+
+    ! Text files. A path is a NUL-terminated string: trim(name)//c_null_char.
+    integer(c_int32_t) function hurray_coo_read_mtx(bytes, len, duplicates_policy, flags, &
+        threads, out_symmetry, out) bind(C, name="hurray_coo_read_mtx")
+      import :: c_int32_t, c_ptr, c_size_t
+      type(c_ptr), value :: bytes
+      integer(c_size_t), value :: len
+      integer(c_int32_t), value :: duplicates_policy
+      integer(c_int32_t), value :: flags
+      integer(c_int32_t), value :: threads
+      type(c_ptr), value :: out_symmetry
+      type(c_ptr), intent(out) :: out
+    end function hurray_coo_read_mtx
+
+    integer(c_int32_t) function hurray_coo_read_mtx_file(path, duplicates_policy, flags, &
+        threads, out_symmetry, out) bind(C, name="hurray_coo_read_mtx_file")
+      import :: c_int32_t, c_ptr, c_char
+      character(kind=c_char), intent(in) :: path(*)
+      integer(c_int32_t), value :: duplicates_policy
+      integer(c_int32_t), value :: flags
+      integer(c_int32_t), value :: threads
+      type(c_ptr), value :: out_symmetry
+      type(c_ptr), intent(out) :: out
+    end function hurray_coo_read_mtx_file
+
+    integer(c_int32_t) function hurray_coo_read_tns(bytes, len, shape, rank, duplicates_policy, &
+        flags, threads, out) bind(C, name="hurray_coo_read_tns")
+      import :: c_int32_t, c_ptr, c_size_t
+      type(c_ptr), value :: bytes
+      integer(c_size_t), value :: len
+      type(c_ptr), value :: shape
+      integer(c_int32_t), value :: rank
+      integer(c_int32_t), value :: duplicates_policy
+      integer(c_int32_t), value :: flags
+      integer(c_int32_t), value :: threads
+      type(c_ptr), intent(out) :: out
+    end function hurray_coo_read_tns
+
+    integer(c_int32_t) function hurray_coo_read_tns_file(path, shape, rank, duplicates_policy, &
+        flags, threads, out) bind(C, name="hurray_coo_read_tns_file")
+      import :: c_int32_t, c_ptr, c_char
+      character(kind=c_char), intent(in) :: path(*)
+      type(c_ptr), value :: shape
+      integer(c_int32_t), value :: rank
+      integer(c_int32_t), value :: duplicates_policy
+      integer(c_int32_t), value :: flags
+      integer(c_int32_t), value :: threads
+      type(c_ptr), intent(out) :: out
+    end function hurray_coo_read_tns_file
+
+    integer(c_int32_t) function hurray_coo_write_mtx(coo, precision, out, capacity, &
+        out_written) bind(C, name="hurray_coo_write_mtx")
+      import :: c_int32_t, c_ptr, c_size_t
+      type(c_ptr), value :: coo
+      integer(c_int32_t), value :: precision
+      type(c_ptr), value :: out
+      integer(c_size_t), value :: capacity
+      integer(c_size_t), intent(out) :: out_written
+    end function hurray_coo_write_mtx
+
+    integer(c_int32_t) function hurray_coo_write_mtx_file(coo, path, precision) &
+        bind(C, name="hurray_coo_write_mtx_file")
+      import :: c_int32_t, c_ptr, c_char
+      type(c_ptr), value :: coo
+      character(kind=c_char), intent(in) :: path(*)
+      integer(c_int32_t), value :: precision
+    end function hurray_coo_write_mtx_file
+
+    integer(c_int32_t) function hurray_coo_write_tns(coo, precision, out, capacity, &
+        out_written) bind(C, name="hurray_coo_write_tns")
+      import :: c_int32_t, c_ptr, c_size_t
+      type(c_ptr), value :: coo
+      integer(c_int32_t), value :: precision
+      type(c_ptr), value :: out
+      integer(c_size_t), value :: capacity
+      integer(c_size_t), intent(out) :: out_written
+    end function hurray_coo_write_tns
+
+    integer(c_int32_t) function hurray_coo_write_tns_file(coo, path, precision) &
+        bind(C, name="hurray_coo_write_tns_file")
+      import :: c_int32_t, c_ptr, c_char
+      type(c_ptr), value :: coo
+      character(kind=c_char), intent(in) :: path(*)
+      integer(c_int32_t), value :: precision
+    end function hurray_coo_write_tns_file
   end interface
 
   ! ---- The idiomatic layer -----------------------------------------------

@@ -266,6 +266,18 @@ typedef int32_t hurray_status;
 #define HURRAY_ERR_UNSUPPORTED_FEATURE -45
 
 /**
+ * A text file (Matrix Market, FROSTT) does not parse; the message names the
+ * line, the column and the token.
+ */
+#define HURRAY_ERR_PARSE -50
+
+/**
+ * A file could not be opened, read or written; the message names the path
+ * and the system's reason.
+ */
+#define HURRAY_ERR_IO -51
+
+/**
  * The name of a status code ("HURRAY_OK", "HURRAY_ERR_DUPLICATE", ...), or
  * "HURRAY_ERR_UNKNOWN_STATUS" for a code that is not defined. Never NULL;
  * static storage. Thread safety: safe from any thread.
@@ -1198,7 +1210,216 @@ hurray_status hurray_coo_sort_modes(const struct hurray_coo *coo,
                                     struct hurray_coo **out);
 
 /* ======================================================================
- * 9. Descriptors and statistics
+ * 9. Text files: Matrix Market and FROSTT
+ *    Read .mtx and .tns files (path or memory) into a canonical handle; write a handle as text.
+ * ====================================================================== */
+
+/**
+ * Reading flag: keep the stored triangle of a symmetric, skew-symmetric
+ * or hermitian Matrix Market file as it is, instead of adding the mirror
+ * image of every off-diagonal entry (*out_symmetry tells what the file
+ * declared).
+ */
+#define HURRAY_TEXT_KEEP_TRIANGULAR 16
+
+/**
+ * Matrix Market symmetry: every entry is stored.
+ */
+#define HURRAY_MTX_GENERAL 0
+
+/**
+ * Matrix Market symmetry: a(j,i) = a(i,j); the lower triangle is stored.
+ */
+#define HURRAY_MTX_SYMMETRIC 1
+
+/**
+ * Matrix Market symmetry: a(j,i) = -a(i,j); the strict lower triangle is
+ * stored.
+ */
+#define HURRAY_MTX_SKEW_SYMMETRIC 2
+
+/**
+ * Matrix Market symmetry: a(j,i) = conj(a(i,j)); the lower triangle is
+ * stored.
+ */
+#define HURRAY_MTX_HERMITIAN 3
+
+/**
+ * The largest precision the writers take (significant digits).
+ */
+#define HURRAY_TEXT_MAX_PRECISION 17
+
+/**
+ * Read a Matrix Market file held in memory (len bytes at bytes) into a new,
+ * library-owned, canonical handle (sorted, duplicate-free, validated; its
+ * later messages count from 1, as the file does).
+ *
+ * Reads coordinate and array matrices of real (float64), integer (int64),
+ * complex (complex128) and pattern (bool, every entry true) values;
+ * symmetric, skew-symmetric and hermitian files get the mirror image of
+ * each off-diagonal entry (same value, negated, conjugated) unless flags
+ * has HURRAY_TEXT_KEEP_TRIANGULAR. Indices count from 1 in the file and
+ * from 0 in the handle. Array files keep every entry, zeros included,
+ * unless flags has HURRAY_ASSEMBLE_DROP_ZEROS.
+ *
+ * duplicates_policy: HURRAY_DUP_* for entries with the same coordinates
+ * (HURRAY_DUP_ERROR names both lines). flags: 0 or any of
+ * HURRAY_ASSEMBLE_DROP_ZEROS and HURRAY_TEXT_KEEP_TRIANGULAR. threads: for
+ * the assembly's sort, as in hurray_coo_assemble (the text is parsed on the
+ * calling thread). out_symmetry (may be NULL): receives HURRAY_MTX_* as the
+ * banner declares. out (not NULL): the handle, released with
+ * hurray_coo_free; NULL on failure, and nothing half-built is returned.
+ * bytes is read during the call only.
+ *
+ * Every problem names its line, column and token, e.g. "line 7, column 3:
+ * column index out of range: the matrix has 4 columns, counted from 1
+ * (found '5')".
+ *
+ * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
+ * (flags or policy), HURRAY_ERR_PARSE, HURRAY_ERR_DUPLICATE,
+ * HURRAY_ERR_OVERFLOW (an integer SUM), HURRAY_ERR_ALLOC,
+ * HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: may be called from any thread.
+ */
+hurray_status hurray_coo_read_mtx(const void *bytes_ptr,
+                                  size_t len,
+                                  uint32_t duplicates_policy,
+                                  uint32_t flags,
+                                  uint32_t threads,
+                                  uint32_t *out_symmetry,
+                                  struct hurray_coo **out);
+
+/**
+ * Read the Matrix Market file at path (a NUL-terminated file name, not
+ * NULL) exactly as hurray_coo_read_mtx reads a buffer; messages start with
+ * the path ("path: line 7, column 3: ...").
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_IO when the file cannot be opened or read
+ * (the message has the system's reason), or any status of
+ * hurray_coo_read_mtx.
+ * Thread safety: may be called from any thread.
+ */
+hurray_status hurray_coo_read_mtx_file(const char *path,
+                                       uint32_t duplicates_policy,
+                                       uint32_t flags,
+                                       uint32_t threads,
+                                       uint32_t *out_symmetry,
+                                       struct hurray_coo **out);
+
+/**
+ * Read a FROSTT tensor (.tns: one entry per line, its coordinates counted
+ * from 1 and then its value; '#' starts a comment) held in memory into a
+ * new, library-owned, canonical float64 handle.
+ *
+ * shape, rank: the tensor's extents (rank values, every coordinate checked
+ * against them), or NULL and 0 to take the rank from the first entry and
+ * each extent as the largest coordinate of its mode. duplicates_policy,
+ * flags (HURRAY_ASSEMBLE_DROP_ZEROS only matters here), threads, out: as in
+ * hurray_coo_read_mtx. bytes and shape are read during the call only.
+ *
+ * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS,
+ * HURRAY_ERR_INVALID_RANK, HURRAY_ERR_INVALID_SHAPE, HURRAY_ERR_PARSE (line,
+ * column, token), HURRAY_ERR_DUPLICATE (both lines), HURRAY_ERR_ALLOC,
+ * HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: may be called from any thread.
+ */
+hurray_status hurray_coo_read_tns(const void *bytes_ptr,
+                                  size_t len,
+                                  const uint64_t *shape,
+                                  uint32_t rank,
+                                  uint32_t duplicates_policy,
+                                  uint32_t flags,
+                                  uint32_t threads,
+                                  struct hurray_coo **out);
+
+/**
+ * Read the FROSTT file at path (NUL-terminated, not NULL) exactly as
+ * hurray_coo_read_tns reads a buffer; messages start with the path.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_IO, or any status of hurray_coo_read_tns.
+ * Thread safety: may be called from any thread.
+ */
+hurray_status hurray_coo_read_tns_file(const char *path,
+                                       const uint64_t *shape,
+                                       uint32_t rank,
+                                       uint32_t duplicates_policy,
+                                       uint32_t flags,
+                                       uint32_t threads,
+                                       struct hurray_coo **out);
+
+/**
+ * Write coo (rank 2) as a Matrix Market coordinate general file into out:
+ * float types as real, integer types as integer, complex as complex, bool
+ * as pattern when every value is true (an assembled pattern) and as
+ * integer 0/1 otherwise; entries in the handle's order, counted from 1.
+ *
+ * precision: 0 writes each real value as the shortest text that reads back
+ * to the same value; 1 to HURRAY_TEXT_MAX_PRECISION writes that many
+ * significant digits. out: capacity writable bytes (NULL only if capacity
+ * is 0). out_written (not NULL) receives the text's length; when capacity
+ * is too small it receives the length needed and
+ * HURRAY_ERR_BUFFER_TOO_SMALL is returned with nothing written (so a call
+ * with capacity 0 asks the size). A permissive handle is validated first.
+ * The caller owns out.
+ *
+ * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
+ * (precision), HURRAY_ERR_UNSUPPORTED_FEATURE (rank other than 2),
+ * HURRAY_ERR_UNSUPPORTED_TYPE (a tag accepted only in permissive mode),
+ * HURRAY_ERR_BUFFER_TOO_SMALL, HURRAY_ERR_ALLOC, any validation status
+ * (permissive handles), HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: safe on a shared handle.
+ */
+hurray_status hurray_coo_write_mtx(const struct hurray_coo *coo,
+                                   uint32_t precision,
+                                   void *out,
+                                   size_t capacity,
+                                   size_t *out_written);
+
+/**
+ * Write coo as hurray_coo_write_mtx does, to the file at path
+ * (NUL-terminated, not NULL). The text goes to a temporary file in the same
+ * directory that is renamed over path when complete, so an interrupted
+ * write never leaves a partial file under that name.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_IO (the file or the directory could not be
+ * written), or any status of hurray_coo_write_mtx but
+ * HURRAY_ERR_BUFFER_TOO_SMALL.
+ * Thread safety: safe on a shared handle.
+ */
+hurray_status hurray_coo_write_mtx_file(const struct hurray_coo *coo,
+                                        const char *path,
+                                        uint32_t precision);
+
+/**
+ * Write coo (any rank, real or integer values) as a FROSTT file into out:
+ * a comment line with the shape, then one line per entry, coordinates
+ * counted from 1, in the handle's order. precision, out, capacity,
+ * out_written: as in hurray_coo_write_mtx.
+ *
+ * Returns HURRAY_OK or any status of hurray_coo_write_mtx, with
+ * HURRAY_ERR_UNSUPPORTED_FEATURE for complex values.
+ * Thread safety: safe on a shared handle.
+ */
+hurray_status hurray_coo_write_tns(const struct hurray_coo *coo,
+                                   uint32_t precision,
+                                   void *out,
+                                   size_t capacity,
+                                   size_t *out_written);
+
+/**
+ * Write coo as hurray_coo_write_tns does, to the file at path, through a
+ * temporary file renamed into place (see hurray_coo_write_mtx_file).
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_IO, or any status of hurray_coo_write_tns
+ * but HURRAY_ERR_BUFFER_TOO_SMALL.
+ * Thread safety: safe on a shared handle.
+ */
+hurray_status hurray_coo_write_tns_file(const struct hurray_coo *coo,
+                                        const char *path,
+                                        uint32_t precision);
+
+/* ======================================================================
+ * 10. Descriptors and statistics
  *    The Hurray descriptor: write one for a handle, read one into a handle.
  * ====================================================================== */
 

@@ -197,8 +197,34 @@ pub enum CooError {
     #[error("{0}")]
     TripletBounds(String),
 
+    /// A text file (Matrix Market, FROSTT) that does not parse: the line,
+    /// column and token are in the message.
     #[error("{0}")]
-    TripletDuplicate(String),
+    Parse(String),
+
+    /// Two entries of a text file with the same coordinates under the
+    /// ERROR policy: the message names both lines.
+    #[error("{0}")]
+    DuplicateLine(String),
+
+    /// An argument outside its documented range (reported as
+    /// HURRAY_ERR_INVALID_FLAGS, like a flag word or policy code).
+    #[error("{0}")]
+    InvalidArgument(String),
+
+    /// A file that could not be opened, read or written: path and reason.
+    #[error("{0}")]
+    Io(String),
+
+    /// Two triplets with the same coordinates under the ERROR policy:
+    /// triplet numbers (0-based) and coordinates as the caller wrote them.
+    #[error("triplet {} duplicates triplet {} at {coords}{}; pass a duplicate policy (SUM, FIRST, LAST, MIN, MAX) to combine them", second + u64::from(*base), first + u64::from(*base), crate::assemble::counted_from(*base))]
+    TripletDuplicate {
+        second: u64,
+        first: u64,
+        coords: Coords,
+        base: u8,
+    },
 
     #[error("{0}")]
     ValueOverflow(String),
@@ -323,7 +349,11 @@ impl CooError {
             CooError::Shard(_) => Status::InvalidShape,
             CooError::Statistics(_) => Status::InvalidStatistics,
             CooError::TripletBounds(_) => Status::IndexOutOfBounds,
-            CooError::TripletDuplicate(_) => Status::Duplicate,
+            CooError::Parse(_) => Status::ParseError,
+            CooError::DuplicateLine(_) => Status::Duplicate,
+            CooError::InvalidArgument(_) => Status::InvalidFlags,
+            CooError::Io(_) => Status::Io,
+            CooError::TripletDuplicate { .. } => Status::Duplicate,
             CooError::ValueOverflow(_) => Status::Overflow,
             CooError::Internal(_) => Status::Internal,
             CooError::Panic(_) => Status::InternalPanic,

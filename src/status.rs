@@ -107,6 +107,10 @@ status_table! {
     /// The descriptor uses a feature this library does not apply
     /// (quantization, non-producer sync) outside permissive mode.
     UnsupportedFeature = -45 => "HURRAY_ERR_UNSUPPORTED_FEATURE",
+    /// A text file (Matrix Market, FROSTT) does not parse.
+    ParseError = -50 => "HURRAY_ERR_PARSE",
+    /// A file could not be opened, read or written.
+    Io = -51 => "HURRAY_ERR_IO",
 }
 
 impl Status {

@@ -20,6 +20,9 @@ extern "C" {
     fn ctest_hostile_count() -> usize;
     fn ctest_hostile_name(i: usize) -> *const c_char;
     fn ctest_hostile_run(i: usize) -> c_int;
+    fn ctest_text_count() -> usize;
+    fn ctest_text_name(i: usize) -> *const c_char;
+    fn ctest_text_run(i: usize) -> c_int;
     fn ctest_threads_count() -> usize;
     fn ctest_threads_name(i: usize) -> *const c_char;
     fn ctest_threads_run(i: usize) -> c_int;
@@ -57,6 +60,12 @@ pub const HOSTILE: Suite = Suite {
     count: ctest_hostile_count,
     name: ctest_hostile_name,
     run: ctest_hostile_run,
+};
+
+pub const TEXT: Suite = Suite {
+    count: ctest_text_count,
+    name: ctest_text_name,
+    run: ctest_text_run,
 };
 
 pub const THREADS: Suite = Suite {

@@ -238,13 +238,12 @@ fn lowest_duplicate(
     reader.coords(first, &mut c[..rank]);
     let b = u64::from(base);
     let written = Coords(c[..rank].iter().map(|x| x + b).collect());
-    Some(CooError::TripletDuplicate(format!(
-        "triplet {} duplicates triplet {} at {written}{}; pass a duplicate policy (SUM, FIRST, \
-         LAST, MIN, MAX) to combine them",
-        second as u64 + b,
-        first as u64 + b,
-        counted_from(base)
-    )))
+    Some(CooError::TripletDuplicate {
+        second: second as u64,
+        first: first as u64,
+        coords: written,
+        base,
+    })
 }
 
 /// " [counted from 1]" for a 1-based caller, so a message says how to read it.

@@ -11,7 +11,7 @@
 use super::combine::Combine;
 use super::plan::Plan;
 use super::read::{CoordArrays, IndexType, Reader};
-use super::{counted_from, AssembleOptions, Duplicates, Triplets};
+use super::{AssembleOptions, Duplicates, Triplets};
 use crate::aligned::AlignedBuf;
 use crate::coo::Coo;
 use crate::element::encode::store_element;
@@ -194,14 +194,12 @@ fn run(
     if o.duplicates == Duplicates::Error {
         if let Some((second, first, r, c)) = done.iter().filter_map(|d| d.dup).min() {
             let b = u64::from(t.base);
-            return Some(Err(CooError::TripletDuplicate(format!(
-                "triplet {} duplicates triplet {} at {}{}; pass a duplicate policy (SUM, FIRST, \
-                 LAST, MIN, MAX) to combine them",
-                second as u64 + b,
-                first as u64 + b,
-                Coords(vec![r + b, c + b]),
-                counted_from(t.base)
-            ))));
+            return Some(Err(CooError::TripletDuplicate {
+                second: second as u64,
+                first: first as u64,
+                coords: Coords(vec![r + b, c + b]),
+                base: t.base,
+            }));
         }
     }
     Some(combine_rows(t, o, ty, reader, &keys, &start, &cuts, &done))

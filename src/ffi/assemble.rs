@@ -131,7 +131,7 @@ pub(super) fn index_base(base: u32) -> Result<u8, CooError> {
     }
 }
 
-fn duplicates(code: u32) -> Result<Duplicates, CooError> {
+pub(super) fn duplicates(code: u32) -> Result<Duplicates, CooError> {
     Ok(match code {
         HURRAY_DUP_ERROR => Duplicates::Error,
         HURRAY_DUP_SUM => Duplicates::Sum,

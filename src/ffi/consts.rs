@@ -88,6 +88,12 @@ pub const HURRAY_ERR_INVALID_STATISTICS: hurray_status = -44;
 /// The descriptor needs a feature this library does not apply: a
 /// quantization section (accepted and skipped with HURRAY_COO_PERMISSIVE).
 pub const HURRAY_ERR_UNSUPPORTED_FEATURE: hurray_status = -45;
+/// A text file (Matrix Market, FROSTT) does not parse; the message names the
+/// line, the column and the token.
+pub const HURRAY_ERR_PARSE: hurray_status = -50;
+/// A file could not be opened, read or written; the message names the path
+/// and the system's reason.
+pub const HURRAY_ERR_IO: hurray_status = -51;
 
 // Element type tags (the format's type table; tied to crate::element::types::TYPES by
 // a test).

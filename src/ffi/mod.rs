@@ -1,6 +1,7 @@
 //! The C ABI, split by the same operations as the core: `library` (status
 //! names, messages, versions), `element` (type facts), `handle` (create,
-//! free, accessors), `validate`, `lookup`, `io` (descriptors, statistics).
+//! free, accessors), `validate`, `lookup`, `io` (descriptors, statistics), `assemble`, `convert`,
+//! `text` (Matrix Market and FROSTT files).
 //! Each export converts its arguments (through `guard.rs`), calls the core
 //! and maps the result; every body runs inside the panic barrier.
 #![allow(non_camel_case_types)]
@@ -20,6 +21,7 @@ mod handle;
 mod io;
 mod library;
 mod lookup;
+mod text;
 mod validate;
 
 use std::ffi::c_void;
@@ -32,6 +34,7 @@ pub use handle::*;
 pub use io::*;
 pub use library::*;
 pub use lookup::*;
+pub use text::*;
 pub use validate::*;
 
 use crate::coo::Coo;

@@ -1,5 +1,11 @@
 //! The wire format and what it carries: the Hurray descriptor (reader and
-//! writer) and the statistics section.
+//! writer) and the statistics section; the text formats (Matrix Market in
+//! `mtx.rs`, FROSTT in `tns.rs`, what they share in `text.rs`).
 
 pub mod descriptor;
+pub mod mtx;
 pub mod stats;
+pub(crate) mod text;
+pub mod tns;
+
+pub use text::{TextOptions, WriteOptions, MAX_PRECISION};

@@ -1,9 +1,13 @@
 """scipy adopts a CSR exported by libhurray_coo without another copy:
 numpy arrays over the caller's buffers (numpy owns the memory; the library
 writes into it), wrapped by scipy.sparse.csr_array((data, indices, indptr)).
+Matrix Market files written by scipy.io.mmwrite read here, and files written
+here read in scipy.io.mmread, value for value.
 Run with the path of libhurray_coo.so as the first argument."""
 import ctypes as C
+import os
 import sys
+import tempfile
 import unittest
 
 import numpy as np
@@ -32,6 +36,10 @@ export = sig("hurray_coo_export_compressed", C.c_int32, C.c_void_p, C.c_uint32, 
              C.c_uint32, C.c_void_p, C.c_size_t, C.c_void_p, C.c_size_t, C.c_void_p, C.c_size_t,
              C.c_uint32)
 nnz = sig("hurray_coo_nnz", C.c_uint64, C.c_void_p)
+read_mtx_file = sig("hurray_coo_read_mtx_file", C.c_int32, C.c_char_p, C.c_uint32, C.c_uint32,
+                    C.c_uint32, C.POINTER(C.c_uint32), C.POINTER(C.c_void_p))
+write_mtx_file = sig("hurray_coo_write_mtx_file", C.c_int32, C.c_void_p, C.c_char_p,
+                     C.c_uint32)
 free = sig("hurray_coo_free", None, C.c_void_p)
 last_error = sig("hurray_last_error_message", C.c_char_p)
 
@@ -68,6 +76,46 @@ class ScipyTest(unittest.TestCase):
             np.testing.assert_allclose(a @ x, want @ x, rtol=1e-12, atol=1e-12)
             self.assertEqual(a.nnz, want.nnz)
         free(h)
+
+    def csr_of(self, h, n_rows, n_cols, complex_values=False):
+        m = nnz(h)
+        indptr = np.empty(n_rows + 1, dtype=np.int64)
+        indices = np.empty(m, dtype=np.int64)
+        data = np.empty(m, dtype=np.complex128 if complex_values else np.float64)
+        self.assertEqual(export(h, CSR, INDEX_INT64, 0, indptr.ctypes.data, indptr.nbytes,
+                                indices.ctypes.data, indices.nbytes,
+                                data.ctypes.data, data.nbytes, 1), 0, last_error())
+        return sp.csr_array((data, indices, indptr), shape=(n_rows, n_cols))
+
+    def test_matrix_market_both_ways(self):
+        import scipy.io as sio
+        rng = np.random.default_rng(11)
+        with tempfile.TemporaryDirectory() as d:
+            a = sp.random_array((40, 30), density=0.2, random_state=rng, format="coo")
+            s = sp.random_array((25, 25), density=0.2, random_state=rng, format="coo")
+            s = (s + s.T).tocoo()  # symmetric: scipy writes the lower triangle
+            c = (sp.random_array((9, 9), density=0.3, random_state=rng)
+                 + 1j * sp.random_array((9, 9), density=0.3, random_state=rng)).tocoo()
+            for name, m, sym, cx in [("a", a, 0, False), ("s", s, 1, False), ("c", c, 0, True)]:
+                path = os.path.join(d, name + ".mtx")
+                sio.mmwrite(path, m, symmetry="symmetric" if sym else "general")
+                h, got_sym = C.c_void_p(), C.c_uint32(9)
+                self.assertEqual(read_mtx_file(path.encode(), 0, 0, 1, C.byref(got_sym),
+                                               C.byref(h)), 0, last_error())
+                self.assertEqual(got_sym.value, sym)
+                ours = self.csr_of(h, *m.shape, complex_values=cx)
+                self.assertEqual((ours != m.tocsr()).nnz, 0, name)
+                back = os.path.join(d, name + "_back.mtx")
+                self.assertEqual(write_mtx_file(h, back.encode(), 0), 0, last_error())
+                theirs = sp.csr_array(sio.mmread(back))
+                self.assertEqual((theirs != m.tocsr()).nnz, 0, name)
+                free(h)
+            bad = os.path.join(d, "bad.mtx")
+            with open(bad, "w") as f:
+                f.write("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 3 1.0\n")
+            h = C.c_void_p()
+            self.assertEqual(read_mtx_file(bad.encode(), 0, 0, 1, None, C.byref(h)), -50)
+            self.assertIn(b"line 3, column 3", last_error())
 
 
 if __name__ == "__main__":

@@ -1,0 +1,206 @@
+/* C tests of Matrix Market and FROSTT files, read and written through the
+ * header as a solver would: from memory, from a path, round trips, and
+ * hostile arguments (NULL, lying lengths, bad flags). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctest.h"
+
+static const char SYM[] = "%%MatrixMarket matrix coordinate real symmetric\n"
+                          "% a 3x3 symmetric matrix, lower triangle\n"
+                          "3 3 4\n"
+                          "1 1 4.0\n"
+                          "2 1 -1\n"
+                          "3 2 -1\n"
+                          "3 3 4.0\n";
+
+static int test_mtx_from_memory(void) {
+    int failures = 0;
+    hurray_coo *coo = NULL;
+    uint32_t sym = 99;
+    double d = 0.0;
+    bool found = false;
+    const uint64_t q[2] = {0, 1};
+    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), HURRAY_DUP_ERROR, 0, 1, &sym, &coo),
+                 HURRAY_OK, "");
+    CHECK(sym == HURRAY_MTX_SYMMETRIC);
+    CHECK(hurray_coo_nnz(coo) == 6 && hurray_coo_is_sorted(coo));
+    CHECK(hurray_coo_type_tag(coo) == HURRAY_TYPE_FLOAT64);
+    CHECK_STATUS(hurray_coo_lookup_f64(coo, q, 2, &d, &found), HURRAY_OK, "");
+    CHECK(found && d == -1.0);
+    {
+        /* A handle read from a file speaks 1-based in later messages. */
+        const uint64_t bad[2] = {3, 0};
+        CHECK_STATUS(hurray_coo_lookup_f64(coo, bad, 2, &d, NULL), HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+                     "query coordinate 4 in dimension 1");
+    }
+    hurray_coo_free(coo);
+    coo = NULL;
+    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), HURRAY_DUP_ERROR,
+                                     HURRAY_TEXT_KEEP_TRIANGULAR, 1, NULL, &coo),
+                 HURRAY_OK, "");
+    CHECK(hurray_coo_nnz(coo) == 4);
+    hurray_coo_free(coo);
+    return failures;
+}
+
+static int test_mtx_errors_name_line_and_column(void) {
+    int failures = 0;
+    hurray_coo *coo = (hurray_coo *)&failures; /* must be reset to NULL */
+    static const char bad[] = "%%MatrixMarket matrix coordinate real general\n"
+                              "2 2 2\n"
+                              "1 1 1\n"
+                              "1 3 1\n";
+    static const char dup[] = "%%MatrixMarket matrix coordinate real general\n"
+                              "2 2 2\n"
+                              "1 2 1\n"
+                              "1 2 5\n";
+    CHECK_STATUS(hurray_coo_read_mtx(bad, strlen(bad), HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+                 HURRAY_ERR_PARSE, "line 4, column 3: column index out of range");
+    CHECK(coo == NULL);
+    CHECK_STATUS(hurray_coo_read_mtx(dup, strlen(dup), HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+                 HURRAY_ERR_DUPLICATE, "line 4 duplicates line 3");
+    CHECK_STATUS(hurray_coo_read_mtx(dup, strlen(dup), HURRAY_DUP_MAX, 0, 1, NULL, &coo),
+                 HURRAY_OK, "");
+    CHECK(hurray_coo_nnz(coo) == 1);
+    hurray_coo_free(coo);
+    /* A length that stops mid-file is what is read: the file is short. */
+    CHECK_STATUS(hurray_coo_read_mtx(dup, 58, HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+                 HURRAY_ERR_PARSE, "the file ends after 1 of the 2 entries");
+    CHECK_STATUS(hurray_coo_read_mtx(dup, 60, HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+                 HURRAY_ERR_PARSE, "line 4: 1 field(s) where an entry is 'row column value'");
+    /* Hostile arguments. */
+    CHECK_STATUS(hurray_coo_read_mtx(NULL, 10, HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+                 HURRAY_ERR_NULL_POINTER, "bytes");
+    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), HURRAY_DUP_ERROR, 0, 1, NULL, NULL),
+                 HURRAY_ERR_NULL_POINTER, "out");
+    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), 77, 0, 1, NULL, &coo),
+                 HURRAY_ERR_INVALID_FLAGS, "duplicate policy");
+    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), HURRAY_DUP_ERROR, 0x1, 1, NULL, &coo),
+                 HURRAY_ERR_INVALID_FLAGS, "HURRAY_TEXT_KEEP_TRIANGULAR");
+    CHECK_STATUS(hurray_coo_read_mtx(NULL, 0, HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+                 HURRAY_ERR_PARSE, "the input is empty");
+    CHECK(coo == NULL);
+    CHECK_STATUS(hurray_coo_read_mtx_file(NULL, HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+                 HURRAY_ERR_NULL_POINTER, "path");
+    CHECK_STATUS(hurray_coo_read_mtx_file("/nonexistent/a.mtx", HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+                 HURRAY_ERR_IO, "/nonexistent/a.mtx");
+    return failures;
+}
+
+static int test_write_sizes_and_round_trips(void) {
+    int failures = 0;
+    hurray_coo *coo = NULL, *back = NULL;
+    size_t need = 0, written = 0;
+    char *text;
+    char path[64];
+    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+                 HURRAY_OK, "");
+    /* Capacity 0 asks the size. */
+    CHECK_STATUS(hurray_coo_write_mtx(coo, 0, NULL, 0, &need), HURRAY_ERR_BUFFER_TOO_SMALL,
+                 "needed");
+    CHECK(need > 40);
+    text = (char *)malloc(need + 1);
+    CHECK(text != NULL);
+    if (text == NULL) {
+        hurray_coo_free(coo);
+        return failures;
+    }
+    memset(text, 'x', need + 1);
+    CHECK_STATUS(hurray_coo_write_mtx(coo, 0, text, need - 1, &written),
+                 HURRAY_ERR_BUFFER_TOO_SMALL, "");
+    CHECK(written == need && text[0] == 'x');
+    CHECK_STATUS(hurray_coo_write_mtx(coo, 0, text, need, &written), HURRAY_OK, "");
+    CHECK(written == need && text[need] == 'x');
+    CHECK(strncmp(text, "%%MatrixMarket matrix coordinate real general\n", 46) == 0);
+    CHECK_STATUS(hurray_coo_read_mtx(text, written, HURRAY_DUP_ERROR, 0, 1, NULL, &back),
+                 HURRAY_OK, "");
+    CHECK(hurray_coo_nnz(back) == 6);
+    {
+        size_t a = 0, b = 0;
+        const uint64_t *ia = hurray_coo_indices(back, &a), *ib = hurray_coo_indices(coo, &b);
+        CHECK(a == b && a == 12 * sizeof(uint64_t) && memcmp(ia, ib, a) == 0);
+        CHECK(memcmp(hurray_coo_values(back, &a), hurray_coo_values(coo, &b), 6 * sizeof(double)) ==
+              0);
+    }
+    hurray_coo_free(back);
+    back = NULL;
+    free(text);
+    CHECK_STATUS(hurray_coo_write_mtx(coo, 18, NULL, 0, &need), HURRAY_ERR_INVALID_FLAGS,
+                 "precision 18");
+    CHECK_STATUS(hurray_coo_write_mtx(NULL, 0, NULL, 0, &need), HURRAY_ERR_NULL_POINTER, "");
+    CHECK_STATUS(hurray_coo_write_mtx(coo, 0, NULL, 0, NULL), HURRAY_ERR_NULL_POINTER,
+                 "out_written");
+
+    /* Files: .mtx and .tns with the shape given, through a path. */
+    snprintf(path, sizeof path, "/tmp/hurray_ctest_%ld.mtx", (long)getpid());
+    CHECK_STATUS(hurray_coo_write_mtx_file(coo, path, 6), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_read_mtx_file(path, HURRAY_DUP_ERROR, 0, 2, NULL, &back), HURRAY_OK,
+                 "");
+    CHECK(hurray_coo_nnz(back) == 6);
+    hurray_coo_free(back);
+    back = NULL;
+    remove(path);
+    snprintf(path, sizeof path, "/tmp/hurray_ctest_%ld.tns", (long)getpid());
+    CHECK_STATUS(hurray_coo_write_tns_file(coo, path, 0), HURRAY_OK, "");
+    {
+        const uint64_t shape[2] = {3, 3};
+        const uint64_t small[2] = {3, 2};
+        CHECK_STATUS(hurray_coo_read_tns_file(path, shape, 2, HURRAY_DUP_ERROR, 0, 1, &back),
+                     HURRAY_OK, "");
+        CHECK(hurray_coo_nnz(back) == 6);
+        hurray_coo_free(back);
+        back = NULL;
+        CHECK_STATUS(hurray_coo_read_tns_file(path, small, 2, HURRAY_DUP_ERROR, 0, 1, &back),
+                     HURRAY_ERR_PARSE, "beyond the given extent 2");
+        CHECK_STATUS(hurray_coo_read_tns_file(path, NULL, 2, HURRAY_DUP_ERROR, 0, 1, &back),
+                     HURRAY_ERR_NULL_POINTER, "shape");
+        CHECK(back == NULL);
+    }
+    remove(path);
+    CHECK_STATUS(hurray_coo_write_tns_file(coo, "/nonexistent/dir/a.tns", 0), HURRAY_ERR_IO,
+                 "/nonexistent/dir/a.tns");
+    hurray_coo_free(coo);
+    return failures;
+}
+
+static int test_tns_from_memory(void) {
+    int failures = 0;
+    static const char t3[] = "# rank 3\n1 1 1 2.5\n2 3 4 -1\n2 3 4 1\n";
+    hurray_coo *coo = NULL;
+    size_t need = 0;
+    CHECK_STATUS(hurray_coo_read_tns(t3, strlen(t3), NULL, 0, HURRAY_DUP_ERROR, 0, 1, &coo),
+                 HURRAY_ERR_DUPLICATE, "line 4 duplicates line 3: both are entry (2, 3, 4)");
+    CHECK_STATUS(hurray_coo_read_tns(t3, strlen(t3), NULL, 0, HURRAY_DUP_SUM,
+                                     HURRAY_ASSEMBLE_DROP_ZEROS, 1, &coo),
+                 HURRAY_OK, "");
+    CHECK(hurray_coo_rank(coo) == 3 && hurray_coo_nnz(coo) == 1);
+    CHECK(hurray_coo_shape(coo)[2] == 4);
+    /* Matrix Market refuses rank 3. */
+    CHECK_STATUS(hurray_coo_write_mtx(coo, 0, NULL, 0, &need), HURRAY_ERR_UNSUPPORTED_FEATURE,
+                 "rank 3");
+    CHECK_STATUS(hurray_coo_write_tns(coo, 0, NULL, 0, &need), HURRAY_ERR_BUFFER_TOO_SMALL, "");
+    hurray_coo_free(coo);
+    return failures;
+}
+
+static const struct {
+    const char *name;
+    ctest_fn fn;
+} TESTS[] = {
+    {"mtx_from_memory", test_mtx_from_memory},
+    {"mtx_errors_name_line_and_column", test_mtx_errors_name_line_and_column},
+    {"write_sizes_and_round_trips", test_write_sizes_and_round_trips},
+    {"tns_from_memory", test_tns_from_memory},
+};
+
+size_t ctest_text_count(void);
+const char *ctest_text_name(size_t i);
+int ctest_text_run(size_t i);
+
+size_t ctest_text_count(void) { return sizeof TESTS / sizeof TESTS[0]; }
+const char *ctest_text_name(size_t i) { return i < ctest_text_count() ? TESTS[i].name : NULL; }
+int ctest_text_run(size_t i) { return i < ctest_text_count() ? TESTS[i].fn() : -1; }

@@ -1,0 +1,483 @@
+//! Matrix Market (`.mtx`) and FROSTT (`.tns`) files: read from a path or a
+//! memory buffer into a canonical handle, write a handle to a path or into
+//! caller memory.
+
+use std::borrow::Cow;
+use std::ffi::{c_char, c_void, CStr};
+use std::path::Path;
+
+use super::assemble::{duplicates, HURRAY_ASSEMBLE_DROP_ZEROS};
+use super::guard::{
+    box_handle, bytes, guard, handle, read_u64s, write_bytes, write_opt, write_req,
+};
+use super::{hurray_coo, hurray_status};
+use crate::assemble::AssembleOptions;
+use crate::coo::{check_rank, Coo};
+use crate::error::CooError;
+use crate::io::mtx::{self, MtxSymmetry};
+use crate::io::{text, tns, TextOptions, WriteOptions};
+
+/// Reading flag: keep the stored triangle of a symmetric, skew-symmetric
+/// or hermitian Matrix Market file as it is, instead of adding the mirror
+/// image of every off-diagonal entry (*out_symmetry tells what the file
+/// declared).
+pub const HURRAY_TEXT_KEEP_TRIANGULAR: u32 = 0x10;
+
+/// Matrix Market symmetry: every entry is stored.
+pub const HURRAY_MTX_GENERAL: u32 = 0;
+/// Matrix Market symmetry: a(j,i) = a(i,j); the lower triangle is stored.
+pub const HURRAY_MTX_SYMMETRIC: u32 = 1;
+/// Matrix Market symmetry: a(j,i) = -a(i,j); the strict lower triangle is
+/// stored.
+pub const HURRAY_MTX_SKEW_SYMMETRIC: u32 = 2;
+/// Matrix Market symmetry: a(j,i) = conj(a(i,j)); the lower triangle is
+/// stored.
+pub const HURRAY_MTX_HERMITIAN: u32 = 3;
+
+/// The largest precision the writers take (significant digits).
+pub const HURRAY_TEXT_MAX_PRECISION: u32 = 17;
+const _: () = assert!(HURRAY_TEXT_MAX_PRECISION as usize == crate::io::MAX_PRECISION);
+
+fn read_options(policy: u32, flags: u32, threads: u32) -> Result<TextOptions, CooError> {
+    const KNOWN: u32 = HURRAY_ASSEMBLE_DROP_ZEROS | HURRAY_TEXT_KEEP_TRIANGULAR;
+    if flags & !KNOWN != 0 {
+        return Err(CooError::InvalidFlags {
+            flags,
+            unknown: flags & !KNOWN,
+            allowed: "reading flags are HURRAY_ASSEMBLE_DROP_ZEROS (0x2) and \
+                      HURRAY_TEXT_KEEP_TRIANGULAR (0x10)",
+        });
+    }
+    Ok(TextOptions {
+        assemble: AssembleOptions {
+            duplicates: duplicates(policy)?,
+            drop_zeros: flags & HURRAY_ASSEMBLE_DROP_ZEROS != 0,
+            threads: threads as usize,
+            skip_plan: true,
+            ..Default::default()
+        },
+        keep_triangular: flags & HURRAY_TEXT_KEEP_TRIANGULAR != 0,
+    })
+}
+
+fn write_options(precision: u32) -> WriteOptions {
+    WriteOptions {
+        precision: (precision != 0).then_some(precision as usize),
+    }
+}
+
+/// A C path as a `Path` (any bytes on Unix).
+///
+/// # Safety
+/// `path`, when not NULL, must be a NUL-terminated string.
+unsafe fn c_path<'a>(path: *const c_char) -> Result<&'a Path, CooError> {
+    if path.is_null() {
+        return Err(CooError::null("path"));
+    }
+    // SAFETY: non-null and NUL-terminated per the contract.
+    let c = unsafe { CStr::from_ptr(path) };
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        Ok(Path::new(std::ffi::OsStr::from_bytes(c.to_bytes())))
+    }
+    #[cfg(not(unix))]
+    {
+        c.to_str()
+            .map(Path::new)
+            .map_err(|_| CooError::Io("the path is not UTF-8".into()))
+    }
+}
+
+/// Where a reader's text comes from.
+enum Source<'a> {
+    Memory(&'a [u8]),
+    File(&'a Path),
+}
+
+impl Source<'_> {
+    fn read<T>(&self, parse: impl FnOnce(&[u8]) -> Result<T, CooError>) -> Result<T, CooError> {
+        match self {
+            Source::Memory(b) => parse(b),
+            Source::File(p) => {
+                let b: Cow<[u8]> = Cow::Owned(text::read_file(p)?);
+                parse(&b).map_err(|e| text::in_file(p, e))
+            }
+        }
+    }
+}
+
+/// Box a handle read from a file (its later messages count from 1, as the
+/// file does) and write it to *out.
+///
+/// # Safety
+/// `out` must be writable (checked non-NULL by the caller).
+unsafe fn hand_out(coo: Coo<'static>, out: *mut *mut hurray_coo) -> Result<(), CooError> {
+    let h = box_handle(hurray_coo {
+        coo,
+        desc: None,
+        one_based: true,
+        _release: None,
+    })?;
+    // SAFETY: non-null and writable per the caller.
+    unsafe { write_opt(out, h) };
+    Ok(())
+}
+
+fn symmetry_code(s: MtxSymmetry) -> u32 {
+    match s {
+        MtxSymmetry::General => HURRAY_MTX_GENERAL,
+        MtxSymmetry::Symmetric => HURRAY_MTX_SYMMETRIC,
+        MtxSymmetry::SkewSymmetric => HURRAY_MTX_SKEW_SYMMETRIC,
+        MtxSymmetry::Hermitian => HURRAY_MTX_HERMITIAN,
+    }
+}
+
+/// # Safety
+/// As hurray_coo_read_mtx.
+unsafe fn read_mtx_from(
+    src: impl FnOnce() -> Result<Source<'static>, CooError>,
+    policy: u32,
+    flags: u32,
+    threads: u32,
+    out_symmetry: *mut u32,
+    out: *mut *mut hurray_coo,
+) -> hurray_status {
+    guard(|| {
+        // SAFETY: NULL-checked; writable per the contract.
+        unsafe { write_req(out, std::ptr::null_mut(), "out")? };
+        let o = read_options(policy, flags, threads)?;
+        let (coo, h) = src()?.read(|b| mtx::read_mtx(b, &o))?;
+        // SAFETY: NULL or writable per the contract.
+        unsafe { write_opt(out_symmetry, symmetry_code(h.symmetry)) };
+        // SAFETY: out checked non-NULL above.
+        unsafe { hand_out(coo, out) }
+    })
+}
+
+/// Read a Matrix Market file held in memory (len bytes at bytes) into a new,
+/// library-owned, canonical handle (sorted, duplicate-free, validated; its
+/// later messages count from 1, as the file does).
+///
+/// Reads coordinate and array matrices of real (float64), integer (int64),
+/// complex (complex128) and pattern (bool, every entry true) values;
+/// symmetric, skew-symmetric and hermitian files get the mirror image of
+/// each off-diagonal entry (same value, negated, conjugated) unless flags
+/// has HURRAY_TEXT_KEEP_TRIANGULAR. Indices count from 1 in the file and
+/// from 0 in the handle. Array files keep every entry, zeros included,
+/// unless flags has HURRAY_ASSEMBLE_DROP_ZEROS.
+///
+/// duplicates_policy: HURRAY_DUP_* for entries with the same coordinates
+/// (HURRAY_DUP_ERROR names both lines). flags: 0 or any of
+/// HURRAY_ASSEMBLE_DROP_ZEROS and HURRAY_TEXT_KEEP_TRIANGULAR. threads: for
+/// the assembly's sort, as in hurray_coo_assemble (the text is parsed on the
+/// calling thread). out_symmetry (may be NULL): receives HURRAY_MTX_* as the
+/// banner declares. out (not NULL): the handle, released with
+/// hurray_coo_free; NULL on failure, and nothing half-built is returned.
+/// bytes is read during the call only.
+///
+/// Every problem names its line, column and token, e.g. "line 7, column 3:
+/// column index out of range: the matrix has 4 columns, counted from 1
+/// (found '5')".
+///
+/// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
+/// (flags or policy), HURRAY_ERR_PARSE, HURRAY_ERR_DUPLICATE,
+/// HURRAY_ERR_OVERFLOW (an integer SUM), HURRAY_ERR_ALLOC,
+/// HURRAY_ERR_INTERNAL_PANIC.
+/// Thread safety: may be called from any thread.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_read_mtx(
+    bytes_ptr: *const c_void,
+    len: usize,
+    duplicates_policy: u32,
+    flags: u32,
+    threads: u32,
+    out_symmetry: *mut u32,
+    out: *mut *mut hurray_coo,
+) -> hurray_status {
+    // SAFETY: as documented: len readable bytes at bytes_ptr during the call.
+    unsafe {
+        read_mtx_from(
+            || Ok(Source::Memory(bytes(bytes_ptr, len, "bytes")?)),
+            duplicates_policy,
+            flags,
+            threads,
+            out_symmetry,
+            out,
+        )
+    }
+}
+
+/// Read the Matrix Market file at path (a NUL-terminated file name, not
+/// NULL) exactly as hurray_coo_read_mtx reads a buffer; messages start with
+/// the path ("path: line 7, column 3: ...").
+///
+/// Returns HURRAY_OK, HURRAY_ERR_IO when the file cannot be opened or read
+/// (the message has the system's reason), or any status of
+/// hurray_coo_read_mtx.
+/// Thread safety: may be called from any thread.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_read_mtx_file(
+    path: *const c_char,
+    duplicates_policy: u32,
+    flags: u32,
+    threads: u32,
+    out_symmetry: *mut u32,
+    out: *mut *mut hurray_coo,
+) -> hurray_status {
+    // SAFETY: path is NULL or NUL-terminated, per the contract.
+    unsafe {
+        read_mtx_from(
+            || Ok(Source::File(c_path(path)?)),
+            duplicates_policy,
+            flags,
+            threads,
+            out_symmetry,
+            out,
+        )
+    }
+}
+
+/// # Safety
+/// As hurray_coo_read_tns.
+unsafe fn read_tns_from(
+    src: impl FnOnce() -> Result<Source<'static>, CooError>,
+    shape: *const u64,
+    rank: u32,
+    policy: u32,
+    flags: u32,
+    threads: u32,
+    out: *mut *mut hurray_coo,
+) -> hurray_status {
+    guard(|| {
+        // SAFETY: NULL-checked; writable per the contract.
+        unsafe { write_req(out, std::ptr::null_mut(), "out")? };
+        let o = read_options(policy, flags, threads)?;
+        let given = if rank == 0 && shape.is_null() {
+            None
+        } else {
+            check_rank(rank)?;
+            // SAFETY: rank readable u64s at shape, per the contract.
+            Some(unsafe { read_u64s(shape, rank, "shape") }?)
+        };
+        let coo = src()?.read(|b| tns::read_tns(b, given.as_ref().map(|s| s.as_slice()), &o))?;
+        // SAFETY: out checked non-NULL above.
+        unsafe { hand_out(coo, out) }
+    })
+}
+
+/// Read a FROSTT tensor (.tns: one entry per line, its coordinates counted
+/// from 1 and then its value; '#' starts a comment) held in memory into a
+/// new, library-owned, canonical float64 handle.
+///
+/// shape, rank: the tensor's extents (rank values, every coordinate checked
+/// against them), or NULL and 0 to take the rank from the first entry and
+/// each extent as the largest coordinate of its mode. duplicates_policy,
+/// flags (HURRAY_ASSEMBLE_DROP_ZEROS only matters here), threads, out: as in
+/// hurray_coo_read_mtx. bytes and shape are read during the call only.
+///
+/// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS,
+/// HURRAY_ERR_INVALID_RANK, HURRAY_ERR_INVALID_SHAPE, HURRAY_ERR_PARSE (line,
+/// column, token), HURRAY_ERR_DUPLICATE (both lines), HURRAY_ERR_ALLOC,
+/// HURRAY_ERR_INTERNAL_PANIC.
+/// Thread safety: may be called from any thread.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_read_tns(
+    bytes_ptr: *const c_void,
+    len: usize,
+    shape: *const u64,
+    rank: u32,
+    duplicates_policy: u32,
+    flags: u32,
+    threads: u32,
+    out: *mut *mut hurray_coo,
+) -> hurray_status {
+    // SAFETY: as documented: len readable bytes at bytes_ptr during the call.
+    unsafe {
+        read_tns_from(
+            || Ok(Source::Memory(bytes(bytes_ptr, len, "bytes")?)),
+            shape,
+            rank,
+            duplicates_policy,
+            flags,
+            threads,
+            out,
+        )
+    }
+}
+
+/// Read the FROSTT file at path (NUL-terminated, not NULL) exactly as
+/// hurray_coo_read_tns reads a buffer; messages start with the path.
+///
+/// Returns HURRAY_OK, HURRAY_ERR_IO, or any status of hurray_coo_read_tns.
+/// Thread safety: may be called from any thread.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_read_tns_file(
+    path: *const c_char,
+    shape: *const u64,
+    rank: u32,
+    duplicates_policy: u32,
+    flags: u32,
+    threads: u32,
+    out: *mut *mut hurray_coo,
+) -> hurray_status {
+    // SAFETY: path is NULL or NUL-terminated, per the contract.
+    unsafe {
+        read_tns_from(
+            || Ok(Source::File(c_path(path)?)),
+            shape,
+            rank,
+            duplicates_policy,
+            flags,
+            threads,
+            out,
+        )
+    }
+}
+
+type Writer = fn(&Coo<'_>, &WriteOptions, &mut Vec<u8>) -> Result<(), CooError>;
+
+/// # Safety
+/// As hurray_coo_write_mtx.
+unsafe fn write_to_memory(
+    w: Writer,
+    coo: *const hurray_coo,
+    precision: u32,
+    out: *mut c_void,
+    capacity: usize,
+    out_written: *mut usize,
+) -> hurray_status {
+    guard(|| {
+        // SAFETY: `coo` is NULL or live, per the contract.
+        let h = unsafe { handle(coo) }?;
+        if out_written.is_null() {
+            return Err(CooError::null("out_written"));
+        }
+        let mut text = Vec::new();
+        w(&h.coo, &write_options(precision), &mut text).map_err(|e| h.err(e))?;
+        // SAFETY: NULL-checked above; writable per the contract.
+        unsafe { write_opt(out_written, text.len()) };
+        if capacity < text.len() {
+            return Err(CooError::BufferTooSmall {
+                what: "the text output buffer",
+                got: capacity,
+                needed: text.len(),
+            });
+        }
+        if text.is_empty() {
+            return Ok(());
+        }
+        if out.is_null() {
+            return Err(CooError::null("out"));
+        }
+        // SAFETY: out is non-null and writable for capacity >= len bytes.
+        unsafe { write_bytes(out.cast(), &text) };
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As hurray_coo_write_mtx_file.
+unsafe fn write_to_file(
+    w: Writer,
+    coo: *const hurray_coo,
+    path: *const c_char,
+    precision: u32,
+) -> hurray_status {
+    guard(|| {
+        // SAFETY: `coo` is NULL or live, per the contract.
+        let h = unsafe { handle(coo) }?;
+        // SAFETY: path is NULL or NUL-terminated, per the contract.
+        let path = unsafe { c_path(path) }?;
+        let mut text = Vec::new();
+        w(&h.coo, &write_options(precision), &mut text).map_err(|e| h.err(e))?;
+        text::write_file(path, &text)
+    })
+}
+
+/// Write coo (rank 2) as a Matrix Market coordinate general file into out:
+/// float types as real, integer types as integer, complex as complex, bool
+/// as pattern when every value is true (an assembled pattern) and as
+/// integer 0/1 otherwise; entries in the handle's order, counted from 1.
+///
+/// precision: 0 writes each real value as the shortest text that reads back
+/// to the same value; 1 to HURRAY_TEXT_MAX_PRECISION writes that many
+/// significant digits. out: capacity writable bytes (NULL only if capacity
+/// is 0). out_written (not NULL) receives the text's length; when capacity
+/// is too small it receives the length needed and
+/// HURRAY_ERR_BUFFER_TOO_SMALL is returned with nothing written (so a call
+/// with capacity 0 asks the size). A permissive handle is validated first.
+/// The caller owns out.
+///
+/// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
+/// (precision), HURRAY_ERR_UNSUPPORTED_FEATURE (rank other than 2),
+/// HURRAY_ERR_UNSUPPORTED_TYPE (a tag accepted only in permissive mode),
+/// HURRAY_ERR_BUFFER_TOO_SMALL, HURRAY_ERR_ALLOC, any validation status
+/// (permissive handles), HURRAY_ERR_INTERNAL_PANIC.
+/// Thread safety: safe on a shared handle.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_write_mtx(
+    coo: *const hurray_coo,
+    precision: u32,
+    out: *mut c_void,
+    capacity: usize,
+    out_written: *mut usize,
+) -> hurray_status {
+    // SAFETY: forwarded contract.
+    unsafe { write_to_memory(mtx::write_mtx, coo, precision, out, capacity, out_written) }
+}
+
+/// Write coo as hurray_coo_write_mtx does, to the file at path
+/// (NUL-terminated, not NULL). The text goes to a temporary file in the same
+/// directory that is renamed over path when complete, so an interrupted
+/// write never leaves a partial file under that name.
+///
+/// Returns HURRAY_OK, HURRAY_ERR_IO (the file or the directory could not be
+/// written), or any status of hurray_coo_write_mtx but
+/// HURRAY_ERR_BUFFER_TOO_SMALL.
+/// Thread safety: safe on a shared handle.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_write_mtx_file(
+    coo: *const hurray_coo,
+    path: *const c_char,
+    precision: u32,
+) -> hurray_status {
+    // SAFETY: forwarded contract.
+    unsafe { write_to_file(mtx::write_mtx, coo, path, precision) }
+}
+
+/// Write coo (any rank, real or integer values) as a FROSTT file into out:
+/// a comment line with the shape, then one line per entry, coordinates
+/// counted from 1, in the handle's order. precision, out, capacity,
+/// out_written: as in hurray_coo_write_mtx.
+///
+/// Returns HURRAY_OK or any status of hurray_coo_write_mtx, with
+/// HURRAY_ERR_UNSUPPORTED_FEATURE for complex values.
+/// Thread safety: safe on a shared handle.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_write_tns(
+    coo: *const hurray_coo,
+    precision: u32,
+    out: *mut c_void,
+    capacity: usize,
+    out_written: *mut usize,
+) -> hurray_status {
+    // SAFETY: forwarded contract.
+    unsafe { write_to_memory(tns::write_tns, coo, precision, out, capacity, out_written) }
+}
+
+/// Write coo as hurray_coo_write_tns does, to the file at path, through a
+/// temporary file renamed into place (see hurray_coo_write_mtx_file).
+///
+/// Returns HURRAY_OK, HURRAY_ERR_IO, or any status of hurray_coo_write_tns
+/// but HURRAY_ERR_BUFFER_TOO_SMALL.
+/// Thread safety: safe on a shared handle.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_write_tns_file(
+    coo: *const hurray_coo,
+    path: *const c_char,
+    precision: u32,
+) -> hurray_status {
+    // SAFETY: forwarded contract.
+    unsafe { write_to_file(tns::write_tns, coo, path, precision) }
+}

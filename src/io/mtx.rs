@@ -1,0 +1,507 @@
+//! Matrix Market files (the NIST exchange format, `.mtx`): `coordinate`
+//! and `array` matrices of `real`, `integer`, `complex` or `pattern`
+//! values, `general`, `symmetric`, `skew-symmetric` or `hermitian`.
+//!
+//! Reading checks every line as it goes (errors name the line, the column
+//! and the token), then hands the entries to assembly, so duplicates follow
+//! the caller's policy and the result is a canonical (sorted, validated)
+//! tensor. Symmetric files are mirrored unless the caller keeps the stored
+//! triangle. Types: real -> float64, integer -> int64, complex ->
+//! complex128, pattern -> bool (every stored entry true).
+
+use super::text::{self, field_of, Field, Lines, TextOptions, Token, WriteOptions};
+use crate::assemble::{assemble, CoordArrays, IndexType, Triplets};
+use crate::coo::Coo;
+use crate::error::CooError;
+
+/// The value field of a Matrix Market file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MtxField {
+    Real,
+    Integer,
+    Complex,
+    Pattern,
+}
+
+/// The symmetry of a Matrix Market file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MtxSymmetry {
+    General,
+    Symmetric,
+    SkewSymmetric,
+    Hermitian,
+}
+
+/// What a Matrix Market banner declares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MtxHeader {
+    /// `array` (dense, column by column) rather than `coordinate`.
+    pub array: bool,
+    pub field: MtxField,
+    pub symmetry: MtxSymmetry,
+}
+
+const BANNER: &str = "%%MatrixMarket";
+
+fn parse_banner(lines: &mut Lines<'_>) -> Result<MtxHeader, CooError> {
+    let mut tokens = Vec::new();
+    let Some((n, line)) = lines.next_raw() else {
+        return Err(CooError::Parse(
+            "line 1: the input is empty; a Matrix Market file starts with \
+             '%%MatrixMarket matrix <format> <field> <symmetry>'"
+                .into(),
+        ));
+    };
+    text::tokens_of(n, line, &mut tokens);
+    let want = "the Matrix Market banner '%%MatrixMarket matrix <coordinate|array> \
+                <real|integer|complex|pattern> <general|symmetric|skew-symmetric|hermitian>'";
+    let at = |k: usize| -> Result<Token<'_>, CooError> {
+        tokens.get(k).copied().ok_or_else(|| {
+            CooError::Parse(format!(
+                "line {n}: the banner has {} words; expected {want}",
+                tokens.len()
+            ))
+        })
+    };
+    let banner = at(0)?;
+    if !banner.text.eq_ignore_ascii_case(BANNER) {
+        return Err(banner.error(&format!("expected {want}")));
+    }
+    let object = at(1)?;
+    if !object.text.eq_ignore_ascii_case("matrix") {
+        return Err(object.error("only 'matrix' objects are supported"));
+    }
+    let format = at(2)?;
+    let array = match format.text.to_ascii_lowercase().as_str() {
+        "coordinate" => false,
+        "array" => true,
+        _ => return Err(format.error("the format must be 'coordinate' or 'array'")),
+    };
+    let f = at(3)?;
+    let field = match f.text.to_ascii_lowercase().as_str() {
+        "real" | "double" => MtxField::Real,
+        "integer" => MtxField::Integer,
+        "complex" => MtxField::Complex,
+        "pattern" => MtxField::Pattern,
+        _ => {
+            return Err(f.error("the field must be 'real', 'integer', 'complex' or 'pattern'"));
+        }
+    };
+    let s = at(4)?;
+    let symmetry = match s.text.to_ascii_lowercase().as_str() {
+        "general" => MtxSymmetry::General,
+        "symmetric" => MtxSymmetry::Symmetric,
+        "skew-symmetric" => MtxSymmetry::SkewSymmetric,
+        "hermitian" => MtxSymmetry::Hermitian,
+        _ => {
+            return Err(s.error(
+                "the symmetry must be 'general', 'symmetric', 'skew-symmetric' or 'hermitian'",
+            ))
+        }
+    };
+    if let Some(extra) = tokens.get(5) {
+        return Err(extra.error("unexpected word after the symmetry"));
+    }
+    if array && field == MtxField::Pattern {
+        return Err(f.error("an 'array' file cannot be 'pattern'"));
+    }
+    if symmetry == MtxSymmetry::Hermitian && field != MtxField::Complex {
+        return Err(s.error("'hermitian' needs the 'complex' field"));
+    }
+    if symmetry == MtxSymmetry::SkewSymmetric && field == MtxField::Pattern {
+        return Err(s.error("a 'pattern' file cannot be 'skew-symmetric'"));
+    }
+    Ok(MtxHeader {
+        array,
+        field,
+        symmetry,
+    })
+}
+
+/// The number of value fields per entry.
+fn value_fields(field: MtxField) -> usize {
+    match field {
+        MtxField::Pattern => 0,
+        MtxField::Real | MtxField::Integer => 1,
+        MtxField::Complex => 2,
+    }
+}
+
+/// Coordinates (0-based int64 pairs) and packed values as read.
+struct Entries {
+    coords: Vec<u8>,
+    values: Vec<u8>,
+    n: usize,
+}
+
+impl Entries {
+    fn coord(&self, k: usize) -> (i64, i64) {
+        let c = &self.coords[k * 16..k * 16 + 16];
+        let r = i64::from_le_bytes(c[..8].try_into().unwrap_or([0; 8]));
+        let s = i64::from_le_bytes(c[8..].try_into().unwrap_or([0; 8]));
+        (r, s)
+    }
+
+    fn push(&mut self, r: u64, c: u64) -> Result<(), CooError> {
+        text::push_bytes(
+            &mut self.coords,
+            &(r as i64).to_le_bytes(),
+            "the coordinates",
+        )?;
+        text::push_bytes(
+            &mut self.coords,
+            &(c as i64).to_le_bytes(),
+            "the coordinates",
+        )?;
+        self.n += 1;
+        Ok(())
+    }
+
+    fn push_value(&mut self, field: MtxField, tokens: &[Token<'_>]) -> Result<(), CooError> {
+        for t in tokens {
+            let bytes = match field {
+                MtxField::Integer => t.int()?.to_le_bytes(),
+                _ => t.real()?.to_le_bytes(),
+            };
+            text::push_bytes(&mut self.values, &bytes, "the values")?;
+        }
+        Ok(())
+    }
+}
+
+/// A 1-based index token checked against its extent; returned 0-based.
+fn index(t: &Token<'_>, extent: u64, what: &str) -> Result<u64, CooError> {
+    let v = t.uint()?;
+    if v == 0 || v > extent {
+        return Err(t.error(&format!(
+            "{what} index out of range: the matrix has {extent} {what}s, counted from 1"
+        )));
+    }
+    Ok(v - 1)
+}
+
+/// Read a Matrix Market file held in `bytes`.
+pub fn read_mtx(bytes: &[u8], o: &TextOptions) -> Result<(Coo<'static>, MtxHeader), CooError> {
+    let mut lines = Lines::new(bytes, '%')?;
+    let h = parse_banner(&mut lines)?;
+    let mut tok = Vec::new();
+    if !lines.next_tokens(&mut tok) {
+        return Err(CooError::Parse(format!(
+            "line {}: the file ends before the size line ({})",
+            lines.line() + 1,
+            if h.array {
+                "rows columns"
+            } else {
+                "rows columns entries"
+            }
+        )));
+    }
+    let size_line = lines.line();
+    let want = if h.array { 2 } else { 3 };
+    if tok.len() != want {
+        return Err(CooError::Parse(format!(
+            "line {size_line}: the size line has {} numbers; a{} file's has {want} ({})",
+            tok.len(),
+            if h.array { "n array" } else { " coordinate" },
+            if h.array {
+                "rows columns"
+            } else {
+                "rows columns entries"
+            }
+        )));
+    }
+    let rows = tok[0].uint()?;
+    let cols = tok[1].uint()?;
+    if h.symmetry != MtxSymmetry::General && rows != cols {
+        return Err(tok[1].error(&format!(
+            "a {} matrix must be square, but it has {rows} rows",
+            symmetry_name(h.symmetry)
+        )));
+    }
+    let declared = if h.array {
+        array_count(rows, cols, h.symmetry).ok_or_else(|| {
+            CooError::Parse(format!(
+                "line {size_line}: {rows} x {cols} entries do not fit a 64-bit count"
+            ))
+        })?
+    } else {
+        tok[2].uint()?
+    };
+    let fields = value_fields(h.field);
+    let mut e = Entries {
+        coords: Vec::new(),
+        values: Vec::new(),
+        n: 0,
+    };
+    let min_line = if h.array { 2 } else { 4 + 2 * fields };
+    text::reserve_for(
+        &mut e.coords,
+        declared,
+        bytes.len(),
+        min_line,
+        16,
+        "the coordinates",
+    )?;
+    text::reserve_for(
+        &mut e.values,
+        declared,
+        bytes.len(),
+        min_line,
+        8 * fields,
+        "the values",
+    )?;
+    let per_line = if h.array { fields } else { 2 + fields };
+    let (mut r, mut c) = (0u64, 0u64);
+    if h.array {
+        r = first_row(0, h.symmetry);
+    }
+    let mut count = 0u64;
+    while lines.next_tokens(&mut tok) {
+        if count == declared {
+            return Err(tok[0].error(&format!(
+                "one entry more than the {declared} the size line (line {size_line}) declares"
+            )));
+        }
+        if tok.len() != per_line {
+            let names = match (h.array, h.field) {
+                (true, MtxField::Complex) => "real imaginary",
+                (true, _) => "value",
+                (false, MtxField::Pattern) => "row column",
+                (false, MtxField::Complex) => "row column real imaginary",
+                (false, _) => "row column value",
+            };
+            if let Some(extra) = tok.get(per_line) {
+                return Err(extra.error(&format!(
+                    "unexpected field: an entry is '{names}' ({per_line} fields)"
+                )));
+            }
+            return Err(CooError::Parse(format!(
+                "line {}: {} field(s) where an entry is '{names}' ({per_line} fields)",
+                lines.line(),
+                tok.len()
+            )));
+        }
+        if h.array {
+            e.push(r, c)?;
+            e.push_value(h.field, &tok)?;
+            r += 1;
+            if r == rows {
+                c += 1;
+                r = first_row(c, h.symmetry);
+            }
+        } else {
+            let i = index(&tok[0], rows, "row")?;
+            let j = index(&tok[1], cols, "column")?;
+            if h.symmetry == MtxSymmetry::SkewSymmetric && i == j {
+                return Err(tok[0].error(
+                    "a skew-symmetric matrix has a zero diagonal: diagonal entries must not be stored",
+                ));
+            }
+            e.push(i, j)?;
+            e.push_value(h.field, &tok[2..])?;
+        }
+        count += 1;
+    }
+    if count < declared {
+        return Err(CooError::Parse(format!(
+            "line {}: the file ends after {count} of the {declared} entries the size line \
+             (line {size_line}) declares",
+            lines.line()
+        )));
+    }
+    let read = e.n;
+    let mut mirror_of = Vec::new();
+    if h.symmetry != MtxSymmetry::General && !o.keep_triangular {
+        mirror(&mut e, &h, &mut mirror_of, bytes)?;
+    }
+    let (type_tag, has_values) = match h.field {
+        MtxField::Real => (0x04, true),
+        MtxField::Integer => (0x16, true),
+        MtxField::Complex => (0x51, true),
+        MtxField::Pattern => (0x20, false),
+    };
+    let shape = [rows, cols];
+    let t = Triplets {
+        shape: &shape,
+        n: e.n,
+        index_type: IndexType::I64,
+        base: 0,
+        coords: CoordArrays::Interleaved(&e.coords),
+        type_tag,
+        values: has_values.then_some(&e.values[..]),
+    };
+    let mut ao = o.assemble;
+    ao.skip_plan = true;
+    match assemble(&t, &ao) {
+        Ok((coo, _)) => Ok((coo, h)),
+        Err(CooError::TripletDuplicate {
+            second,
+            first,
+            coords,
+            ..
+        }) => {
+            let name = |k: u64| {
+                let (k, mirrored) = match (k as usize).checked_sub(read) {
+                    Some(m) => (mirror_of.get(m).copied().unwrap_or(0) as u64, true),
+                    None => (k, false),
+                };
+                let line = text::line_of_item(bytes, '%', 1, k);
+                format!("line {line}{}", if mirrored { " (mirrored)" } else { "" })
+            };
+            let one_based = crate::error::Coords(coords.0.iter().map(|x| x + 1).collect());
+            Err(CooError::DuplicateLine(format!(
+                "{} duplicates {}: both are entry {one_based} (counted from 1); pass a duplicate \
+                 policy (SUM, FIRST, LAST, MIN, MAX) to combine them",
+                name(second),
+                name(first)
+            )))
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// Entries an `array` file of this symmetry holds.
+fn array_count(rows: u64, cols: u64, s: MtxSymmetry) -> Option<u64> {
+    match s {
+        MtxSymmetry::General => rows.checked_mul(cols),
+        MtxSymmetry::Symmetric | MtxSymmetry::Hermitian => {
+            u64::try_from(u128::from(rows) * (u128::from(rows) + 1) / 2).ok()
+        }
+        MtxSymmetry::SkewSymmetric => {
+            u64::try_from(u128::from(rows) * u128::from(rows.saturating_sub(1)) / 2).ok()
+        }
+    }
+}
+
+/// The first stored row of column `c` of an `array` file.
+fn first_row(c: u64, s: MtxSymmetry) -> u64 {
+    match s {
+        MtxSymmetry::General => 0,
+        MtxSymmetry::Symmetric | MtxSymmetry::Hermitian => c,
+        MtxSymmetry::SkewSymmetric => c + 1,
+    }
+}
+
+fn symmetry_name(s: MtxSymmetry) -> &'static str {
+    match s {
+        MtxSymmetry::General => "general",
+        MtxSymmetry::Symmetric => "symmetric",
+        MtxSymmetry::SkewSymmetric => "skew-symmetric",
+        MtxSymmetry::Hermitian => "hermitian",
+    }
+}
+
+/// Add the mirror image of every off-diagonal entry: the same value
+/// (symmetric), its negation (skew-symmetric) or its conjugate (hermitian).
+fn mirror(
+    e: &mut Entries,
+    h: &MtxHeader,
+    mirror_of: &mut Vec<usize>,
+    bytes: &[u8],
+) -> Result<(), CooError> {
+    let read = e.n;
+    let width = 8 * value_fields(h.field);
+    for k in 0..read {
+        let (r, c) = e.coord(k);
+        if r == c {
+            continue;
+        }
+        let mut v = [0u8; 16];
+        v[..width].copy_from_slice(&e.values[k * width..(k + 1) * width]);
+        match (h.symmetry, h.field) {
+            (MtxSymmetry::SkewSymmetric, MtxField::Integer) => {
+                let x = i64::from_le_bytes(v[..8].try_into().unwrap_or([0; 8]));
+                let neg = x.checked_neg().ok_or_else(|| {
+                    CooError::Parse(format!(
+                        "line {}: the value {x} has no negation in int64, so its \
+                         skew-symmetric mirror image cannot be stored",
+                        text::line_of_item(bytes, '%', 1, k as u64)
+                    ))
+                })?;
+                v[..8].copy_from_slice(&neg.to_le_bytes());
+            }
+            (MtxSymmetry::SkewSymmetric, _) => {
+                for part in v[..width].chunks_exact_mut(8) {
+                    let x = f64::from_le_bytes(part.try_into().unwrap_or([0; 8]));
+                    part.copy_from_slice(&(-x).to_le_bytes());
+                }
+            }
+            (MtxSymmetry::Hermitian, _) => {
+                let im = f64::from_le_bytes(v[8..16].try_into().unwrap_or([0; 8]));
+                v[8..16].copy_from_slice(&(-im).to_le_bytes());
+            }
+            _ => {}
+        }
+        e.push(c as u64, r as u64)?;
+        text::push_bytes(&mut e.values, &v[..width], "the values")?;
+        text::push(mirror_of, k, "the mirror table")?;
+    }
+    Ok(())
+}
+
+/// Append `coo` to `out` as a `coordinate` `general` Matrix Market file:
+/// float types as `real`, integer types as `integer`, complex as
+/// `complex`, bool as `pattern` when every value is true (an assembled
+/// pattern) and as `integer` 0/1 otherwise. Entries in the tensor's order,
+/// 1-based.
+pub fn write_mtx(coo: &Coo<'_>, o: &WriteOptions, out: &mut Vec<u8>) -> Result<(), CooError> {
+    use std::io::Write;
+    if coo.rank() != 2 {
+        return Err(CooError::Unsupported(format!(
+            "Matrix Market holds matrices only; this tensor has rank {} (write it as FROSTT .tns)",
+            coo.rank()
+        )));
+    }
+    text::check_precision(o.precision)?;
+    let ty = text::known_type(coo, "Matrix Market")?;
+    let values = coo.values();
+    let n = coo.nnz() as usize;
+    let pattern = ty.tag == 0x20 && (0..n).all(|i| values[i / 8] >> (i % 8) & 1 == 1);
+    let field = match (pattern, field_of(ty)) {
+        (true, _) => "pattern",
+        (false, Field::Real) => "real",
+        (false, Field::Integer) => "integer",
+        (false, Field::Complex) => "complex",
+    };
+    text::reserve_for(out, coo.nnz(), usize::MAX, 1, 24, "the Matrix Market text")?;
+    let _ = writeln!(out, "{BANNER} matrix coordinate {field} general");
+    let _ = writeln!(
+        out,
+        "% written by libhurray_coo {} from a {} tensor",
+        env!("CARGO_PKG_VERSION"),
+        ty.name()
+    );
+    let shape = coo.shape();
+    let _ = writeln!(out, "{} {} {}", shape[0], shape[1], n);
+    for i in 0..n {
+        text::ensure(out, 160, "the Matrix Market text")?;
+        let e = coo.entry(i);
+        let _ = write!(out, "{} {}", e[0] + 1, e[1] + 1);
+        if !pattern {
+            out.push(b' ');
+            text::write_value(out, ty, values, i, o.precision);
+        }
+        out.push(b'\n');
+    }
+    Ok(())
+}
+
+/// Read the Matrix Market file at `path` (see [`read_mtx`]).
+pub fn read_mtx_file(
+    path: &std::path::Path,
+    o: &TextOptions,
+) -> Result<(Coo<'static>, MtxHeader), CooError> {
+    read_mtx(&text::read_file(path)?, o).map_err(|e| text::in_file(path, e))
+}
+
+/// Write `coo` to `path` as Matrix Market (see [`write_mtx`]), through a
+/// temporary file renamed into place.
+pub fn write_mtx_file(
+    coo: &Coo<'_>,
+    path: &std::path::Path,
+    o: &WriteOptions,
+) -> Result<(), CooError> {
+    let mut out = Vec::new();
+    write_mtx(coo, o, &mut out)?;
+    text::write_file(path, &out)
+}

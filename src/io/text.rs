@@ -1,0 +1,384 @@
+//! What the text formats (Matrix Market, FROSTT) share: a line-by-line
+//! tokenizer that knows where each token is (line and column, 1-based, as
+//! an editor shows them), number parsing with messages that name the
+//! token, and the assembly of what was read.
+
+use crate::assemble::AssembleOptions;
+use crate::element::decode::{copy_element, to_f64};
+use crate::element::types::{Encoding, TypeInfo};
+use crate::error::CooError;
+
+/// A token and where it is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Token<'a> {
+    pub text: &'a str,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl<'a> Token<'a> {
+    /// An error about this token.
+    pub(crate) fn error(&self, what: &str) -> CooError {
+        CooError::Parse(format!(
+            "line {}, column {}: {what} (found '{}')",
+            self.line,
+            self.column,
+            self.text.chars().take(40).collect::<String>()
+        ))
+    }
+
+    pub(crate) fn int(&self) -> Result<i64, CooError> {
+        self.text
+            .parse::<i64>()
+            .map_err(|_| self.error("expected an integer"))
+    }
+
+    pub(crate) fn uint(&self) -> Result<u64, CooError> {
+        self.text
+            .parse::<u64>()
+            .map_err(|_| self.error("expected a non-negative integer"))
+    }
+
+    pub(crate) fn real(&self) -> Result<f64, CooError> {
+        self.text
+            .parse::<f64>()
+            .map_err(|_| self.error("expected a number"))
+    }
+}
+
+/// The lines of a text, each with its number, comments (lines starting with
+/// `comment`) and blank lines left out; each line split into tokens.
+pub(crate) struct Lines<'a> {
+    text: &'a str,
+    line: usize,
+    comment: char,
+}
+
+impl<'a> Lines<'a> {
+    pub(crate) fn new(bytes: &'a [u8], comment: char) -> Result<Lines<'a>, CooError> {
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            let line = bytes[..e.valid_up_to()]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1;
+            CooError::Parse(format!(
+                "line {line}: not UTF-8 text (byte {} of the input)",
+                e.valid_up_to()
+            ))
+        })?;
+        Ok(Lines {
+            text,
+            line: 0,
+            comment,
+        })
+    }
+
+    /// The next raw line (comments included) and its number.
+    pub(crate) fn next_raw(&mut self) -> Option<(usize, &'a str)> {
+        if self.text.is_empty() {
+            return None;
+        }
+        let (line, rest) = match self.text.find('\n') {
+            Some(k) => (&self.text[..k], &self.text[k + 1..]),
+            None => (self.text, ""),
+        };
+        self.text = rest;
+        self.line += 1;
+        Some((self.line, line.strip_suffix('\r').unwrap_or(line)))
+    }
+
+    /// The next line that is neither blank nor a comment, as tokens.
+    pub(crate) fn next_tokens(&mut self, out: &mut Vec<Token<'a>>) -> bool {
+        while let Some((n, line)) = self.next_raw() {
+            let trimmed = line.trim_start();
+            if trimmed.is_empty() || trimmed.starts_with(self.comment) {
+                continue;
+            }
+            tokens_of(n, line, out);
+            return true;
+        }
+        false
+    }
+
+    /// The number of the last line read.
+    pub(crate) fn line(&self) -> usize {
+        self.line
+    }
+}
+
+/// Split `line` (number `n`) into tokens with their columns.
+pub(crate) fn tokens_of<'a>(n: usize, line: &'a str, out: &mut Vec<Token<'a>>) {
+    out.clear();
+    let base = line.as_ptr() as usize;
+    out.extend(line.split_ascii_whitespace().map(|t| Token {
+        text: t,
+        line: n,
+        column: t.as_ptr() as usize - base + 1,
+    }));
+}
+
+/// The element type of a tensor about to be written as text, refusing a
+/// tag accepted only by a permissive handle, and validating a permissive
+/// handle first (only valid tensors are written).
+pub(crate) fn known_type(
+    coo: &crate::coo::Coo<'_>,
+    format: &'static str,
+) -> Result<&'static TypeInfo, CooError> {
+    let ty = coo.type_info().ok_or_else(|| CooError::UnsupportedType {
+        what: format,
+        tag: coo.type_tag(),
+        name: "unknown",
+        reason: "was accepted in permissive mode only and has no text form",
+    })?;
+    if coo.is_permissive() {
+        coo.validate()?;
+    }
+    Ok(ty)
+}
+
+/// Growable storage for what a reader collects, allocated without aborting.
+pub(crate) fn push<T>(v: &mut Vec<T>, x: T, what: &'static str) -> Result<(), CooError> {
+    if v.len() == v.capacity() {
+        v.try_reserve(v.len().max(1024))
+            .map_err(|_| CooError::Alloc {
+                bytes: v.len().saturating_mul(2 * std::mem::size_of::<T>()),
+                what,
+            })?;
+    }
+    v.push(x);
+    Ok(())
+}
+
+/// Bytes of `n` little-endian `i64`/`f64`-sized items, grown without
+/// aborting: coordinates and values as the readers collect them.
+pub(crate) fn push_bytes(v: &mut Vec<u8>, x: &[u8], what: &'static str) -> Result<(), CooError> {
+    if v.capacity() - v.len() < x.len() {
+        let more = v.len().max(4096).max(x.len());
+        v.try_reserve(more).map_err(|_| CooError::Alloc {
+            bytes: v.len().saturating_add(more),
+            what,
+        })?;
+    }
+    v.extend_from_slice(x);
+    Ok(())
+}
+
+/// At least `room` spare bytes in `out`, grown without aborting.
+pub(crate) fn ensure(out: &mut Vec<u8>, room: usize, what: &'static str) -> Result<(), CooError> {
+    if out.capacity() - out.len() < room {
+        let more = out.len().max(4096).max(room);
+        out.try_reserve(more).map_err(|_| CooError::Alloc {
+            bytes: out.len().saturating_add(more),
+            what,
+        })?;
+    }
+    Ok(())
+}
+
+/// Room for at most `hint` items of `width` bytes, but never more than the
+/// input could describe (`input_len / min_line` lines): a header that
+/// claims a billion entries in a 1 kB file reserves nothing large.
+pub(crate) fn reserve_for(
+    v: &mut Vec<u8>,
+    hint: u64,
+    input_len: usize,
+    min_line: usize,
+    width: usize,
+    what: &'static str,
+) -> Result<(), CooError> {
+    let lines = hint.min((input_len / min_line.max(1)).saturating_add(1) as u64) as usize;
+    let bytes = lines.saturating_mul(width);
+    v.try_reserve(bytes)
+        .map_err(|_| CooError::Alloc { bytes, what })
+}
+
+/// The line of data item `k` (0-based) of a text: the `k`-th line that is
+/// neither blank nor a comment, after `skip` such lines (headers). Used only
+/// to name lines in an error, so it rescans rather than keeping a table.
+pub(crate) fn line_of_item(bytes: &[u8], comment: char, skip: usize, k: u64) -> usize {
+    let Ok(mut lines) = Lines::new(bytes, comment) else {
+        return 0;
+    };
+    let mut tokens = Vec::new();
+    let mut seen = 0u64;
+    let mut skipped = 0usize;
+    // The Matrix Market banner is a comment line to the tokenizer.
+    while lines.next_tokens(&mut tokens) {
+        if skipped < skip {
+            skipped += 1;
+            continue;
+        }
+        if seen == k {
+            return lines.line();
+        }
+        seen += 1;
+    }
+    0
+}
+
+/// A parse error of a file, prefixed with its path (editors jump to
+/// "path:line").
+pub(crate) fn in_file(path: &std::path::Path, e: CooError) -> CooError {
+    match e {
+        CooError::Parse(m) => CooError::Parse(format!("{}: {m}", path.display())),
+        CooError::DuplicateLine(m) => CooError::DuplicateLine(format!("{}: {m}", path.display())),
+        other => other,
+    }
+}
+
+/// Read a whole file, refusing (not aborting) when memory is short.
+pub(crate) fn read_file(path: &std::path::Path) -> Result<Vec<u8>, CooError> {
+    use std::io::Read;
+    let io = |e: std::io::Error| CooError::Io(format!("{}: {e}", path.display()));
+    let mut f = std::fs::File::open(path).map_err(io)?;
+    let len = f.metadata().map_err(io)?.len();
+    let len = usize::try_from(len).map_err(|_| CooError::Alloc {
+        bytes: usize::MAX,
+        what: "the file's contents",
+    })?;
+    let mut buf = Vec::new();
+    buf.try_reserve_exact(len).map_err(|_| CooError::Alloc {
+        bytes: len,
+        what: "the file's contents",
+    })?;
+    f.read_to_end(&mut buf).map_err(io)?;
+    Ok(buf)
+}
+
+/// Write `bytes` to `path` through a temporary file in the same directory
+/// that is renamed into place, so an interrupted write never leaves a
+/// half-written file under the name.
+pub(crate) fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), CooError> {
+    use std::io::Write;
+    let io = |e: std::io::Error| CooError::Io(format!("{}: {e}", path.display()));
+    let name = path
+        .file_name()
+        .ok_or_else(|| CooError::Io(format!("{}: not a file name", path.display())))?;
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(".{}.tmp", std::process::id()));
+    let tmp = path.with_file_name(tmp_name);
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io(e));
+    }
+    Ok(())
+}
+
+/// How to read a text file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TextOptions {
+    /// Duplicate policy, zero dropping and threads of the assembly.
+    pub assemble: AssembleOptions,
+    /// Keep a symmetric, skew-symmetric or hermitian file's stored entries
+    /// as they are instead of adding their mirror images.
+    pub keep_triangular: bool,
+}
+
+/// How a tensor is written as text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// Significant digits of real values (1 to 17); `None` writes the
+    /// shortest text that reads back to the same value.
+    pub precision: Option<usize>,
+}
+
+/// The most significant digits a written value carries (a float64 needs
+/// at most 17 to read back exactly).
+pub const MAX_PRECISION: usize = 17;
+
+pub(crate) fn check_precision(p: Option<usize>) -> Result<(), CooError> {
+    match p {
+        Some(d) if d == 0 || d > MAX_PRECISION => Err(CooError::InvalidArgument(format!(
+            "precision {d}: give 1 to {MAX_PRECISION} significant digits, or 0 for the shortest \
+             text that reads back exactly"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// How a value of an element type is written as text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Field {
+    /// A real number (every float type).
+    Real,
+    /// An exact integer (integer types and bool).
+    Integer,
+    /// Two real numbers.
+    Complex,
+}
+
+pub(crate) fn field_of(ty: &TypeInfo) -> Field {
+    match ty.encoding {
+        Encoding::Int | Encoding::UInt | Encoding::Bool => Field::Integer,
+        Encoding::Complex => Field::Complex,
+        _ => Field::Real,
+    }
+}
+
+/// Append a real number: the shortest text that reads back to the same
+/// value (`precision` None), or `precision` significant digits.
+pub(crate) fn write_real<T: std::fmt::Display + std::fmt::LowerExp + Into<f64> + Copy>(
+    out: &mut Vec<u8>,
+    x: T,
+    precision: Option<usize>,
+) {
+    use std::io::Write;
+    let a = x.into().abs();
+    // Writing to a Vec cannot fail.
+    let _ = match precision {
+        Some(p) => write!(out, "{:.*e}", p.saturating_sub(1), x),
+        None if a == 0.0 || (1e-5..1e16).contains(&a) || !a.is_finite() => write!(out, "{x}"),
+        None => write!(out, "{x:e}"),
+    };
+}
+
+/// Append element `i` of `values` (type `ty`) as text: integers exactly,
+/// reals per [`write_real`], complex as "re im".
+pub(crate) fn write_value(
+    out: &mut Vec<u8>,
+    ty: &TypeInfo,
+    values: &[u8],
+    i: usize,
+    precision: Option<usize>,
+) {
+    use std::io::Write;
+    let mut st = [0u8; 16];
+    copy_element(ty, values, i, &mut st);
+    let raw = u128::from_le_bytes(st);
+    let _ = match ty.encoding {
+        Encoding::Int => {
+            let unused = 128 - ty.bits;
+            write!(out, "{}", ((raw << unused) as i128) >> unused)
+        }
+        Encoding::UInt => write!(out, "{raw}"),
+        Encoding::Bool => write!(out, "{}", raw & 1),
+        Encoding::F32 => {
+            write_real(out, f32::from_bits(raw as u32), precision);
+            Ok(())
+        }
+        Encoding::Complex if ty.bits == 64 => {
+            write_real(out, f32::from_bits(raw as u32), precision);
+            out.push(b' ');
+            write_real(out, f32::from_bits((raw >> 32) as u32), precision);
+            Ok(())
+        }
+        Encoding::Complex => {
+            write_real(out, f64::from_bits(raw as u64), precision);
+            out.push(b' ');
+            write_real(out, f64::from_bits((raw >> 64) as u64), precision);
+            Ok(())
+        }
+        _ => {
+            write_real(out, to_f64(ty, &st).unwrap_or(f64::NAN), precision);
+            Ok(())
+        }
+    };
+}

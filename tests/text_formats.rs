@@ -1,0 +1,384 @@
+//! Matrix Market and FROSTT: every kind of file reads into what a simple
+//! oracle (a map from coordinates to values) says it holds, what is written
+//! reads back exactly, and every malformed file is refused with its line,
+//! column and token.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::data::Rng;
+use hurray_coo::assemble::Duplicates;
+use hurray_coo::io::mtx::{read_mtx, write_mtx, MtxField, MtxSymmetry};
+use hurray_coo::io::tns::{read_tns, write_tns};
+use hurray_coo::io::{TextOptions, WriteOptions};
+use hurray_coo::{Coo, CooError, Status};
+
+fn f64s(coo: &Coo<'_>) -> Vec<f64> {
+    coo.values()
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// The tensor as a map from coordinates to 8-byte value chunks (or none).
+fn as_map(coo: &Coo<'_>) -> BTreeMap<Vec<u64>, Vec<u8>> {
+    let w = coo.type_info().unwrap().lookup_bytes();
+    (0..coo.nnz() as usize)
+        .map(|i| {
+            let v = if coo.type_tag() == 0x20 {
+                vec![coo.values()[i / 8] >> (i % 8) & 1]
+            } else {
+                coo.values()[i * w..(i + 1) * w].to_vec()
+            };
+            (coo.entry(i).to_vec(), v)
+        })
+        .collect()
+}
+
+fn mtx(text: &str) -> Result<Coo<'static>, CooError> {
+    read_mtx(text.as_bytes(), &TextOptions::default()).map(|(c, _)| c)
+}
+
+fn mtx_err(text: &str) -> (Status, String) {
+    let e = mtx(text).expect_err("must be refused");
+    (e.status(), e.to_string())
+}
+
+#[test]
+fn general_real_coordinate_reads_as_written_and_sorted() {
+    let coo = mtx("%%MatrixMarket matrix coordinate real general\n\
+         % a comment\n\
+         \n\
+         3 4 3\n\
+         3 4 -1.5e3\n\
+         1 1 2\n\
+         2 3 0.25\n")
+    .unwrap();
+    assert_eq!(coo.shape(), &[3, 4]);
+    assert_eq!(coo.type_tag(), 0x04);
+    assert!(coo.is_sorted());
+    assert_eq!(coo.indices(), &[0, 0, 1, 2, 2, 3]);
+    assert_eq!(f64s(&coo), vec![2.0, 0.25, -1500.0]);
+}
+
+#[test]
+fn every_field_has_its_type() {
+    let int = mtx("%%MatrixMarket matrix coordinate integer general\n2 2 1\n2 1 -7\n").unwrap();
+    assert_eq!(int.type_tag(), 0x16);
+    assert_eq!(int.values(), &(-7i64).to_le_bytes());
+    let cx = mtx("%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 2 1.5 -2\n").unwrap();
+    assert_eq!(cx.type_tag(), 0x51);
+    assert_eq!(f64s(&cx), vec![1.5, -2.0]);
+    let pat = mtx("%%MatrixMarket matrix coordinate pattern general\n2 2 2\n1 2\n2 2\n").unwrap();
+    assert_eq!(pat.type_tag(), 0x20);
+    assert_eq!(pat.nnz(), 2);
+    assert_eq!(pat.values()[0] & 3, 3);
+}
+
+#[test]
+fn symmetric_kinds_are_mirrored_or_kept() {
+    let text = "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 4\n3 1 2\n3 2 -1\n";
+    let coo = mtx(text).unwrap();
+    assert_eq!(coo.indices(), &[0, 0, 0, 2, 1, 2, 2, 0, 2, 1]);
+    assert_eq!(f64s(&coo), vec![4.0, 2.0, -1.0, 2.0, -1.0]);
+    let o = TextOptions {
+        keep_triangular: true,
+        ..Default::default()
+    };
+    let (kept, h) = read_mtx(text.as_bytes(), &o).unwrap();
+    assert_eq!(h.symmetry, MtxSymmetry::Symmetric);
+    assert_eq!(h.field, MtxField::Real);
+    assert_eq!(kept.nnz(), 3);
+
+    let skew =
+        mtx("%%MatrixMarket matrix coordinate integer skew-symmetric\n2 2 1\n2 1 5\n").unwrap();
+    assert_eq!(skew.indices(), &[0, 1, 1, 0]);
+    let v: Vec<i64> = skew
+        .values()
+        .chunks_exact(8)
+        .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(v, vec![-5, 5]);
+
+    let herm = mtx("%%MatrixMarket matrix coordinate complex hermitian\n2 2 2\n1 1 3 0\n2 1 1 2\n")
+        .unwrap();
+    assert_eq!(herm.indices(), &[0, 0, 0, 1, 1, 0]);
+    assert_eq!(f64s(&herm), vec![3.0, 0.0, 1.0, -2.0, 1.0, 2.0]);
+
+    let pat = mtx("%%MatrixMarket matrix coordinate pattern symmetric\n2 2 1\n2 1\n").unwrap();
+    assert_eq!(pat.nnz(), 2);
+}
+
+#[test]
+fn array_files_are_read_column_by_column() {
+    let gen = mtx("%%MatrixMarket matrix array real general\n2 3\n1\n2\n3\n4\n5\n6\n").unwrap();
+    assert_eq!(gen.nnz(), 6);
+    assert_eq!(f64s(&gen), vec![1.0, 3.0, 5.0, 2.0, 4.0, 6.0]);
+    let sym = mtx("%%MatrixMarket matrix array real symmetric\n2 2\n1\n2\n3\n").unwrap();
+    assert_eq!(f64s(&sym), vec![1.0, 2.0, 2.0, 3.0]);
+    let skew = mtx("%%MatrixMarket matrix array real skew-symmetric\n3 3\n1\n2\n3\n").unwrap();
+    // Strictly lower, column by column: (2,1)=1 (3,1)=2 (3,2)=3.
+    assert_eq!(f64s(&skew), vec![-1.0, -2.0, 1.0, -3.0, 2.0, 3.0]);
+    let cx = mtx("%%MatrixMarket matrix array complex general\n1 1\n1 2\n").unwrap();
+    assert_eq!(f64s(&cx), vec![1.0, 2.0]);
+}
+
+#[test]
+fn duplicates_follow_the_policy_and_name_both_lines() {
+    let text = "%%MatrixMarket matrix coordinate real general\n% c\n2 2 3\n1 2 1\n2 2 5\n1 2 2\n";
+    let (st, msg) = mtx_err(text);
+    assert_eq!(st, Status::Duplicate);
+    assert!(msg.contains("line 6 duplicates line 4"), "{msg}");
+    assert!(msg.contains("(1, 2)"), "{msg}");
+    let o = TextOptions {
+        assemble: hurray_coo::assemble::AssembleOptions {
+            duplicates: Duplicates::Sum,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let (coo, _) = read_mtx(text.as_bytes(), &o).unwrap();
+    assert_eq!(f64s(&coo), vec![3.0, 5.0]);
+    // A stored entry and its mirror image.
+    let (st, msg) =
+        mtx_err("%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n2 1 1\n1 2 1\n");
+    assert_eq!(st, Status::Duplicate);
+    assert!(msg.contains("line 3 (mirrored) duplicates line 4"), "{msg}");
+}
+
+#[test]
+fn malformed_files_name_line_column_and_token() {
+    let cases: &[(&str, Status, &str)] = &[
+        ("", Status::ParseError, "line 1: the input is empty"),
+        ("%%MatrixMarket matrix coordinate real\n", Status::ParseError, "line 1: the banner has 4 words"),
+        ("%MatrixMarket matrix coordinate real general\n1 1 0\n", Status::ParseError, "line 1, column 1"),
+        ("%%MatrixMarket vector coordinate real general\n", Status::ParseError, "column 16"),
+        ("%%MatrixMarket matrix coordinate reals general\n", Status::ParseError, "(found 'reals')"),
+        ("%%MatrixMarket matrix coordinate real hermitian\n", Status::ParseError, "needs the 'complex' field"),
+        ("%%MatrixMarket matrix array pattern general\n", Status::ParseError, "cannot be 'pattern'"),
+        ("%%MatrixMarket matrix coordinate real general\n", Status::ParseError, "line 2: the file ends before the size line"),
+        ("%%MatrixMarket matrix coordinate real general\n2 2\n", Status::ParseError, "line 2: the size line has 2 numbers"),
+        ("%%MatrixMarket matrix coordinate real general\n2 x 1\n", Status::ParseError, "line 2, column 3: expected a non-negative integer (found 'x')"),
+        ("%%MatrixMarket matrix coordinate real symmetric\n2 3 1\n", Status::ParseError, "must be square"),
+        ("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 1.0.0\n", Status::ParseError, "line 3, column 5: expected a number (found '1.0.0')"),
+        ("%%MatrixMarket matrix coordinate real general\n2 2 1\n3 2 1\n", Status::ParseError, "line 3, column 1: row index out of range"),
+        ("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 0 1\n", Status::ParseError, "line 3, column 3: column index out of range"),
+        ("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 -1 1\n", Status::ParseError, "(found '-1')"),
+        ("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1\n", Status::ParseError, "line 3: 2 field(s) where an entry is 'row column value'"),
+        ("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1 1\n", Status::ParseError, "line 3, column 7: unexpected field"),
+        ("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n2 2 2\n", Status::ParseError, "line 4, column 1: one entry more than the 1"),
+        ("%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1\n", Status::ParseError, "the file ends after 1 of the 3 entries"),
+        ("%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 2.5\n", Status::ParseError, "expected an integer (found '2.5')"),
+        ("%%MatrixMarket matrix coordinate integer skew-symmetric\n2 2 1\n1 1 2\n", Status::ParseError, "zero diagonal"),
+        ("%%MatrixMarket matrix coordinate integer skew-symmetric\n2 2 1\n2 1 -9223372036854775808\n", Status::ParseError, "line 3: the value -9223372036854775808 has no negation"),
+        ("%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n", Status::ParseError, "the file ends after 3 of the 4 entries"),
+        ("%%MatrixMarket matrix array real general\n99999999999 99999999999\n", Status::ParseError, "do not fit a 64-bit count"),
+    ];
+    for (text, st, needle) in cases {
+        let (got, msg) = mtx_err(text);
+        assert_eq!(got, *st, "{text:?}: {msg}");
+        assert!(msg.contains(needle), "{text:?}: '{msg}' lacks '{needle}'");
+    }
+    // Not UTF-8: the line is named.
+    let e = read_mtx(
+        b"%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 \xff\n",
+        &TextOptions::default(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("line 3: not UTF-8"), "{e}");
+}
+
+#[test]
+fn a_lying_entry_count_reserves_nothing_large() {
+    let text = "%%MatrixMarket matrix coordinate real general\n9 9 18446744073709551615\n1 1 1\n";
+    let (st, msg) = mtx_err(text);
+    assert_eq!(st, Status::ParseError);
+    assert!(
+        msg.contains("ends after 1 of the 18446744073709551615"),
+        "{msg}"
+    );
+}
+
+/// Random tensors of every text-relevant type written and read back equal
+/// the original (shortest text round-trips exactly).
+#[test]
+fn written_files_read_back_exactly() {
+    let mut rng = Rng::new(7);
+    for round in 0..40 {
+        let rows = 1 + rng.below(50);
+        let cols = 1 + rng.below(50);
+        let n = rng.below(rows * cols / 2 + 1) as usize;
+        let mut map = BTreeMap::new();
+        for _ in 0..n {
+            let x = f64::from_bits(rng.next() >> 2) * if rng.below(2) == 0 { -1.0 } else { 1.0 };
+            map.insert(vec![rng.below(rows), rng.below(cols)], x);
+        }
+        let mut text = format!(
+            "%%MatrixMarket matrix coordinate real general\n{rows} {cols} {}\n",
+            map.len()
+        );
+        for (c, v) in &map {
+            text += &format!("{} {} {v:e}\n", c[0] + 1, c[1] + 1);
+        }
+        let coo = mtx(&text).unwrap();
+        let mut out = Vec::new();
+        write_mtx(&coo, &WriteOptions::default(), &mut out).unwrap();
+        let again = read_mtx(&out, &TextOptions::default()).unwrap().0;
+        assert_eq!(as_map(&coo), as_map(&again), "round {round}");
+        assert_eq!(again.shape(), &[rows, cols]);
+        let oracle: Vec<f64> = map.values().copied().collect();
+        assert_eq!(f64s(&again), oracle);
+        // The same through FROSTT, with the shape given.
+        let mut tns = Vec::new();
+        write_tns(&coo, &WriteOptions::default(), &mut tns).unwrap();
+        let t = read_tns(&tns, Some(&[rows, cols]), &TextOptions::default()).unwrap();
+        assert_eq!(as_map(&coo), as_map(&t));
+    }
+}
+
+#[test]
+fn other_types_write_in_their_field() {
+    let cx = mtx("%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 2 0.1 -3\n").unwrap();
+    let mut out = Vec::new();
+    write_mtx(&cx, &WriteOptions::default(), &mut out).unwrap();
+    let s = String::from_utf8(out).unwrap();
+    assert!(
+        s.starts_with("%%MatrixMarket matrix coordinate complex general\n"),
+        "{s}"
+    );
+    assert!(s.ends_with("2 2 1\n1 2 0.1 -3\n"), "{s}");
+    let pat = mtx("%%MatrixMarket matrix coordinate pattern general\n2 2 1\n2 1\n").unwrap();
+    let mut out = Vec::new();
+    write_mtx(&pat, &WriteOptions::default(), &mut out).unwrap();
+    let s = String::from_utf8(out).unwrap();
+    assert!(
+        s.contains("coordinate pattern general") && s.ends_with("\n2 1\n"),
+        "{s}"
+    );
+    let int =
+        mtx("%%MatrixMarket matrix coordinate integer general\n1 1 1\n1 1 -9223372036854775808\n")
+            .unwrap();
+    let mut out = Vec::new();
+    write_mtx(&int, &WriteOptions::default(), &mut out).unwrap();
+    assert!(String::from_utf8(out)
+        .unwrap()
+        .ends_with("1 1 -9223372036854775808\n"));
+    // Precision: significant digits.
+    let r = mtx("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 3.14159265\n").unwrap();
+    let mut out = Vec::new();
+    write_mtx(&r, &WriteOptions { precision: Some(3) }, &mut out).unwrap();
+    assert!(String::from_utf8(out).unwrap().ends_with("1 1 3.14e0\n"));
+    for bad in [0, 18] {
+        let e = write_mtx(
+            &r,
+            &WriteOptions {
+                precision: Some(bad),
+            },
+            &mut Vec::new(),
+        )
+        .unwrap_err();
+        assert_eq!(e.status(), Status::InvalidFlags, "{e}");
+    }
+    // FROSTT refuses complex; Matrix Market refuses rank 3.
+    let e = write_tns(&cx, &WriteOptions::default(), &mut Vec::new()).unwrap_err();
+    assert_eq!(e.status(), Status::UnsupportedFeature, "{e}");
+    let t3 = read_tns(b"1 2 3 1.5\n", None, &TextOptions::default()).unwrap();
+    let e = write_mtx(&t3, &WriteOptions::default(), &mut Vec::new()).unwrap_err();
+    assert!(e.to_string().contains("rank 3"), "{e}");
+}
+
+#[test]
+fn frostt_files_infer_or_check_their_shape() {
+    let text = b"# a comment\n1 1 1 1.0\n2 3 4 -2\n\n1 3 2 0.5\n";
+    let t = read_tns(text, None, &TextOptions::default()).unwrap();
+    assert_eq!(t.shape(), &[2, 3, 4]);
+    assert_eq!(t.indices(), &[0, 0, 0, 0, 2, 1, 1, 2, 3]);
+    assert_eq!(f64s(&t), vec![1.0, 0.5, -2.0]);
+    let t = read_tns(text, Some(&[5, 5, 5]), &TextOptions::default()).unwrap();
+    assert_eq!(t.shape(), &[5, 5, 5]);
+    type Case<'a> = (&'a [u8], Option<&'a [u64]>, Status, &'a str);
+    let cases: &[Case<'_>] = &[
+        (
+            b"1 1 1 1.0\n2 3 4 -2\n",
+            Some(&[2, 2, 9]),
+            Status::ParseError,
+            "line 2, column 3: coordinate of mode 2 is beyond the given extent 2",
+        ),
+        (
+            b"1 1 1 1.0\n2 3 -2\n",
+            None,
+            Status::ParseError,
+            "line 2: 3 field(s)",
+        ),
+        (
+            b"1 1 1 1.0\n2 3 4 5 6\n",
+            None,
+            Status::ParseError,
+            "line 2, column 9: unexpected field",
+        ),
+        (
+            b"1 0 1 1.0\n",
+            None,
+            Status::ParseError,
+            "line 1, column 3: coordinate of mode 2 is 0",
+        ),
+        (b"7\n", None, Status::ParseError, "line 1, column 1"),
+        (
+            b"# only a comment\n",
+            None,
+            Status::ParseError,
+            "no entries and no shape",
+        ),
+        (
+            b"1 1 x\n",
+            None,
+            Status::ParseError,
+            "line 1, column 5: expected a number (found 'x')",
+        ),
+        (
+            b"1 1 1\n2 2 1\n1 1 3\n",
+            None,
+            Status::Duplicate,
+            "line 3 duplicates line 1: both are entry (1, 1)",
+        ),
+    ];
+    for (text, shape, st, needle) in cases {
+        let e = read_tns(text, *shape, &TextOptions::default()).unwrap_err();
+        assert_eq!(e.status(), *st, "{e}");
+        assert!(e.to_string().contains(needle), "'{e}' lacks '{needle}'");
+    }
+    // An empty file with a shape is an empty tensor.
+    let t = read_tns(b"", Some(&[3, 3]), &TextOptions::default()).unwrap();
+    assert_eq!(t.nnz(), 0);
+}
+
+#[test]
+fn files_are_written_whole_and_read_with_their_path_in_errors() {
+    let dir = std::env::temp_dir().join(format!("hurray_text_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("a.mtx");
+    let coo = mtx("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 1\n").unwrap();
+    hurray_coo::io::mtx::write_mtx_file(&coo, &p, &WriteOptions::default()).unwrap();
+    let (back, _) = hurray_coo::io::mtx::read_mtx_file(&p, &TextOptions::default()).unwrap();
+    assert_eq!(as_map(&coo), as_map(&back));
+    let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
+    std::fs::write(
+        &p,
+        "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 5 1\n",
+    )
+    .unwrap();
+    let e = hurray_coo::io::mtx::read_mtx_file(&p, &TextOptions::default()).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with(&format!("{}: line 3, column 3", p.display())),
+        "{e}"
+    );
+    let e =
+        hurray_coo::io::tns::read_tns_file(&dir.join("missing.tns"), None, &TextOptions::default())
+            .unwrap_err();
+    assert_eq!(e.status(), Status::Io);
+    assert!(e.to_string().contains("missing.tns"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
