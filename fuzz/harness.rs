@@ -598,3 +598,186 @@ pub fn assemble(data: &[u8]) {
         hurray_coo_free(coo);
     }
 }
+
+/// A tensor as comparable bytes: type, shape, indices, values.
+fn snapshot(coo: *const hurray_coo) -> (u8, Vec<u64>, Vec<u8>, Vec<u8>) {
+    // SAFETY: coo is a live handle; shape has rank entries; the buffers
+    // have the byte lengths the accessors report.
+    unsafe {
+        let rank = hurray_coo_rank(coo) as usize;
+        let shape = std::slice::from_raw_parts(hurray_coo_shape(coo), rank).to_vec();
+        let mut ib = 0usize;
+        let mut vb = 0usize;
+        let ip = hurray_coo_indices(coo, &mut ib);
+        let vp = hurray_coo_values(coo, &mut vb);
+        let idx = if ib == 0 {
+            Vec::new()
+        } else {
+            std::slice::from_raw_parts(ip.cast::<u8>(), ib).to_vec()
+        };
+        let val = if vb == 0 {
+            Vec::new()
+        } else {
+            std::slice::from_raw_parts(vp.cast::<u8>(), vb).to_vec()
+        };
+        (hurray_coo_type_tag(coo), shape, idx, val)
+    }
+}
+
+/// Matrix Market and FROSTT text from arbitrary bytes: the fast path
+/// agrees with the line-by-line reference (same tensor or same message),
+/// and what is read is written and read back unchanged.
+pub fn text(data: &[u8]) {
+    use ::hurray_coo::io::{mtx, tns, TextOptions};
+    let mut inp = Input::new(data);
+    let frostt = inp.u8() % 2 == 1;
+    let threads = u32::from(inp.u8() % 3);
+    let policy = u32::from(inp.u8() % 6);
+    let bytes = inp.rest();
+    let mut out = null_mut();
+    // SAFETY: honest pointer and length; out is writable.
+    let st = unsafe {
+        if frostt {
+            hurray_coo_read_tns(
+                bytes.as_ptr().cast(),
+                bytes.len(),
+                null(),
+                0,
+                policy,
+                0,
+                threads,
+                &mut out,
+            )
+        } else {
+            hurray_coo_read_mtx(
+                bytes.as_ptr().cast(),
+                bytes.len(),
+                policy,
+                0,
+                threads,
+                null_mut(),
+                &mut out,
+            )
+        }
+    };
+    let msg = unsafe { CStr::from_ptr(hurray_last_error_message()) }
+        .to_string_lossy()
+        .into_owned();
+    assert_eq!(
+        st == HURRAY_OK,
+        !out.is_null(),
+        "*out is NULL exactly on failure"
+    );
+    let mut o = TextOptions::default();
+    o.assemble.duplicates = match policy {
+        1 => ::hurray_coo::assemble::Duplicates::Sum,
+        2 => ::hurray_coo::assemble::Duplicates::First,
+        3 => ::hurray_coo::assemble::Duplicates::Last,
+        4 => ::hurray_coo::assemble::Duplicates::Min,
+        5 => ::hurray_coo::assemble::Duplicates::Max,
+        _ => ::hurray_coo::assemble::Duplicates::Error,
+    };
+    let reference = if frostt {
+        tns::read_tns_line_by_line(bytes, None, &o)
+    } else {
+        mtx::read_mtx_line_by_line(bytes, &o).map(|x| x.0)
+    };
+    match (&reference, st) {
+        (Ok(_), HURRAY_OK) => {}
+        (Err(e), s) if s != HURRAY_OK => {
+            // The C layer shows a NUL in a message as "\0".
+            assert_eq!(
+                e.to_string().replace('\0', "\\0"),
+                msg,
+                "the same message as the reference"
+            );
+            return;
+        }
+        (r, s) => panic!(
+            "fast path {s} ({msg}) vs reference {:?}",
+            r.as_ref().map(|c| c.nnz())
+        ),
+    }
+    let reference = reference.unwrap_or_else(|_| unreachable!());
+    let got = snapshot(out);
+    assert_eq!(got.0, reference.type_tag());
+    assert_eq!(got.1, reference.shape());
+    assert_eq!(got.2, bytemuck_bytes(reference.indices()));
+    assert_eq!(got.3, reference.values());
+    // Write (shortest text), read back: the same tensor.
+    let mut need = 0usize;
+    // SAFETY: live handle; capacity 0 asks the size.
+    let st = unsafe {
+        if frostt {
+            hurray_coo_write_tns(out, 0, threads, null_mut(), 0, &mut need)
+        } else {
+            hurray_coo_write_mtx(out, 0, threads, null_mut(), 0, &mut need)
+        }
+    };
+    if st == HURRAY_OK || st == HURRAY_ERR_BUFFER_TOO_SMALL {
+        let mut buf = vec![0u8; need];
+        let mut written = 0usize;
+        // SAFETY: buf has need writable bytes.
+        let st = unsafe {
+            if frostt {
+                hurray_coo_write_tns(out, 0, threads, buf.as_mut_ptr().cast(), need, &mut written)
+            } else {
+                hurray_coo_write_mtx(out, 0, threads, buf.as_mut_ptr().cast(), need, &mut written)
+            }
+        };
+        assert_eq!(st, HURRAY_OK);
+        let mut back = null_mut();
+        let shape = got.1.clone();
+        // SAFETY: honest pointers and lengths.
+        let st = unsafe {
+            if frostt {
+                hurray_coo_read_tns(
+                    buf.as_ptr().cast(),
+                    written,
+                    shape.as_ptr(),
+                    shape.len() as u32,
+                    0,
+                    0,
+                    threads,
+                    &mut back,
+                )
+            } else {
+                hurray_coo_read_mtx(
+                    buf.as_ptr().cast(),
+                    written,
+                    0,
+                    0,
+                    threads,
+                    null_mut(),
+                    &mut back,
+                )
+            }
+        };
+        assert_eq!(
+            st,
+            HURRAY_OK,
+            "written text reads back: {}",
+            String::from_utf8_lossy(&buf)
+        );
+        let again = snapshot(back);
+        // A pattern written as pattern, other types in their field: the
+        // values read back are the same numbers in the field's type.
+        if got.0 == again.0 {
+            assert_eq!(got, again, "round trip");
+        } else {
+            assert_eq!(
+                (&got.1, &got.2),
+                (&again.1, &again.2),
+                "round trip coordinates"
+            );
+        }
+        // SAFETY: back is live.
+        unsafe { hurray_coo_free(back) };
+    }
+    // SAFETY: out is live.
+    unsafe { hurray_coo_free(out) };
+}
+
+fn bytemuck_bytes(x: &[u64]) -> Vec<u8> {
+    x.iter().flat_map(|v| v.to_le_bytes()).collect()
+}

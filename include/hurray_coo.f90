@@ -604,40 +604,44 @@ module hurray_coo
       type(c_ptr), intent(out) :: out
     end function hurray_coo_read_tns_file
 
-    integer(c_int32_t) function hurray_coo_write_mtx(coo, precision, out, capacity, &
+    integer(c_int32_t) function hurray_coo_write_mtx(coo, precision, threads, out, capacity, &
         out_written) bind(C, name="hurray_coo_write_mtx")
       import :: c_int32_t, c_ptr, c_size_t
       type(c_ptr), value :: coo
       integer(c_int32_t), value :: precision
+      integer(c_int32_t), value :: threads
       type(c_ptr), value :: out
       integer(c_size_t), value :: capacity
       integer(c_size_t), intent(out) :: out_written
     end function hurray_coo_write_mtx
 
-    integer(c_int32_t) function hurray_coo_write_mtx_file(coo, path, precision) &
+    integer(c_int32_t) function hurray_coo_write_mtx_file(coo, path, precision, threads) &
         bind(C, name="hurray_coo_write_mtx_file")
       import :: c_int32_t, c_ptr, c_char
       type(c_ptr), value :: coo
       character(kind=c_char), intent(in) :: path(*)
       integer(c_int32_t), value :: precision
+      integer(c_int32_t), value :: threads
     end function hurray_coo_write_mtx_file
 
-    integer(c_int32_t) function hurray_coo_write_tns(coo, precision, out, capacity, &
+    integer(c_int32_t) function hurray_coo_write_tns(coo, precision, threads, out, capacity, &
         out_written) bind(C, name="hurray_coo_write_tns")
       import :: c_int32_t, c_ptr, c_size_t
       type(c_ptr), value :: coo
       integer(c_int32_t), value :: precision
+      integer(c_int32_t), value :: threads
       type(c_ptr), value :: out
       integer(c_size_t), value :: capacity
       integer(c_size_t), intent(out) :: out_written
     end function hurray_coo_write_tns
 
-    integer(c_int32_t) function hurray_coo_write_tns_file(coo, path, precision) &
+    integer(c_int32_t) function hurray_coo_write_tns_file(coo, path, precision, threads) &
         bind(C, name="hurray_coo_write_tns_file")
       import :: c_int32_t, c_ptr, c_char
       type(c_ptr), value :: coo
       character(kind=c_char), intent(in) :: path(*)
       integer(c_int32_t), value :: precision
+      integer(c_int32_t), value :: threads
     end function hurray_coo_write_tns_file
   end interface
 

@@ -1355,8 +1355,10 @@ hurray_status hurray_coo_read_tns_file(const char *path,
  *
  * precision: 0 writes each real value as the shortest text that reads back
  * to the same value; 1 to HURRAY_TEXT_MAX_PRECISION writes that many
- * significant digits. out: capacity writable bytes (NULL only if capacity
- * is 0). out_written (not NULL) receives the text's length; when capacity
+ * significant digits. threads: 0 or 1 formats on the calling thread; more
+ * splits the entries over at most that many threads (one per 65536
+ * entries), started and joined within the call; the text is the same.
+ * out: capacity writable bytes (NULL only if capacity is 0). out_written (not NULL) receives the text's length; when capacity
  * is too small it receives the length needed and
  * HURRAY_ERR_BUFFER_TOO_SMALL is returned with nothing written (so a call
  * with capacity 0 asks the size). A permissive handle is validated first.
@@ -1371,6 +1373,7 @@ hurray_status hurray_coo_read_tns_file(const char *path,
  */
 hurray_status hurray_coo_write_mtx(const struct hurray_coo *coo,
                                    uint32_t precision,
+                                   uint32_t threads,
                                    void *out,
                                    size_t capacity,
                                    size_t *out_written);
@@ -1378,8 +1381,9 @@ hurray_status hurray_coo_write_mtx(const struct hurray_coo *coo,
 /**
  * Write coo as hurray_coo_write_mtx does, to the file at path
  * (NUL-terminated, not NULL). The text goes to a temporary file in the same
- * directory that is renamed over path when complete, so an interrupted
- * write never leaves a partial file under that name.
+ * directory that is renamed over path when complete, so readers and an
+ * interrupted process never see a partial file under that name (the data
+ * is not fsync'ed: for durability against power loss, fsync the file).
  *
  * Returns HURRAY_OK, HURRAY_ERR_IO (the file or the directory could not be
  * written), or any status of hurray_coo_write_mtx but
@@ -1388,13 +1392,14 @@ hurray_status hurray_coo_write_mtx(const struct hurray_coo *coo,
  */
 hurray_status hurray_coo_write_mtx_file(const struct hurray_coo *coo,
                                         const char *path,
-                                        uint32_t precision);
+                                        uint32_t precision,
+                                        uint32_t threads);
 
 /**
  * Write coo (any rank, real or integer values) as a FROSTT file into out:
  * a comment line with the shape, then one line per entry, coordinates
- * counted from 1, in the handle's order. precision, out, capacity,
- * out_written: as in hurray_coo_write_mtx.
+ * counted from 1, in the handle's order. precision, threads, out,
+ * capacity, out_written: as in hurray_coo_write_mtx.
  *
  * Returns HURRAY_OK or any status of hurray_coo_write_mtx, with
  * HURRAY_ERR_UNSUPPORTED_FEATURE for complex values.
@@ -1402,6 +1407,7 @@ hurray_status hurray_coo_write_mtx_file(const struct hurray_coo *coo,
  */
 hurray_status hurray_coo_write_tns(const struct hurray_coo *coo,
                                    uint32_t precision,
+                                   uint32_t threads,
                                    void *out,
                                    size_t capacity,
                                    size_t *out_written);
@@ -1416,7 +1422,8 @@ hurray_status hurray_coo_write_tns(const struct hurray_coo *coo,
  */
 hurray_status hurray_coo_write_tns_file(const struct hurray_coo *coo,
                                         const char *path,
-                                        uint32_t precision);
+                                        uint32_t precision,
+                                        uint32_t threads);
 
 /* ======================================================================
  * 10. Descriptors and statistics

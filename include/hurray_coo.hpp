@@ -205,6 +205,66 @@ public:
         return c;
     }
 
+    /// Read a Matrix Market file (path) into a canonical handle; symmetric
+    /// files are mirrored unless flags has HURRAY_TEXT_KEEP_TRIANGULAR.
+    /// symmetry, when not null, receives HURRAY_MTX_*. Throws hurray::error
+    /// whose message names the line, column and token.
+    static coo read_mtx(const std::string &path, duplicates policy = duplicates::error,
+                        std::uint32_t flags = 0, std::uint32_t threads = 1,
+                        std::uint32_t *symmetry = nullptr) {
+        hurray_coo *h = nullptr;
+        check(hurray_coo_read_mtx_file(path.c_str(), static_cast<std::uint32_t>(policy), flags,
+                                       threads, symmetry, &h));
+        return coo(h);
+    }
+
+    /// Read a Matrix Market text held in memory (see read_mtx).
+    static coo parse_mtx(const std::string &text, duplicates policy = duplicates::error,
+                         std::uint32_t flags = 0, std::uint32_t threads = 1,
+                         std::uint32_t *symmetry = nullptr) {
+        hurray_coo *h = nullptr;
+        check(hurray_coo_read_mtx(text.data(), text.size(), static_cast<std::uint32_t>(policy),
+                                  flags, threads, symmetry, &h));
+        return coo(h);
+    }
+
+    /// Read a FROSTT .tns file; an empty shape infers rank and extents.
+    static coo read_tns(const std::string &path, const std::vector<std::uint64_t> &shape = {},
+                        duplicates policy = duplicates::error, std::uint32_t flags = 0,
+                        std::uint32_t threads = 1) {
+        hurray_coo *h = nullptr;
+        check(hurray_coo_read_tns_file(path.c_str(), shape.empty() ? nullptr : shape.data(),
+                                       static_cast<std::uint32_t>(shape.size()),
+                                       static_cast<std::uint32_t>(policy), flags, threads, &h));
+        return coo(h);
+    }
+
+    /// Write this matrix as a Matrix Market file (precision 0: shortest
+    /// round-trip text; 1..HURRAY_TEXT_MAX_PRECISION significant digits).
+    void write_mtx(const std::string &path, std::uint32_t precision = 0,
+                   std::uint32_t threads = 1) const {
+        check(hurray_coo_write_mtx_file(h_, path.c_str(), precision, threads));
+    }
+
+    /// This matrix as Matrix Market text.
+    std::string mtx_text(std::uint32_t precision = 0, std::uint32_t threads = 1) const {
+        std::size_t need = 0;
+        hurray_status st = hurray_coo_write_mtx(h_, precision, threads, nullptr, 0, &need);
+        if (st != HURRAY_ERR_BUFFER_TOO_SMALL && st != HURRAY_OK) {
+            check(st);
+        }
+        std::string out(need, '\0');
+        check(hurray_coo_write_mtx(h_, precision, threads, out.empty() ? nullptr : &out[0],
+                                   out.size(), &need));
+        return out;
+    }
+
+    /// Write this tensor as a FROSTT .tns file.
+    void write_tns(const std::string &path, std::uint32_t precision = 0,
+                   std::uint32_t threads = 1) const {
+        check(hurray_coo_write_tns_file(h_, path.c_str(), precision, threads));
+    }
+
     /// Take ownership of a handle created through the C API (for example by
     /// hurray_coo_create_with_release). h must not be NULL.
     static coo adopt(hurray_coo *h) {

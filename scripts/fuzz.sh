@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 secs="${FUZZ_SECONDS:-60}"
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(create descriptor lookup assemble)
+[ ${#targets[@]} -gt 0 ] || targets=(create descriptor lookup assemble text)
 cd fuzz
 for t in "${targets[@]}"; do
   mkdir -p "corpus/$t"

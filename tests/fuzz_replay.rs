@@ -67,3 +67,8 @@ fn replay_lookup() {
 fn replay_assemble() {
     replay("assemble", harness::assemble, 20_000);
 }
+
+#[test]
+fn replay_text() {
+    replay("text", harness::text, 20_000);
+}

@@ -237,6 +237,89 @@ fn written_files_read_back_exactly() {
     }
 }
 
+/// Formatting on several threads writes the same text as one thread.
+#[test]
+fn threaded_writes_are_identical() {
+    let mut rng = Rng::new(3);
+    let mut text = String::from("1000 1000 1\n");
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..200_000 {
+        let (i, j) = (rng.below(1000) + 1, rng.below(1000) + 1);
+        if seen.insert((i, j)) {
+            text += &format!("{i} {j} {:e}\n", rng_f(rng.next()));
+        }
+    }
+    let body = text.split_once('\n').unwrap().1;
+    let mtx_text = format!(
+        "%%MatrixMarket matrix coordinate real general\n1000 1000 {}\n{body}",
+        seen.len()
+    );
+    let coo = mtx(&mtx_text).unwrap();
+    for precision in [None, Some(5)] {
+        let mut one = Vec::new();
+        let mut many = Vec::new();
+        write_mtx(
+            &coo,
+            &WriteOptions {
+                precision,
+                threads: 1,
+            },
+            &mut one,
+        )
+        .unwrap();
+        write_mtx(
+            &coo,
+            &WriteOptions {
+                precision,
+                threads: 3,
+            },
+            &mut many,
+        )
+        .unwrap();
+        assert!(one == many, "threaded text differs");
+        let mut t1 = Vec::new();
+        let mut t3 = Vec::new();
+        write_tns(
+            &coo,
+            &WriteOptions {
+                precision,
+                threads: 1,
+            },
+            &mut t1,
+        )
+        .unwrap();
+        write_tns(
+            &coo,
+            &WriteOptions {
+                precision,
+                threads: 3,
+            },
+            &mut t3,
+        )
+        .unwrap();
+        assert!(t1 == t3, "threaded FROSTT text differs");
+    }
+    let back = read_mtx(
+        &{
+            let mut v = Vec::new();
+            write_mtx(
+                &coo,
+                &WriteOptions {
+                    precision: None,
+                    threads: 2,
+                },
+                &mut v,
+            )
+            .unwrap();
+            v
+        },
+        &TextOptions::default(),
+    )
+    .unwrap()
+    .0;
+    assert_eq!(as_map(&coo), as_map(&back));
+}
+
 #[test]
 fn other_types_write_in_their_field() {
     let cx = mtx("%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 2 0.1 -3\n").unwrap();
@@ -247,7 +330,7 @@ fn other_types_write_in_their_field() {
         s.starts_with("%%MatrixMarket matrix coordinate complex general\n"),
         "{s}"
     );
-    assert!(s.ends_with("2 2 1\n1 2 0.1 -3\n"), "{s}");
+    assert!(s.ends_with("2 2 1\n1 2 0.1 -3.0\n"), "{s}");
     let pat = mtx("%%MatrixMarket matrix coordinate pattern general\n2 2 1\n2 1\n").unwrap();
     let mut out = Vec::new();
     write_mtx(&pat, &WriteOptions::default(), &mut out).unwrap();
@@ -267,13 +350,22 @@ fn other_types_write_in_their_field() {
     // Precision: significant digits.
     let r = mtx("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 3.14159265\n").unwrap();
     let mut out = Vec::new();
-    write_mtx(&r, &WriteOptions { precision: Some(3) }, &mut out).unwrap();
+    write_mtx(
+        &r,
+        &WriteOptions {
+            precision: Some(3),
+            threads: 1,
+        },
+        &mut out,
+    )
+    .unwrap();
     assert!(String::from_utf8(out).unwrap().ends_with("1 1 3.14e0\n"));
     for bad in [0, 18] {
         let e = write_mtx(
             &r,
             &WriteOptions {
                 precision: Some(bad),
+                threads: 1,
             },
             &mut Vec::new(),
         )
@@ -381,4 +473,160 @@ fn files_are_written_whole_and_read_with_their_path_in_errors() {
     assert_eq!(e.status(), Status::Io);
     assert!(e.to_string().contains("missing.tns"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A random Matrix Market or FROSTT text: valid, or with one corruption
+/// (a bad token, an index out of range, a missing or extra field, a
+/// blank or comment line, CRLF, tabs, a wrong count).
+fn random_text(rng: &mut Rng, frostt: bool, big: bool) -> String {
+    let fields = ["real", "integer", "complex", "pattern"];
+    let syms = ["general", "symmetric", "skew-symmetric", "hermitian"];
+    let field = fields[rng.below(4) as usize];
+    let mut sym = syms[rng.below(4) as usize];
+    if (sym == "hermitian" && field != "complex") || (sym == "skew-symmetric" && field == "pattern")
+    {
+        sym = "general";
+    }
+    let rank = if frostt { 1 + rng.below(4) as usize } else { 2 };
+    let n_dim = 1 + rng.below(9);
+    let n = if big { 120_000 } else { rng.below(40) as usize };
+    let eol = if rng.below(8) == 0 { "\r\n" } else { "\n" };
+    let mut lines = Vec::new();
+    for _ in 0..n {
+        let mut c: Vec<u64> = (0..rank).map(|_| 1 + rng.below(n_dim)).collect();
+        if !frostt && sym != "general" && c[0] < c[1] {
+            c.swap(0, 1);
+        }
+        if !frostt && sym == "skew-symmetric" && c[0] == c[1] {
+            c[0] = c[1] % n_dim + 1;
+            if c[0] < c[1] {
+                c.swap(0, 1);
+            }
+            if c[0] == c[1] {
+                continue;
+            }
+        }
+        let mut line: Vec<String> = c.iter().map(|x| x.to_string()).collect();
+        let vf = if frostt {
+            1
+        } else {
+            match field {
+                "pattern" => 0,
+                "complex" => 2,
+                _ => 1,
+            }
+        };
+        for _ in 0..vf {
+            if field == "integer" && !frostt {
+                line.push((rng.below(2001) as i64 - 1000).to_string());
+            } else {
+                let specials = [
+                    "inf",
+                    "-NaN",
+                    "1.",
+                    ".5",
+                    "+2",
+                    "1e400",
+                    "-0",
+                    "2E-3",
+                    "1e",
+                    "0x1",
+                    "infinity",
+                    "1_0",
+                    "5e-324",
+                    "1.7976931348623157e308",
+                    "0.1e+1",
+                ];
+                line.push(if rng.below(20) == 0 {
+                    specials[rng.below(specials.len() as u64) as usize].to_string()
+                } else if rng.below(2) == 0 {
+                    format!("{:e}", f64::from_bits(rng.next() >> 2))
+                } else {
+                    ((rng_f(rng.next()) * 1e3).round() / 8.0).to_string()
+                });
+            }
+        }
+        let sep = if rng.below(10) == 0 { "\t" } else { " " };
+        lines.push(line.join(sep));
+    }
+    if !big && rng.below(3) == 0 && !lines.is_empty() {
+        let k = rng.below(lines.len() as u64) as usize;
+        lines[k] = match rng.below(7) {
+            0 => "1 x 2".into(),
+            1 => format!("{} 1 1 1", n_dim + 1),
+            2 => "1".into(),
+            3 => format!("{} 7", lines[k]),
+            4 => "".into(),
+            5 => "% c".into(),
+            _ => format!("0 {}", lines[k]),
+        };
+    }
+    let body: String = lines.iter().map(|l| format!("{l}{eol}")).collect();
+    if frostt {
+        return format!("# generated{eol}{body}");
+    }
+    let declared = lines.len() as u64 + if rng.below(10) == 0 { 1 } else { 0 };
+    format!("%%MatrixMarket matrix coordinate {field} {sym}{eol}% gen{eol}{n_dim} {n_dim} {declared}{eol}{body}")
+}
+
+fn rng_f(bits: u64) -> f64 {
+    (bits >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+}
+
+/// The fast path agrees with the line-by-line reference on every input:
+/// the same tensor, or the same error, for 1 and 2 threads.
+#[test]
+fn the_fast_path_agrees_with_the_reference() {
+    use hurray_coo::io::mtx::read_mtx_line_by_line;
+    use hurray_coo::io::tns::read_tns_line_by_line;
+    let mut rng = Rng::new(99);
+    let (mut oks, mut errs) = (0, 0);
+    for round in 0..600 {
+        let frostt = round % 2 == 1;
+        let big = round % 150 == 0;
+        let text = random_text(&mut rng, frostt, big);
+        for threads in [1, 2] {
+            let o = TextOptions {
+                assemble: hurray_coo::assemble::AssembleOptions {
+                    duplicates: if round % 3 == 0 {
+                        Duplicates::Error
+                    } else {
+                        Duplicates::Last
+                    },
+                    threads,
+                    ..Default::default()
+                },
+                ..Default::default()
+            };
+            let (fast, slow) = if frostt {
+                (
+                    read_tns(text.as_bytes(), None, &o),
+                    read_tns_line_by_line(text.as_bytes(), None, &o),
+                )
+            } else {
+                (
+                    read_mtx(text.as_bytes(), &o).map(|x| x.0),
+                    read_mtx_line_by_line(text.as_bytes(), &o).map(|x| x.0),
+                )
+            };
+            match (&fast, &slow) {
+                (Ok(a), Ok(b)) => {
+                    oks += 1;
+                    assert_eq!(as_map(a), as_map(b), "round {round}:\n{text}");
+                    assert_eq!(a.shape(), b.shape());
+                    assert_eq!(a.type_tag(), b.type_tag());
+                }
+                (Err(a), Err(b)) => {
+                    errs += 1;
+                    assert_eq!(a.to_string(), b.to_string(), "round {round}");
+                }
+                _ => panic!(
+                    "round {round}, {threads} threads: fast {:?} vs reference {:?}\n{text}",
+                    fast.as_ref().map(|c| c.nnz()),
+                    slow.as_ref().map(|c| c.nnz())
+                ),
+            }
+        }
+    }
+    assert!(oks > 300 && errs > 200, "{oks} accepted, {errs} refused");
 }

@@ -161,6 +161,26 @@ extern "C" int ctest_cpp17(void) {
         } catch (const hurray::error &e) {
             CHECK(e.status() == HURRAY_ERR_BUFFER_SIZE);
         }
+        // Matrix Market text round trip, and a file.
+        const std::string text = m.mtx_text();
+        CHECK(text.find("%%MatrixMarket matrix coordinate real general\n") == 0);
+        std::uint32_t sym = 9;
+        auto reread = hurray::coo::parse_mtx(text, hurray::duplicates::error, 0, 2, &sym);
+        CHECK(reread.nnz() == 3 && sym == HURRAY_MTX_GENERAL);
+        CHECK(reread.mtx_text() == text);
+        const std::string path = "/tmp/hurray_cpp17_" + std::to_string(m.nnz()) + "_" +
+                                 std::to_string(reinterpret_cast<std::uintptr_t>(&sym)) + ".tns";
+        m.write_tns(path);
+        auto tns = hurray::coo::read_tns(path, {2, 3});
+        CHECK(tns.nnz() == 3);
+        std::remove(path.c_str());
+        try {
+            (void)hurray::coo::parse_mtx("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 2 3\n");
+            CHECK(false);
+        } catch (const hurray::error &e) {
+            CHECK(e.status() == HURRAY_ERR_PARSE);
+            CHECK(e.message().find("line 3, column 3") != std::string::npos);
+        }
     }
     return failures;
 }

@@ -100,7 +100,7 @@ static int test_write_sizes_and_round_trips(void) {
     CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
                  HURRAY_OK, "");
     /* Capacity 0 asks the size. */
-    CHECK_STATUS(hurray_coo_write_mtx(coo, 0, NULL, 0, &need), HURRAY_ERR_BUFFER_TOO_SMALL,
+    CHECK_STATUS(hurray_coo_write_mtx(coo, 0, 1, NULL, 0, &need), HURRAY_ERR_BUFFER_TOO_SMALL,
                  "needed");
     CHECK(need > 40);
     text = (char *)malloc(need + 1);
@@ -110,10 +110,10 @@ static int test_write_sizes_and_round_trips(void) {
         return failures;
     }
     memset(text, 'x', need + 1);
-    CHECK_STATUS(hurray_coo_write_mtx(coo, 0, text, need - 1, &written),
+    CHECK_STATUS(hurray_coo_write_mtx(coo, 0, 1, text, need - 1, &written),
                  HURRAY_ERR_BUFFER_TOO_SMALL, "");
     CHECK(written == need && text[0] == 'x');
-    CHECK_STATUS(hurray_coo_write_mtx(coo, 0, text, need, &written), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_write_mtx(coo, 0, 1, text, need, &written), HURRAY_OK, "");
     CHECK(written == need && text[need] == 'x');
     CHECK(strncmp(text, "%%MatrixMarket matrix coordinate real general\n", 46) == 0);
     CHECK_STATUS(hurray_coo_read_mtx(text, written, HURRAY_DUP_ERROR, 0, 1, NULL, &back),
@@ -129,15 +129,15 @@ static int test_write_sizes_and_round_trips(void) {
     hurray_coo_free(back);
     back = NULL;
     free(text);
-    CHECK_STATUS(hurray_coo_write_mtx(coo, 18, NULL, 0, &need), HURRAY_ERR_INVALID_FLAGS,
+    CHECK_STATUS(hurray_coo_write_mtx(coo, 18, 1, NULL, 0, &need), HURRAY_ERR_INVALID_FLAGS,
                  "precision 18");
-    CHECK_STATUS(hurray_coo_write_mtx(NULL, 0, NULL, 0, &need), HURRAY_ERR_NULL_POINTER, "");
-    CHECK_STATUS(hurray_coo_write_mtx(coo, 0, NULL, 0, NULL), HURRAY_ERR_NULL_POINTER,
+    CHECK_STATUS(hurray_coo_write_mtx(NULL, 0, 1, NULL, 0, &need), HURRAY_ERR_NULL_POINTER, "");
+    CHECK_STATUS(hurray_coo_write_mtx(coo, 0, 1, NULL, 0, NULL), HURRAY_ERR_NULL_POINTER,
                  "out_written");
 
     /* Files: .mtx and .tns with the shape given, through a path. */
     snprintf(path, sizeof path, "/tmp/hurray_ctest_%ld.mtx", (long)getpid());
-    CHECK_STATUS(hurray_coo_write_mtx_file(coo, path, 6), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_write_mtx_file(coo, path, 6, 2), HURRAY_OK, "");
     CHECK_STATUS(hurray_coo_read_mtx_file(path, HURRAY_DUP_ERROR, 0, 2, NULL, &back), HURRAY_OK,
                  "");
     CHECK(hurray_coo_nnz(back) == 6);
@@ -145,7 +145,7 @@ static int test_write_sizes_and_round_trips(void) {
     back = NULL;
     remove(path);
     snprintf(path, sizeof path, "/tmp/hurray_ctest_%ld.tns", (long)getpid());
-    CHECK_STATUS(hurray_coo_write_tns_file(coo, path, 0), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_write_tns_file(coo, path, 0, 2), HURRAY_OK, "");
     {
         const uint64_t shape[2] = {3, 3};
         const uint64_t small[2] = {3, 2};
@@ -161,7 +161,7 @@ static int test_write_sizes_and_round_trips(void) {
         CHECK(back == NULL);
     }
     remove(path);
-    CHECK_STATUS(hurray_coo_write_tns_file(coo, "/nonexistent/dir/a.tns", 0), HURRAY_ERR_IO,
+    CHECK_STATUS(hurray_coo_write_tns_file(coo, "/nonexistent/dir/a.tns", 0, 2), HURRAY_ERR_IO,
                  "/nonexistent/dir/a.tns");
     hurray_coo_free(coo);
     return failures;
@@ -180,9 +180,9 @@ static int test_tns_from_memory(void) {
     CHECK(hurray_coo_rank(coo) == 3 && hurray_coo_nnz(coo) == 1);
     CHECK(hurray_coo_shape(coo)[2] == 4);
     /* Matrix Market refuses rank 3. */
-    CHECK_STATUS(hurray_coo_write_mtx(coo, 0, NULL, 0, &need), HURRAY_ERR_UNSUPPORTED_FEATURE,
+    CHECK_STATUS(hurray_coo_write_mtx(coo, 0, 1, NULL, 0, &need), HURRAY_ERR_UNSUPPORTED_FEATURE,
                  "rank 3");
-    CHECK_STATUS(hurray_coo_write_tns(coo, 0, NULL, 0, &need), HURRAY_ERR_BUFFER_TOO_SMALL, "");
+    CHECK_STATUS(hurray_coo_write_tns(coo, 0, 1, NULL, 0, &need), HURRAY_ERR_BUFFER_TOO_SMALL, "");
     hurray_coo_free(coo);
     return failures;
 }

@@ -243,6 +243,7 @@ fn installed_library_serves_c_cpp_and_fortran_consumers() {
     let out = run(&mut Command::new(fdir.join("assemble")));
     for line in [
         "error policy: triplet 4 duplicates triplet 3 at (2, 2)",
+        "Matrix Market round trip: 4 entries",
         "fortran assemble: all checks passed",
     ] {
         assert!(

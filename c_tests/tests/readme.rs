@@ -88,7 +88,9 @@ fn compile_and_run(compiler: &[&str], src_name: &str, source: &str, lib_dir: &Pa
         .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
         .arg("-o")
         .arg(&exe));
-    run(Command::new(&exe).env_remove("LD_LIBRARY_PATH"))
+    run(Command::new(&exe)
+        .env_remove("LD_LIBRARY_PATH")
+        .current_dir(&work))
 }
 
 #[test]
@@ -109,6 +111,18 @@ fn readme_c_and_cpp_blocks_compile_and_run() {
                     assert!(
                         out.contains(line),
                         "the tour prints {out:?}, lacks {line:?}"
+                    );
+                }
+            }
+            if block.contains("hurray_coo_read_mtx_file") {
+                for line in [
+                    "symmetric 1, nnz 4\n",
+                    "bad.mtx: line 3, column 3: column index out of range: the matrix has 2 \
+                     columns, counted from 1 (found '3')",
+                ] {
+                    assert!(
+                        out.contains(line),
+                        "the files example prints {out:?}, lacks {line:?}"
                     );
                 }
             }

@@ -60,9 +60,10 @@ fn read_options(policy: u32, flags: u32, threads: u32) -> Result<TextOptions, Co
     })
 }
 
-fn write_options(precision: u32) -> WriteOptions {
+fn write_options(precision: u32, threads: u32) -> WriteOptions {
     WriteOptions {
         precision: (precision != 0).then_some(precision as usize),
+        threads: threads as usize,
     }
 }
 
@@ -343,6 +344,7 @@ unsafe fn write_to_memory(
     w: Writer,
     coo: *const hurray_coo,
     precision: u32,
+    threads: u32,
     out: *mut c_void,
     capacity: usize,
     out_written: *mut usize,
@@ -354,7 +356,7 @@ unsafe fn write_to_memory(
             return Err(CooError::null("out_written"));
         }
         let mut text = Vec::new();
-        w(&h.coo, &write_options(precision), &mut text).map_err(|e| h.err(e))?;
+        w(&h.coo, &write_options(precision, threads), &mut text).map_err(|e| h.err(e))?;
         // SAFETY: NULL-checked above; writable per the contract.
         unsafe { write_opt(out_written, text.len()) };
         if capacity < text.len() {
@@ -383,6 +385,7 @@ unsafe fn write_to_file(
     coo: *const hurray_coo,
     path: *const c_char,
     precision: u32,
+    threads: u32,
 ) -> hurray_status {
     guard(|| {
         // SAFETY: `coo` is NULL or live, per the contract.
@@ -390,7 +393,7 @@ unsafe fn write_to_file(
         // SAFETY: path is NULL or NUL-terminated, per the contract.
         let path = unsafe { c_path(path) }?;
         let mut text = Vec::new();
-        w(&h.coo, &write_options(precision), &mut text).map_err(|e| h.err(e))?;
+        w(&h.coo, &write_options(precision, threads), &mut text).map_err(|e| h.err(e))?;
         text::write_file(path, &text)
     })
 }
@@ -402,8 +405,10 @@ unsafe fn write_to_file(
 ///
 /// precision: 0 writes each real value as the shortest text that reads back
 /// to the same value; 1 to HURRAY_TEXT_MAX_PRECISION writes that many
-/// significant digits. out: capacity writable bytes (NULL only if capacity
-/// is 0). out_written (not NULL) receives the text's length; when capacity
+/// significant digits. threads: 0 or 1 formats on the calling thread; more
+/// splits the entries over at most that many threads (one per 65536
+/// entries), started and joined within the call; the text is the same.
+/// out: capacity writable bytes (NULL only if capacity is 0). out_written (not NULL) receives the text's length; when capacity
 /// is too small it receives the length needed and
 /// HURRAY_ERR_BUFFER_TOO_SMALL is returned with nothing written (so a call
 /// with capacity 0 asks the size). A permissive handle is validated first.
@@ -419,18 +424,30 @@ unsafe fn write_to_file(
 pub unsafe extern "C" fn hurray_coo_write_mtx(
     coo: *const hurray_coo,
     precision: u32,
+    threads: u32,
     out: *mut c_void,
     capacity: usize,
     out_written: *mut usize,
 ) -> hurray_status {
     // SAFETY: forwarded contract.
-    unsafe { write_to_memory(mtx::write_mtx, coo, precision, out, capacity, out_written) }
+    unsafe {
+        write_to_memory(
+            mtx::write_mtx,
+            coo,
+            precision,
+            threads,
+            out,
+            capacity,
+            out_written,
+        )
+    }
 }
 
 /// Write coo as hurray_coo_write_mtx does, to the file at path
 /// (NUL-terminated, not NULL). The text goes to a temporary file in the same
-/// directory that is renamed over path when complete, so an interrupted
-/// write never leaves a partial file under that name.
+/// directory that is renamed over path when complete, so readers and an
+/// interrupted process never see a partial file under that name (the data
+/// is not fsync'ed: for durability against power loss, fsync the file).
 ///
 /// Returns HURRAY_OK, HURRAY_ERR_IO (the file or the directory could not be
 /// written), or any status of hurray_coo_write_mtx but
@@ -441,15 +458,16 @@ pub unsafe extern "C" fn hurray_coo_write_mtx_file(
     coo: *const hurray_coo,
     path: *const c_char,
     precision: u32,
+    threads: u32,
 ) -> hurray_status {
     // SAFETY: forwarded contract.
-    unsafe { write_to_file(mtx::write_mtx, coo, path, precision) }
+    unsafe { write_to_file(mtx::write_mtx, coo, path, precision, threads) }
 }
 
 /// Write coo (any rank, real or integer values) as a FROSTT file into out:
 /// a comment line with the shape, then one line per entry, coordinates
-/// counted from 1, in the handle's order. precision, out, capacity,
-/// out_written: as in hurray_coo_write_mtx.
+/// counted from 1, in the handle's order. precision, threads, out,
+/// capacity, out_written: as in hurray_coo_write_mtx.
 ///
 /// Returns HURRAY_OK or any status of hurray_coo_write_mtx, with
 /// HURRAY_ERR_UNSUPPORTED_FEATURE for complex values.
@@ -458,12 +476,23 @@ pub unsafe extern "C" fn hurray_coo_write_mtx_file(
 pub unsafe extern "C" fn hurray_coo_write_tns(
     coo: *const hurray_coo,
     precision: u32,
+    threads: u32,
     out: *mut c_void,
     capacity: usize,
     out_written: *mut usize,
 ) -> hurray_status {
     // SAFETY: forwarded contract.
-    unsafe { write_to_memory(tns::write_tns, coo, precision, out, capacity, out_written) }
+    unsafe {
+        write_to_memory(
+            tns::write_tns,
+            coo,
+            precision,
+            threads,
+            out,
+            capacity,
+            out_written,
+        )
+    }
 }
 
 /// Write coo as hurray_coo_write_tns does, to the file at path, through a
@@ -477,7 +506,8 @@ pub unsafe extern "C" fn hurray_coo_write_tns_file(
     coo: *const hurray_coo,
     path: *const c_char,
     precision: u32,
+    threads: u32,
 ) -> hurray_status {
     // SAFETY: forwarded contract.
-    unsafe { write_to_file(tns::write_tns, coo, path, precision) }
+    unsafe { write_to_file(tns::write_tns, coo, path, precision, threads) }
 }

@@ -3,6 +3,7 @@
 //! `mtx.rs`, FROSTT in `tns.rs`, what they share in `text.rs`).
 
 pub mod descriptor;
+mod fastparse;
 pub mod mtx;
 pub mod stats;
 pub(crate) mod text;

@@ -9,6 +9,7 @@
 //! triangle. Types: real -> float64, integer -> int64, complex ->
 //! complex128, pattern -> bool (every stored entry true).
 
+use super::fastparse::{self, Spec, Stop, Values};
 use super::text::{self, field_of, Field, Lines, TextOptions, Token, WriteOptions};
 use crate::assemble::{assemble, CoordArrays, IndexType, Triplets};
 use crate::coo::Coo;
@@ -45,7 +46,7 @@ const BANNER: &str = "%%MatrixMarket";
 
 fn parse_banner(lines: &mut Lines<'_>) -> Result<MtxHeader, CooError> {
     let mut tokens = Vec::new();
-    let Some((n, line)) = lines.next_raw() else {
+    let Some((n, line)) = lines.next_raw()? else {
         return Err(CooError::Parse(
             "line 1: the input is empty; a Matrix Market file starts with \
              '%%MatrixMarket matrix <format> <field> <symmetry>'"
@@ -127,43 +128,29 @@ fn value_fields(field: MtxField) -> usize {
     }
 }
 
-/// Coordinates (0-based int64 pairs) and packed values as read.
+/// Coordinates (0-based pairs) and values (8-byte little-endian words:
+/// float64 bits or int64, two per complex value) as read.
 struct Entries {
-    coords: Vec<u8>,
-    values: Vec<u8>,
+    coords: Vec<u64>,
+    values: Vec<u64>,
     n: usize,
 }
 
 impl Entries {
-    fn coord(&self, k: usize) -> (i64, i64) {
-        let c = &self.coords[k * 16..k * 16 + 16];
-        let r = i64::from_le_bytes(c[..8].try_into().unwrap_or([0; 8]));
-        let s = i64::from_le_bytes(c[8..].try_into().unwrap_or([0; 8]));
-        (r, s)
-    }
-
     fn push(&mut self, r: u64, c: u64) -> Result<(), CooError> {
-        text::push_bytes(
-            &mut self.coords,
-            &(r as i64).to_le_bytes(),
-            "the coordinates",
-        )?;
-        text::push_bytes(
-            &mut self.coords,
-            &(c as i64).to_le_bytes(),
-            "the coordinates",
-        )?;
+        text::push(&mut self.coords, r, "the coordinates")?;
+        text::push(&mut self.coords, c, "the coordinates")?;
         self.n += 1;
         Ok(())
     }
 
     fn push_value(&mut self, field: MtxField, tokens: &[Token<'_>]) -> Result<(), CooError> {
         for t in tokens {
-            let bytes = match field {
-                MtxField::Integer => t.int()?.to_le_bytes(),
-                _ => t.real()?.to_le_bytes(),
+            let word = match field {
+                MtxField::Integer => t.int()? as u64,
+                _ => t.real()?.to_bits(),
             };
-            text::push_bytes(&mut self.values, &bytes, "the values")?;
+            text::push(&mut self.values, word, "the values")?;
         }
         Ok(())
     }
@@ -180,12 +167,28 @@ fn index(t: &Token<'_>, extent: u64, what: &str) -> Result<u64, CooError> {
     Ok(v - 1)
 }
 
-/// Read a Matrix Market file held in `bytes`.
+/// Read a Matrix Market file held in `bytes`: entry lines are parsed from
+/// bytes on up to `o.assemble.threads` threads, and anything that path
+/// cannot vouch for is read again line by line, which names the problem.
 pub fn read_mtx(bytes: &[u8], o: &TextOptions) -> Result<(Coo<'static>, MtxHeader), CooError> {
-    let mut lines = Lines::new(bytes, '%')?;
+    read(bytes, o, true)
+}
+
+/// [`read_mtx`] by the line-by-line path alone: the reference the fast
+/// path is tested against.
+#[doc(hidden)]
+pub fn read_mtx_line_by_line(
+    bytes: &[u8],
+    o: &TextOptions,
+) -> Result<(Coo<'static>, MtxHeader), CooError> {
+    read(bytes, o, false)
+}
+
+fn read(bytes: &[u8], o: &TextOptions, fast: bool) -> Result<(Coo<'static>, MtxHeader), CooError> {
+    let mut lines = Lines::new(bytes, '%');
     let h = parse_banner(&mut lines)?;
     let mut tok = Vec::new();
-    if !lines.next_tokens(&mut tok) {
+    if !lines.next_tokens(&mut tok)? {
         return Err(CooError::Parse(format!(
             "line {}: the file ends before the size line ({})",
             lines.line() + 1,
@@ -227,88 +230,15 @@ pub fn read_mtx(bytes: &[u8], o: &TextOptions) -> Result<(Coo<'static>, MtxHeade
     } else {
         tok[2].uint()?
     };
-    let fields = value_fields(h.field);
-    let mut e = Entries {
-        coords: Vec::new(),
-        values: Vec::new(),
-        n: 0,
+    let fast = if h.array || !fast {
+        None
+    } else {
+        fast_entries(lines.rest(), &h, rows, cols, declared, o.assemble.threads)?
     };
-    let min_line = if h.array { 2 } else { 4 + 2 * fields };
-    text::reserve_for(
-        &mut e.coords,
-        declared,
-        bytes.len(),
-        min_line,
-        16,
-        "the coordinates",
-    )?;
-    text::reserve_for(
-        &mut e.values,
-        declared,
-        bytes.len(),
-        min_line,
-        8 * fields,
-        "the values",
-    )?;
-    let per_line = if h.array { fields } else { 2 + fields };
-    let (mut r, mut c) = (0u64, 0u64);
-    if h.array {
-        r = first_row(0, h.symmetry);
-    }
-    let mut count = 0u64;
-    while lines.next_tokens(&mut tok) {
-        if count == declared {
-            return Err(tok[0].error(&format!(
-                "one entry more than the {declared} the size line (line {size_line}) declares"
-            )));
-        }
-        if tok.len() != per_line {
-            let names = match (h.array, h.field) {
-                (true, MtxField::Complex) => "real imaginary",
-                (true, _) => "value",
-                (false, MtxField::Pattern) => "row column",
-                (false, MtxField::Complex) => "row column real imaginary",
-                (false, _) => "row column value",
-            };
-            if let Some(extra) = tok.get(per_line) {
-                return Err(extra.error(&format!(
-                    "unexpected field: an entry is '{names}' ({per_line} fields)"
-                )));
-            }
-            return Err(CooError::Parse(format!(
-                "line {}: {} field(s) where an entry is '{names}' ({per_line} fields)",
-                lines.line(),
-                tok.len()
-            )));
-        }
-        if h.array {
-            e.push(r, c)?;
-            e.push_value(h.field, &tok)?;
-            r += 1;
-            if r == rows {
-                c += 1;
-                r = first_row(c, h.symmetry);
-            }
-        } else {
-            let i = index(&tok[0], rows, "row")?;
-            let j = index(&tok[1], cols, "column")?;
-            if h.symmetry == MtxSymmetry::SkewSymmetric && i == j {
-                return Err(tok[0].error(
-                    "a skew-symmetric matrix has a zero diagonal: diagonal entries must not be stored",
-                ));
-            }
-            e.push(i, j)?;
-            e.push_value(h.field, &tok[2..])?;
-        }
-        count += 1;
-    }
-    if count < declared {
-        return Err(CooError::Parse(format!(
-            "line {}: the file ends after {count} of the {declared} entries the size line \
-             (line {size_line}) declares",
-            lines.line()
-        )));
-    }
+    let mut e = match fast {
+        Some(e) => e,
+        None => read_entries(&mut lines, &mut tok, &h, rows, cols, declared, size_line)?,
+    };
     let read = e.n;
     let mut mirror_of = Vec::new();
     if h.symmetry != MtxSymmetry::General && !o.keep_triangular {
@@ -324,11 +254,11 @@ pub fn read_mtx(bytes: &[u8], o: &TextOptions) -> Result<(Coo<'static>, MtxHeade
     let t = Triplets {
         shape: &shape,
         n: e.n,
-        index_type: IndexType::I64,
+        index_type: IndexType::U64,
         base: 0,
-        coords: CoordArrays::Interleaved(&e.coords),
+        coords: CoordArrays::Interleaved(bytemuck::cast_slice(&e.coords)),
         type_tag,
-        values: has_values.then_some(&e.values[..]),
+        values: has_values.then_some(bytemuck::cast_slice(&e.values)),
     };
     let mut ao = o.assemble;
     ao.skip_plan = true;
@@ -358,6 +288,124 @@ pub fn read_mtx(bytes: &[u8], o: &TextOptions) -> Result<(Coo<'static>, MtxHeade
         }
         Err(other) => Err(other),
     }
+}
+
+/// The entries of a coordinate file by the fast path, or `None` when it
+/// cannot vouch for the input (the line-by-line path then decides and
+/// names the problem).
+fn fast_entries(
+    rest: &[u8],
+    h: &MtxHeader,
+    rows: u64,
+    cols: u64,
+    declared: u64,
+    threads: usize,
+) -> Result<Option<Entries>, CooError> {
+    let spec = Spec {
+        rank: 2,
+        extents: Some(&[rows, cols]),
+        values: match h.field {
+            MtxField::Pattern => Values::None,
+            MtxField::Real => Values::Real,
+            MtxField::Integer => Values::Integer,
+            MtxField::Complex => Values::Complex,
+        },
+        comment: b'%',
+    };
+    let p = match fastparse::parse(rest, &spec, Some(declared), threads) {
+        Ok(p) => p,
+        Err(Stop::Failed(e)) => return Err(e),
+        Err(Stop::Unsure) => return Ok(None),
+    };
+    let skew_diagonal =
+        h.symmetry == MtxSymmetry::SkewSymmetric && p.coords.chunks_exact(2).any(|c| c[0] == c[1]);
+    if p.n as u64 != declared || skew_diagonal {
+        return Ok(None);
+    }
+    Ok(Some(Entries {
+        coords: p.coords,
+        values: p.values,
+        n: p.n,
+    }))
+}
+
+/// The entries, line by line: the reference path, which names the line,
+/// column and token of every problem.
+fn read_entries<'a>(
+    lines: &mut Lines<'a>,
+    tok: &mut Vec<Token<'a>>,
+    h: &MtxHeader,
+    rows: u64,
+    cols: u64,
+    declared: u64,
+    size_line: usize,
+) -> Result<Entries, CooError> {
+    let fields = value_fields(h.field);
+    let mut e = Entries {
+        coords: Vec::new(),
+        values: Vec::new(),
+        n: 0,
+    };
+    let per_line = if h.array { fields } else { 2 + fields };
+    let (mut r, mut c) = (0u64, 0u64);
+    if h.array {
+        r = first_row(0, h.symmetry);
+    }
+    let mut count = 0u64;
+    while lines.next_tokens(tok)? {
+        if count == declared {
+            return Err(tok[0].error(&format!(
+                "one entry more than the {declared} the size line (line {size_line}) declares"
+            )));
+        }
+        if tok.len() != per_line {
+            let names = match (h.array, h.field) {
+                (true, MtxField::Complex) => "real imaginary",
+                (true, _) => "value",
+                (false, MtxField::Pattern) => "row column",
+                (false, MtxField::Complex) => "row column real imaginary",
+                (false, _) => "row column value",
+            };
+            if let Some(extra) = tok.get(per_line) {
+                return Err(extra.error(&format!(
+                    "unexpected field: an entry is '{names}' ({per_line} fields)"
+                )));
+            }
+            return Err(CooError::Parse(format!(
+                "line {}: {} field(s) where an entry is '{names}' ({per_line} fields)",
+                lines.line(),
+                tok.len()
+            )));
+        }
+        if h.array {
+            e.push(r, c)?;
+            e.push_value(h.field, tok)?;
+            r += 1;
+            if r == rows {
+                c += 1;
+                r = first_row(c, h.symmetry);
+            }
+        } else {
+            let i = index(&tok[0], rows, "row")?;
+            let j = index(&tok[1], cols, "column")?;
+            if h.symmetry == MtxSymmetry::SkewSymmetric && i == j {
+                return Err(tok[0].error(
+                    "a skew-symmetric matrix has a zero diagonal: diagonal entries must not be stored",
+                ));
+            }
+            e.push(i, j)?;
+            e.push_value(h.field, &tok[2..])?;
+        }
+        count += 1;
+    }
+    if count < declared {
+        return Err(CooError::Parse(format!(
+            "line {}: the file ends after {count} of the {declared} entries the size line \
+             (line {size_line}) declares",
+            lines.line()
+        )));
+    }
+    Ok(e)
 }
 
 /// Entries an `array` file of this symmetry holds.
@@ -400,17 +448,17 @@ fn mirror(
     bytes: &[u8],
 ) -> Result<(), CooError> {
     let read = e.n;
-    let width = 8 * value_fields(h.field);
+    let width = value_fields(h.field);
     for k in 0..read {
-        let (r, c) = e.coord(k);
+        let (r, c) = (e.coords[2 * k], e.coords[2 * k + 1]);
         if r == c {
             continue;
         }
-        let mut v = [0u8; 16];
+        let mut v = [0u64; 2];
         v[..width].copy_from_slice(&e.values[k * width..(k + 1) * width]);
         match (h.symmetry, h.field) {
             (MtxSymmetry::SkewSymmetric, MtxField::Integer) => {
-                let x = i64::from_le_bytes(v[..8].try_into().unwrap_or([0; 8]));
+                let x = v[0] as i64;
                 let neg = x.checked_neg().ok_or_else(|| {
                     CooError::Parse(format!(
                         "line {}: the value {x} has no negation in int64, so its \
@@ -418,22 +466,20 @@ fn mirror(
                         text::line_of_item(bytes, '%', 1, k as u64)
                     ))
                 })?;
-                v[..8].copy_from_slice(&neg.to_le_bytes());
+                v[0] = neg as u64;
             }
             (MtxSymmetry::SkewSymmetric, _) => {
-                for part in v[..width].chunks_exact_mut(8) {
-                    let x = f64::from_le_bytes(part.try_into().unwrap_or([0; 8]));
-                    part.copy_from_slice(&(-x).to_le_bytes());
+                for part in &mut v[..width] {
+                    *part = (-f64::from_bits(*part)).to_bits();
                 }
             }
-            (MtxSymmetry::Hermitian, _) => {
-                let im = f64::from_le_bytes(v[8..16].try_into().unwrap_or([0; 8]));
-                v[8..16].copy_from_slice(&(-im).to_le_bytes());
-            }
+            (MtxSymmetry::Hermitian, _) => v[1] = (-f64::from_bits(v[1])).to_bits(),
             _ => {}
         }
-        e.push(c as u64, r as u64)?;
-        text::push_bytes(&mut e.values, &v[..width], "the values")?;
+        e.push(c, r)?;
+        for w in &v[..width] {
+            text::push(&mut e.values, *w, "the values")?;
+        }
         text::push(mirror_of, k, "the mirror table")?;
     }
     Ok(())
@@ -463,7 +509,6 @@ pub fn write_mtx(coo: &Coo<'_>, o: &WriteOptions, out: &mut Vec<u8>) -> Result<(
         (false, Field::Integer) => "integer",
         (false, Field::Complex) => "complex",
     };
-    text::reserve_for(out, coo.nnz(), usize::MAX, 1, 24, "the Matrix Market text")?;
     let _ = writeln!(out, "{BANNER} matrix coordinate {field} general");
     let _ = writeln!(
         out,
@@ -473,17 +518,7 @@ pub fn write_mtx(coo: &Coo<'_>, o: &WriteOptions, out: &mut Vec<u8>) -> Result<(
     );
     let shape = coo.shape();
     let _ = writeln!(out, "{} {} {}", shape[0], shape[1], n);
-    for i in 0..n {
-        text::ensure(out, 160, "the Matrix Market text")?;
-        let e = coo.entry(i);
-        let _ = write!(out, "{} {}", e[0] + 1, e[1] + 1);
-        if !pattern {
-            out.push(b' ');
-            text::write_value(out, ty, values, i, o.precision);
-        }
-        out.push(b'\n');
-    }
-    Ok(())
+    text::write_entries(coo, ty, !pattern, o, out)
 }
 
 /// Read the Matrix Market file at `path` (see [`read_mtx`]).

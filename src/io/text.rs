@@ -49,56 +49,61 @@ impl<'a> Token<'a> {
 /// The lines of a text, each with its number, comments (lines starting with
 /// `comment`) and blank lines left out; each line split into tokens.
 pub(crate) struct Lines<'a> {
-    text: &'a str,
+    text: &'a [u8],
     line: usize,
     comment: char,
 }
 
 impl<'a> Lines<'a> {
-    pub(crate) fn new(bytes: &'a [u8], comment: char) -> Result<Lines<'a>, CooError> {
-        let text = std::str::from_utf8(bytes).map_err(|e| {
-            let line = bytes[..e.valid_up_to()]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count()
-                + 1;
-            CooError::Parse(format!(
-                "line {line}: not UTF-8 text (byte {} of the input)",
-                e.valid_up_to()
-            ))
-        })?;
-        Ok(Lines {
-            text,
+    /// Lines of `bytes`; each line is checked to be UTF-8 when it is read
+    /// (so a reader that stops early, or hands the rest to the fast path,
+    /// never scans the whole input here).
+    pub(crate) fn new(bytes: &'a [u8], comment: char) -> Lines<'a> {
+        Lines {
+            text: bytes,
             line: 0,
             comment,
-        })
+        }
     }
 
     /// The next raw line (comments included) and its number.
-    pub(crate) fn next_raw(&mut self) -> Option<(usize, &'a str)> {
+    pub(crate) fn next_raw(&mut self) -> Result<Option<(usize, &'a str)>, CooError> {
         if self.text.is_empty() {
-            return None;
+            return Ok(None);
         }
-        let (line, rest) = match self.text.find('\n') {
+        let (line, rest) = match self.text.iter().position(|&b| b == b'\n') {
             Some(k) => (&self.text[..k], &self.text[k + 1..]),
-            None => (self.text, ""),
+            None => (self.text, &[][..]),
         };
         self.text = rest;
         self.line += 1;
-        Some((self.line, line.strip_suffix('\r').unwrap_or(line)))
+        let line = std::str::from_utf8(line).map_err(|e| {
+            CooError::Parse(format!(
+                "line {}: not UTF-8 text (byte {} of the line)",
+                self.line,
+                e.valid_up_to() + 1
+            ))
+        })?;
+        Ok(Some((self.line, line.strip_suffix('\r').unwrap_or(line))))
     }
 
-    /// The next line that is neither blank nor a comment, as tokens.
-    pub(crate) fn next_tokens(&mut self, out: &mut Vec<Token<'a>>) -> bool {
-        while let Some((n, line)) = self.next_raw() {
+    /// The next line that is neither blank nor a comment, as tokens
+    /// (`false` at the end of the input).
+    pub(crate) fn next_tokens(&mut self, out: &mut Vec<Token<'a>>) -> Result<bool, CooError> {
+        while let Some((n, line)) = self.next_raw()? {
             let trimmed = line.trim_start();
             if trimmed.is_empty() || trimmed.starts_with(self.comment) {
                 continue;
             }
             tokens_of(n, line, out);
-            return true;
+            return Ok(true);
         }
-        false
+        Ok(false)
+    }
+
+    /// The input not read yet.
+    pub(crate) fn rest(&self) -> &'a [u8] {
+        self.text
     }
 
     /// The number of the last line read.
@@ -150,20 +155,6 @@ pub(crate) fn push<T>(v: &mut Vec<T>, x: T, what: &'static str) -> Result<(), Co
     Ok(())
 }
 
-/// Bytes of `n` little-endian `i64`/`f64`-sized items, grown without
-/// aborting: coordinates and values as the readers collect them.
-pub(crate) fn push_bytes(v: &mut Vec<u8>, x: &[u8], what: &'static str) -> Result<(), CooError> {
-    if v.capacity() - v.len() < x.len() {
-        let more = v.len().max(4096).max(x.len());
-        v.try_reserve(more).map_err(|_| CooError::Alloc {
-            bytes: v.len().saturating_add(more),
-            what,
-        })?;
-    }
-    v.extend_from_slice(x);
-    Ok(())
-}
-
 /// At least `room` spare bytes in `out`, grown without aborting.
 pub(crate) fn ensure(out: &mut Vec<u8>, room: usize, what: &'static str) -> Result<(), CooError> {
     if out.capacity() - out.len() < room {
@@ -176,35 +167,16 @@ pub(crate) fn ensure(out: &mut Vec<u8>, room: usize, what: &'static str) -> Resu
     Ok(())
 }
 
-/// Room for at most `hint` items of `width` bytes, but never more than the
-/// input could describe (`input_len / min_line` lines): a header that
-/// claims a billion entries in a 1 kB file reserves nothing large.
-pub(crate) fn reserve_for(
-    v: &mut Vec<u8>,
-    hint: u64,
-    input_len: usize,
-    min_line: usize,
-    width: usize,
-    what: &'static str,
-) -> Result<(), CooError> {
-    let lines = hint.min((input_len / min_line.max(1)).saturating_add(1) as u64) as usize;
-    let bytes = lines.saturating_mul(width);
-    v.try_reserve(bytes)
-        .map_err(|_| CooError::Alloc { bytes, what })
-}
-
 /// The line of data item `k` (0-based) of a text: the `k`-th line that is
 /// neither blank nor a comment, after `skip` such lines (headers). Used only
 /// to name lines in an error, so it rescans rather than keeping a table.
 pub(crate) fn line_of_item(bytes: &[u8], comment: char, skip: usize, k: u64) -> usize {
-    let Ok(mut lines) = Lines::new(bytes, comment) else {
-        return 0;
-    };
+    let mut lines = Lines::new(bytes, comment);
     let mut tokens = Vec::new();
     let mut seen = 0u64;
     let mut skipped = 0usize;
     // The Matrix Market banner is a comment line to the tokenizer.
-    while lines.next_tokens(&mut tokens) {
+    while let Ok(true) = lines.next_tokens(&mut tokens) {
         if skipped < skip {
             skipped += 1;
             continue;
@@ -248,7 +220,8 @@ pub(crate) fn read_file(path: &std::path::Path) -> Result<Vec<u8>, CooError> {
 
 /// Write `bytes` to `path` through a temporary file in the same directory
 /// that is renamed into place, so an interrupted write never leaves a
-/// half-written file under the name.
+/// half-written file under the name. No fsync: durability against power
+/// loss is the caller's choice (as with scipy and most writers).
 pub(crate) fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), CooError> {
     use std::io::Write;
     let io = |e: std::io::Error| CooError::Io(format!("{}: {e}", path.display()));
@@ -262,7 +235,6 @@ pub(crate) fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), Coo
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
-        f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
     if let Err(e) = result {
@@ -288,6 +260,9 @@ pub struct WriteOptions {
     /// Significant digits of real values (1 to 17); `None` writes the
     /// shortest text that reads back to the same value.
     pub precision: Option<usize>,
+    /// Threads that format the entries (0 and 1: the calling thread),
+    /// started and joined within the call; the text is the same.
+    pub threads: usize,
 }
 
 /// The most significant digits a written value carries (a float64 needs
@@ -324,20 +299,21 @@ pub(crate) fn field_of(ty: &TypeInfo) -> Field {
 }
 
 /// Append a real number: the shortest text that reads back to the same
-/// value (`precision` None), or `precision` significant digits.
-pub(crate) fn write_real<T: std::fmt::Display + std::fmt::LowerExp + Into<f64> + Copy>(
+/// value (`precision` None; "1.0", "0.1", "1e-7"), or `precision`
+/// significant digits ("1.00e0").
+pub(crate) fn write_real<T: ryu::Float + std::fmt::LowerExp>(
     out: &mut Vec<u8>,
     x: T,
     precision: Option<usize>,
 ) {
     use std::io::Write;
-    let a = x.into().abs();
-    // Writing to a Vec cannot fail.
-    let _ = match precision {
-        Some(p) => write!(out, "{:.*e}", p.saturating_sub(1), x),
-        None if a == 0.0 || (1e-5..1e16).contains(&a) || !a.is_finite() => write!(out, "{x}"),
-        None => write!(out, "{x:e}"),
-    };
+    match precision {
+        // Writing to a Vec cannot fail.
+        Some(p) => {
+            let _ = write!(out, "{:.*e}", p.saturating_sub(1), x);
+        }
+        None => out.extend_from_slice(ryu::Buffer::new().format(x).as_bytes()),
+    }
 }
 
 /// Append element `i` of `values` (type `ty`) as text: integers exactly,
@@ -349,36 +325,106 @@ pub(crate) fn write_value(
     i: usize,
     precision: Option<usize>,
 ) {
-    use std::io::Write;
     let mut st = [0u8; 16];
     copy_element(ty, values, i, &mut st);
     let raw = u128::from_le_bytes(st);
-    let _ = match ty.encoding {
+    let mut int = itoa::Buffer::new();
+    match ty.encoding {
         Encoding::Int => {
             let unused = 128 - ty.bits;
-            write!(out, "{}", ((raw << unused) as i128) >> unused)
+            out.extend_from_slice(int.format(((raw << unused) as i128) >> unused).as_bytes());
         }
-        Encoding::UInt => write!(out, "{raw}"),
-        Encoding::Bool => write!(out, "{}", raw & 1),
-        Encoding::F32 => {
-            write_real(out, f32::from_bits(raw as u32), precision);
-            Ok(())
-        }
+        Encoding::UInt => out.extend_from_slice(int.format(raw).as_bytes()),
+        Encoding::Bool => out.push(b'0' + (raw & 1) as u8),
+        Encoding::F32 => write_real(out, f32::from_bits(raw as u32), precision),
+        Encoding::F64 => write_real(out, f64::from_bits(raw as u64), precision),
         Encoding::Complex if ty.bits == 64 => {
             write_real(out, f32::from_bits(raw as u32), precision);
             out.push(b' ');
             write_real(out, f32::from_bits((raw >> 32) as u32), precision);
-            Ok(())
         }
         Encoding::Complex => {
             write_real(out, f64::from_bits(raw as u64), precision);
             out.push(b' ');
             write_real(out, f64::from_bits((raw >> 64) as u64), precision);
-            Ok(())
         }
-        _ => {
-            write_real(out, to_f64(ty, &st).unwrap_or(f64::NAN), precision);
-            Ok(())
+        _ => write_real(out, to_f64(ty, &st).unwrap_or(f64::NAN), precision),
+    }
+}
+
+/// Append one line per entry of `coo`: its coordinates counted from 1,
+/// then (unless `with_values` is false) its value, in the tensor's order,
+/// formatted on up to `o.threads` threads (one per 64k entries at most).
+pub(crate) fn write_entries(
+    coo: &crate::coo::Coo<'_>,
+    ty: &TypeInfo,
+    with_values: bool,
+    o: &WriteOptions,
+    out: &mut Vec<u8>,
+) -> Result<(), CooError> {
+    let n = coo.nnz() as usize;
+    let threads = o.threads.clamp(1, 64).min(n / 65536 + 1);
+    if threads == 1 {
+        return write_range(coo, ty, with_values, o.precision, 0..n, out);
+    }
+    let cut = |k: usize| n / threads * k + (k * (n % threads)) / threads;
+    let parts: Vec<Result<Vec<u8>, CooError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|k| {
+                let range = cut(k)..cut(k + 1);
+                std::thread::Builder::new().spawn_scoped(s, move || {
+                    let mut v = Vec::new();
+                    write_range(coo, ty, with_values, o.precision, range, &mut v).map(|_| v)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| match h {
+                Ok(h) => h
+                    .join()
+                    .unwrap_or_else(|_| Err(CooError::Internal("a writer thread panicked".into()))),
+                Err(e) => Err(CooError::ThreadSpawn(e.to_string())),
+            })
+            .collect()
+    });
+    for p in parts {
+        let p = p?;
+        ensure(out, p.len(), "the text")?;
+        out.extend_from_slice(&p);
+    }
+    Ok(())
+}
+
+fn write_range(
+    coo: &crate::coo::Coo<'_>,
+    ty: &TypeInfo,
+    with_values: bool,
+    precision: Option<usize>,
+    range: std::ops::Range<usize>,
+    out: &mut Vec<u8>,
+) -> Result<(), CooError> {
+    let rank = coo.rank() as usize;
+    let values = coo.values();
+    let mut int = itoa::Buffer::new();
+    // A coordinate takes at most 20 digits and a space; a value at most
+    // two reals of 17 digits with sign, point and exponent.
+    let line = 21 * rank + 2 * (MAX_PRECISION + 8) + 2;
+    let lines = range.len().min(1 << 16);
+    ensure(out, lines * (line / 2), "the text")?;
+    for i in range {
+        ensure(out, line, "the text")?;
+        for (d, c) in coo.entry(i).iter().enumerate() {
+            if d > 0 {
+                out.push(b' ');
+            }
+            out.extend_from_slice(int.format(u128::from(*c) + 1).as_bytes());
         }
-    };
+        if with_values {
+            out.push(b' ');
+            write_value(out, ty, values, i, precision);
+        }
+        out.push(b'\n');
+    }
+    Ok(())
 }

@@ -4,26 +4,136 @@
 //! the shape is given by the caller or inferred as the largest coordinate of
 //! each mode. Values are read as float64.
 
+use super::fastparse::{self, Spec, Stop, Values};
 use super::text::{self, Lines, TextOptions, WriteOptions};
 use crate::assemble::{assemble, CoordArrays, IndexType, Triplets};
 use crate::coo::Coo;
 use crate::error::{CooError, Coords};
 
 /// Read a FROSTT file held in `bytes`; `shape`, when given, fixes the rank
-/// and bounds every coordinate.
+/// and bounds every coordinate. Entry lines are parsed from bytes on up to
+/// `o.assemble.threads` threads; anything that path cannot vouch for is
+/// read again line by line, which names the problem.
 pub fn read_tns(
     bytes: &[u8],
     shape: Option<&[u64]>,
     o: &TextOptions,
 ) -> Result<Coo<'static>, CooError> {
-    let mut lines = Lines::new(bytes, '#')?;
+    read(bytes, shape, o, true)
+}
+
+/// [`read_tns`] by the line-by-line path alone: the reference the fast
+/// path is tested against.
+#[doc(hidden)]
+pub fn read_tns_line_by_line(
+    bytes: &[u8],
+    shape: Option<&[u64]>,
+    o: &TextOptions,
+) -> Result<Coo<'static>, CooError> {
+    read(bytes, shape, o, false)
+}
+
+/// Entries as read: 0-based coordinates, float64 bits, count, extents.
+struct Entries {
+    coords: Vec<u64>,
+    values: Vec<u64>,
+    n: usize,
+    extents: Vec<u64>,
+}
+
+fn read(
+    bytes: &[u8],
+    shape: Option<&[u64]>,
+    o: &TextOptions,
+    fast: bool,
+) -> Result<Coo<'static>, CooError> {
+    let quick = if fast {
+        fast_entries(bytes, shape, o.assemble.threads)?
+    } else {
+        None
+    };
+    let e = match quick {
+        Some(e) => e,
+        None => read_entries(bytes, shape)?,
+    };
+    let t = Triplets {
+        shape: &e.extents,
+        n: e.n,
+        index_type: IndexType::U64,
+        base: 0,
+        coords: CoordArrays::Interleaved(bytemuck::cast_slice(&e.coords)),
+        type_tag: 0x04,
+        values: Some(bytemuck::cast_slice(&e.values)),
+    };
+    let mut ao = o.assemble;
+    ao.skip_plan = true;
+    match assemble(&t, &ao) {
+        Ok((coo, _)) => Ok(coo),
+        Err(CooError::TripletDuplicate {
+            second,
+            first,
+            coords,
+            ..
+        }) => Err(CooError::DuplicateLine(format!(
+            "line {} duplicates line {}: both are entry {} (counted from 1); pass a duplicate \
+             policy (SUM, FIRST, LAST, MIN, MAX) to combine them",
+            text::line_of_item(bytes, '#', 0, second),
+            text::line_of_item(bytes, '#', 0, first),
+            Coords(coords.0.iter().map(|x| x + 1).collect())
+        ))),
+        Err(other) => Err(other),
+    }
+}
+
+/// The entries by the fast path, or `None` when it cannot vouch for them.
+fn fast_entries(
+    bytes: &[u8],
+    shape: Option<&[u64]>,
+    threads: usize,
+) -> Result<Option<Entries>, CooError> {
+    let rank = match shape {
+        Some(s) => s.len(),
+        None => {
+            let mut lines = Lines::new(bytes, '#');
+            let mut tok = Vec::new();
+            if !matches!(lines.next_tokens(&mut tok), Ok(true)) || tok.len() < 2 || tok.len() > 65 {
+                return Ok(None);
+            }
+            tok.len() - 1
+        }
+    };
+    let spec = Spec {
+        rank,
+        extents: shape,
+        values: Values::Real,
+        comment: b'#',
+    };
+    let p = match fastparse::parse(bytes, &spec, None, threads) {
+        Ok(p) => p,
+        Err(Stop::Failed(e)) => return Err(e),
+        Err(Stop::Unsure) => return Ok(None),
+    };
+    Ok(Some(Entries {
+        coords: p.coords,
+        values: p.values,
+        n: p.n,
+        extents: shape.map_or(p.max, |s| s.to_vec()),
+    }))
+}
+
+/// The entries, line by line: the reference path, which names the line,
+/// column and token of every problem.
+fn read_entries(bytes: &[u8], shape: Option<&[u64]>) -> Result<Entries, CooError> {
+    let mut lines = Lines::new(bytes, '#');
     let mut tok = Vec::new();
     let mut rank = shape.map(|s| s.len());
-    let mut extents: Vec<u64> = shape.map(|s| s.to_vec()).unwrap_or_default();
-    let mut coords = Vec::new();
-    let mut values = Vec::new();
-    let mut n = 0usize;
-    while lines.next_tokens(&mut tok) {
+    let mut e = Entries {
+        coords: Vec::new(),
+        values: Vec::new(),
+        n: 0,
+        extents: shape.map(|s| s.to_vec()).unwrap_or_default(),
+    };
+    while lines.next_tokens(&mut tok)? {
         let r = match rank {
             Some(r) => r,
             None => {
@@ -34,23 +144,7 @@ pub fn read_tns(
                 }
                 let r = tok.len() - 1;
                 crate::coo::check_rank(u32::try_from(r).unwrap_or(u32::MAX))?;
-                extents.resize(r, 0);
-                text::reserve_for(
-                    &mut coords,
-                    u64::MAX,
-                    bytes.len(),
-                    2 * r + 2,
-                    8 * r,
-                    "the coordinates",
-                )?;
-                text::reserve_for(
-                    &mut values,
-                    u64::MAX,
-                    bytes.len(),
-                    2 * r + 2,
-                    8,
-                    "the values",
-                )?;
+                e.extents.resize(r, 0);
                 rank = Some(r);
                 r
             }
@@ -86,16 +180,12 @@ pub fn read_tns(
                     )))
                 }
                 Some(_) => {}
-                None => extents[d] = extents[d].max(v),
+                None => e.extents[d] = e.extents[d].max(v),
             }
-            text::push_bytes(
-                &mut coords,
-                &(v as i64 - 1).to_le_bytes(),
-                "the coordinates",
-            )?;
+            text::push(&mut e.coords, v - 1, "the coordinates")?;
         }
-        text::push_bytes(&mut values, &tok[r].real()?.to_le_bytes(), "the values")?;
-        n += 1;
+        text::push(&mut e.values, tok[r].real()?.to_bits(), "the values")?;
+        e.n += 1;
     }
     if rank.is_none() {
         return Err(CooError::Parse(format!(
@@ -103,33 +193,7 @@ pub fn read_tns(
             lines.line()
         )));
     }
-    let t = Triplets {
-        shape: &extents,
-        n,
-        index_type: IndexType::I64,
-        base: 0,
-        coords: CoordArrays::Interleaved(&coords),
-        type_tag: 0x04,
-        values: Some(&values),
-    };
-    let mut ao = o.assemble;
-    ao.skip_plan = true;
-    match assemble(&t, &ao) {
-        Ok((coo, _)) => Ok(coo),
-        Err(CooError::TripletDuplicate {
-            second,
-            first,
-            coords,
-            ..
-        }) => Err(CooError::DuplicateLine(format!(
-            "line {} duplicates line {}: both are entry {} (counted from 1); pass a duplicate \
-             policy (SUM, FIRST, LAST, MIN, MAX) to combine them",
-            text::line_of_item(bytes, '#', 0, second),
-            text::line_of_item(bytes, '#', 0, first),
-            Coords(coords.0.iter().map(|x| x + 1).collect())
-        ))),
-        Err(other) => Err(other),
-    }
+    Ok(e)
 }
 
 /// Append `coo` to `out` as a FROSTT file: a comment line with the shape,
@@ -145,17 +209,6 @@ pub fn write_tns(coo: &Coo<'_>, o: &WriteOptions, out: &mut Vec<u8>) -> Result<(
             ty.name()
         )));
     }
-    let rank = coo.rank() as usize;
-    let n = coo.nnz() as usize;
-    let values = coo.values();
-    text::reserve_for(
-        out,
-        coo.nnz(),
-        usize::MAX,
-        1,
-        8 * rank + 16,
-        "the FROSTT text",
-    )?;
     let _ = write!(
         out,
         "# written by libhurray_coo {} from a {} tensor of shape",
@@ -166,15 +219,7 @@ pub fn write_tns(coo: &Coo<'_>, o: &WriteOptions, out: &mut Vec<u8>) -> Result<(
         let _ = write!(out, " {d}");
     }
     out.push(b'\n');
-    for i in 0..n {
-        text::ensure(out, 64 + 21 * rank, "the FROSTT text")?;
-        for c in coo.entry(i) {
-            let _ = write!(out, "{} ", c + 1);
-        }
-        text::write_value(out, ty, values, i, o.precision);
-        out.push(b'\n');
-    }
-    Ok(())
+    text::write_entries(coo, ty, true, o, out)
 }
 
 /// Read the FROSTT file at `path` (see [`read_tns`]).

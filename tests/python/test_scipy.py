@@ -39,7 +39,7 @@ nnz = sig("hurray_coo_nnz", C.c_uint64, C.c_void_p)
 read_mtx_file = sig("hurray_coo_read_mtx_file", C.c_int32, C.c_char_p, C.c_uint32, C.c_uint32,
                     C.c_uint32, C.POINTER(C.c_uint32), C.POINTER(C.c_void_p))
 write_mtx_file = sig("hurray_coo_write_mtx_file", C.c_int32, C.c_void_p, C.c_char_p,
-                     C.c_uint32)
+                     C.c_uint32, C.c_uint32)
 free = sig("hurray_coo_free", None, C.c_void_p)
 last_error = sig("hurray_last_error_message", C.c_char_p)
 
@@ -106,7 +106,7 @@ class ScipyTest(unittest.TestCase):
                 ours = self.csr_of(h, *m.shape, complex_values=cx)
                 self.assertEqual((ours != m.tocsr()).nnz, 0, name)
                 back = os.path.join(d, name + "_back.mtx")
-                self.assertEqual(write_mtx_file(h, back.encode(), 0), 0, last_error())
+                self.assertEqual(write_mtx_file(h, back.encode(), 0, 2), 0, last_error())
                 theirs = sp.csr_array(sio.mmread(back))
                 self.assertEqual((theirs != m.tocsr()).nnz, 0, name)
                 free(h)

@@ -1,0 +1,289 @@
+//! The fast path of the text readers: entry lines ("c1 c2 ... cN v...")
+//! parsed straight from bytes, in chunks on several threads.
+//!
+//! It accepts only input it is sure of and says nothing about the rest:
+//! on anything unusual (a malformed token, a coordinate out of range, a
+//! count that does not add up) it gives up, and the reader runs its
+//! line-by-line path, which is the reference and names the line, the
+//! column and the token. So every message comes from one place, and the
+//! fast path is tested by comparing it with the reference.
+
+use crate::error::CooError;
+
+/// How the values of an entry line are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Values {
+    /// No value (Matrix Market pattern).
+    None,
+    /// One real number, stored as float64.
+    Real,
+    /// One integer, stored as int64.
+    Integer,
+    /// Two real numbers, stored as two float64.
+    Complex,
+}
+
+impl Values {
+    fn count(self) -> usize {
+        match self {
+            Values::None => 0,
+            Values::Real | Values::Integer => 1,
+            Values::Complex => 2,
+        }
+    }
+}
+
+/// What to parse.
+pub(crate) struct Spec<'a> {
+    /// Coordinates per entry.
+    pub rank: usize,
+    /// Extents to check coordinates against (1..=extent), or `None` to
+    /// infer them as the largest coordinate of each mode.
+    pub extents: Option<&'a [u64]>,
+    pub values: Values,
+    /// Comment character.
+    pub comment: u8,
+}
+
+/// Entries as parsed: 0-based coordinates, `rank` per entry, and values as
+/// 8-byte little-endian words (`values.count()` per entry).
+pub(crate) struct Parsed {
+    pub coords: Vec<u64>,
+    pub values: Vec<u64>,
+    pub n: usize,
+    /// The largest coordinate (1-based) of each mode.
+    pub max: Vec<u64>,
+}
+
+/// Why the fast path stopped: either it cannot tell (the reference path
+/// decides), or memory ran out (an error of its own).
+pub(crate) enum Stop {
+    Unsure,
+    Failed(CooError),
+}
+
+fn alloc_err(bytes: usize) -> Stop {
+    Stop::Failed(CooError::Alloc {
+        bytes,
+        what: "the parsed entries",
+    })
+}
+
+fn is_space(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// An unsigned decimal at `text[*at..]`, advancing `at`.
+#[inline(always)]
+fn uint(text: &[u8], at: &mut usize) -> Option<u64> {
+    let start = *at;
+    let mut v: u64 = 0;
+    while let Some(&b) = text.get(*at) {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        v = v.checked_mul(10)?.checked_add(u64::from(d))?;
+        *at += 1;
+    }
+    (*at > start).then_some(v)
+}
+
+/// The token at `text[*at..]` (up to whitespace or the line's end). Its
+/// ends are ASCII bytes or the ends of `text`, so they are character
+/// boundaries of valid UTF-8 and `get` never fails on checked text.
+#[inline(always)]
+fn token<'t>(text: &'t str, at: &mut usize) -> Option<&'t str> {
+    let start = *at;
+    let b = text.as_bytes();
+    while let Some(&c) = b.get(*at) {
+        if c <= b' ' {
+            break;
+        }
+        *at += 1;
+    }
+    text.get(start..*at)
+}
+
+fn skip_spaces(text: &[u8], at: &mut usize) {
+    while text.get(*at).is_some_and(|&b| is_space(b)) {
+        *at += 1;
+    }
+}
+
+/// Parse the entry lines of `text` (which starts at a line start).
+fn parse_chunk(chunk: &[u8], spec: &Spec<'_>, expect: usize) -> Result<Parsed, Stop> {
+    // Checked here, on the chunk's own thread; the reference path names
+    // the line of a non-UTF-8 byte.
+    let str_text = std::str::from_utf8(chunk).map_err(|_| Stop::Unsure)?;
+    let text = chunk;
+    let r = spec.rank;
+    let nv = spec.values.count();
+    let mut p = Parsed {
+        coords: Vec::new(),
+        values: Vec::new(),
+        n: 0,
+        max: vec![0; r],
+    };
+    p.coords
+        .try_reserve(expect.saturating_mul(r))
+        .map_err(|_| alloc_err(expect.saturating_mul(8 * r)))?;
+    p.values
+        .try_reserve(expect.saturating_mul(nv))
+        .map_err(|_| alloc_err(expect.saturating_mul(8 * nv)))?;
+    let mut at = 0;
+    let len = text.len();
+    while at < len {
+        skip_spaces(text, &mut at);
+        match text.get(at) {
+            None => break,
+            Some(b'\n') => {
+                at += 1;
+                continue;
+            }
+            Some(b'\r') if text.get(at + 1) == Some(&b'\n') => {
+                at += 2;
+                continue;
+            }
+            Some(&c) if c == spec.comment => {
+                at = match text[at..].iter().position(|&b| b == b'\n') {
+                    Some(k) => at + k + 1,
+                    None => len,
+                };
+                continue;
+            }
+            _ => {}
+        }
+        if p.coords.capacity() - p.coords.len() < r {
+            let more = p.coords.len().max(1024);
+            p.coords
+                .try_reserve(more)
+                .map_err(|_| alloc_err(more * 8))?;
+        }
+        for d in 0..r {
+            if d > 0 {
+                if !text.get(at).is_some_and(|&b| is_space(b)) {
+                    return Err(Stop::Unsure);
+                }
+                skip_spaces(text, &mut at);
+            }
+            let v = uint(text, &mut at).ok_or(Stop::Unsure)?;
+            match spec.extents {
+                Some(e) if v == 0 || v > e[d] => return Err(Stop::Unsure),
+                None if v == 0 => return Err(Stop::Unsure),
+                _ => {}
+            }
+            if v > p.max[d] {
+                p.max[d] = v;
+            }
+            p.coords.push(v - 1);
+        }
+        if p.values.capacity() - p.values.len() < nv {
+            let more = p.values.len().max(1024);
+            p.values
+                .try_reserve(more)
+                .map_err(|_| alloc_err(more * 8))?;
+        }
+        for _ in 0..nv {
+            if !text.get(at).is_some_and(|&b| is_space(b)) {
+                return Err(Stop::Unsure);
+            }
+            skip_spaces(text, &mut at);
+            let word = match spec.values {
+                Values::Integer => {
+                    let t = token(str_text, &mut at).ok_or(Stop::Unsure)?;
+                    t.parse::<i64>().map_err(|_| Stop::Unsure)? as u64
+                }
+                _ => {
+                    let (x, used) = fast_float2::parse_partial::<f64, _>(&text[at..])
+                        .map_err(|_| Stop::Unsure)?;
+                    if used == 0 || text.get(at + used).is_some_and(|&b| b > b' ') {
+                        return Err(Stop::Unsure);
+                    }
+                    at += used;
+                    x.to_bits()
+                }
+            };
+            p.values.push(word);
+        }
+        skip_spaces(text, &mut at);
+        match text.get(at) {
+            None => {}
+            Some(b'\n') => at += 1,
+            Some(b'\r') if text.get(at + 1) == Some(&b'\n') => at += 2,
+            _ => return Err(Stop::Unsure),
+        }
+        p.n += 1;
+    }
+    Ok(p)
+}
+
+/// Parse the entry lines of `text` on up to `threads` threads (chunks cut
+/// at line ends; entries keep the file's order). `expect` is the number of
+/// entries the file declares, if it does (a guess for the memory to
+/// reserve, never trusted beyond the input's size).
+pub(crate) fn parse(
+    text: &[u8],
+    spec: &Spec<'_>,
+    expect: Option<u64>,
+    threads: usize,
+) -> Result<Parsed, Stop> {
+    // No entry line is shorter than "1 1\n" per two coordinates.
+    let most = text.len() / (2 * spec.rank + 2).max(4) + 1;
+    let expect = expect.map_or(most, |e| e.min(most as u64) as usize);
+    let threads = threads.clamp(1, 64).min(text.len() / (1 << 20) + 1);
+    if threads == 1 {
+        return parse_chunk(text, spec, expect);
+    }
+    let mut cuts = vec![0];
+    for k in 1..threads {
+        let guess = (text.len() / threads * k).max(*cuts.last().unwrap_or(&0));
+        let cut = match text[guess..].iter().position(|&b| b == b'\n') {
+            Some(j) => guess + j + 1,
+            None => text.len(),
+        };
+        cuts.push(cut);
+    }
+    cuts.push(text.len());
+    let share = |k: usize| expect / threads + (k == 0) as usize * (expect % threads) + 64;
+    let parts: Vec<Result<Parsed, Stop>> = std::thread::scope(|s| {
+        let handles: Vec<_> = cuts
+            .windows(2)
+            .enumerate()
+            .map(|(k, w)| {
+                let (a, b) = (w[0], w[1]);
+                std::thread::Builder::new()
+                    .spawn_scoped(s, move || parse_chunk(&text[a..b], spec, share(k)))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| match h {
+                Ok(h) => h.join().unwrap_or(Err(Stop::Unsure)),
+                Err(e) => Err(Stop::Failed(CooError::ThreadSpawn(e.to_string()))),
+            })
+            .collect()
+    });
+    let mut parts = parts.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let total: usize = parts.iter().map(|p| p.n).sum();
+    let mut first = parts.remove(0);
+    let r = spec.rank;
+    let nv = spec.values.count();
+    first
+        .coords
+        .try_reserve_exact(total * r - first.coords.len())
+        .map_err(|_| alloc_err(total * r * 8))?;
+    first
+        .values
+        .try_reserve_exact(total * nv - first.values.len())
+        .map_err(|_| alloc_err(total * nv * 8))?;
+    for p in parts {
+        first.coords.extend_from_slice(&p.coords);
+        first.values.extend_from_slice(&p.values);
+        first.n += p.n;
+        for (m, x) in first.max.iter_mut().zip(p.max) {
+            *m = (*m).max(x);
+        }
+    }
+    Ok(first)
+}
