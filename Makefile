@@ -1,5 +1,5 @@
 # Build and install libhurray_coo for C, C++ and Fortran users.
-#   make                       # cargo build --release (as your user)
+#   make                       # cargo build --release (as your user): library and tool
 #   sudo make install PREFIX=/opt/hurray [DESTDIR=/tmp/stage]
 #   make uninstall PREFIX=/opt/hurray
 # `install` only copies what `make` built: it runs cargo only when nothing
@@ -8,11 +8,13 @@
 # Installs: lib/libhurray_coo.so.VERSION with soname libhurray_coo.so.ABI and
 # the usual symlinks, lib/libhurray_coo.a, include/hurray_coo.h, .hpp, .f90
 # (Fortran module source: compile it with your own compiler),
-# lib/pkgconfig/hurray_coo.pc and lib/cmake/hurray_coo/ (find_package).
+# lib/pkgconfig/hurray_coo.pc and lib/cmake/hurray_coo/ (find_package), and the
+# command-line tool bin/hurray-coo.
 
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
+BINDIR ?= $(PREFIX)/bin
 DESTDIR ?=
 CARGO ?= cargo
 PROFILE ?= release
@@ -32,8 +34,8 @@ SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
   -e 's|@ABI@|$(ABI)|g' -e 's|@NATIVE_LIBS@|$(NATIVE_LIBS)|g' \
   -e 's|@NATIVE_LIBS_CMAKE@|$(subst -l,,$(subst $() ,;,$(NATIVE_LIBS)))|g'
 
-SOURCES := $(shell find src -name '*.rs') Cargo.toml Cargo.lock build.rs cbindgen.toml
-LIBS := $(BUILD)/libhurray_coo.so $(BUILD)/libhurray_coo.a
+SOURCES := $(shell find src cli/src -name '*.rs') Cargo.toml cli/Cargo.toml Cargo.lock build.rs cbindgen.toml
+LIBS := $(BUILD)/libhurray_coo.so $(BUILD)/libhurray_coo.a $(BUILD)/hurray-coo
 
 .PHONY: all build install uninstall
 all: build
@@ -49,12 +51,13 @@ $(LIBS) &: $(SOURCES)
 	  echo "libhurray_coo is not built in $(BUILD) (or a source is newer than the build)," >&2; \
 	  echo "and '$(CARGO)' is not on PATH. Build first as the user who has cargo:" >&2; \
 	  echo "  make && sudo make install PREFIX=$(PREFIX)" >&2; exit 1; }
-	$(CARGO) build --profile $(PROFILE) -p hurray-coo
+	$(CARGO) build --profile $(PROFILE) -p hurray-coo -p hurray-coo-cli
 	ln -sf libhurray_coo.so $(BUILD)/$(SONAME)
 	@touch $(LIBS)
 
 install: $(LIBS)
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake/hurray_coo $(DESTDIR)$(INCLUDEDIR)
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake/hurray_coo $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR)
+	install -m 755 $(BUILD)/hurray-coo $(DESTDIR)$(BINDIR)/hurray-coo
 	install -m 755 $(BUILD)/libhurray_coo.so $(DESTDIR)$(LIBDIR)/$(REAL)
 	ln -sf $(REAL) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libhurray_coo.so
@@ -69,3 +72,4 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libhurray_coo.a $(DESTDIR)$(LIBDIR)/pkgconfig/hurray_coo.pc
 	rm -rf $(DESTDIR)$(LIBDIR)/cmake/hurray_coo
 	rm -f $(DESTDIR)$(INCLUDEDIR)/hurray_coo.h $(DESTDIR)$(INCLUDEDIR)/hurray_coo.hpp $(DESTDIR)$(INCLUDEDIR)/hurray_coo.f90
+	rm -f $(DESTDIR)$(BINDIR)/hurray-coo

@@ -132,6 +132,7 @@ fn installed_library_serves_c_cpp_and_fortran_consumers() {
         "lib/pkgconfig/hurray_coo.pc".into(),
         "lib/cmake/hurray_coo/hurray_cooConfig.cmake".into(),
         "lib/cmake/hurray_coo/hurray_cooConfigVersion.cmake".into(),
+        "bin/hurray-coo".into(),
     ] {
         assert!(prefix.join(&f).exists(), "{f} not installed");
     }
@@ -263,11 +264,16 @@ fn installed_library_serves_c_cpp_and_fortran_consumers() {
     assert!(err.contains("hurray_tensor cannot be copied"), "{err}");
     assert!(!String::from_utf8_lossy(&copy.stdout).contains("NOT REACHED"));
 
+    // The installed command-line tool runs on its own.
+    let out = run(Command::new(prefix.join("bin/hurray-coo")).arg("--version"));
+    assert!(out.contains("hurray-coo "), "{out}");
+
     // make uninstall removes what make install put there.
     run(Command::new("make")
         .current_dir(&root)
         .arg("uninstall")
         .arg(format!("PREFIX={}", prefix.display())));
     assert!(!lib.join("libhurray_coo.a").exists());
+    assert!(!prefix.join("bin/hurray-coo").exists());
     assert!(!prefix.join("include/hurray_coo.h").exists());
 }

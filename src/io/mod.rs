@@ -9,4 +9,4 @@ pub mod stats;
 pub(crate) mod text;
 pub mod tns;
 
-pub use text::{TextOptions, WriteOptions, MAX_PRECISION};
+pub use text::{entry_text, TextOptions, WriteOptions, MAX_PRECISION};

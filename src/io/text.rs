@@ -428,3 +428,17 @@ fn write_range(
     }
     Ok(())
 }
+
+/// Entry `i` of `coo` as a line of text, coordinates counted from 1 and the
+/// value as the writers write it ("3 1 -0.5"); `None` past the end or for
+/// a type accepted only by a permissive handle.
+pub fn entry_text(coo: &crate::coo::Coo<'_>, i: usize) -> Option<String> {
+    let ty = coo.type_info()?;
+    if i as u64 >= coo.nnz() {
+        return None;
+    }
+    let mut out = Vec::new();
+    write_range(coo, ty, true, None, i..i + 1, &mut out).ok()?;
+    out.pop();
+    String::from_utf8(out).ok()
+}

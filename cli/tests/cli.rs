@@ -1,0 +1,194 @@
+//! The command-line tool as a user runs it: exit codes, what it prints,
+//! files it writes, and the progress bar in a terminal session.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_hurray-coo"))
+}
+
+fn dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("hurray_cli_{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+const SYM: &str =
+    "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 4.0\n2 1 -1.5\n3 3 2.0\n";
+
+#[test]
+fn help_has_an_example_per_subcommand_and_the_exit_codes() {
+    let o = bin().arg("--help").output().unwrap();
+    let (out, _) = text(&o);
+    assert!(o.status.success());
+    for w in [
+        "info",
+        "validate",
+        "convert",
+        "head",
+        "Exit status:",
+        "2  usage error",
+    ] {
+        assert!(out.contains(w), "--help lacks {w:?}:\n{out}");
+    }
+    for sub in ["info", "validate", "convert", "head"] {
+        let o = bin().args([sub, "--help"]).output().unwrap();
+        let (out, _) = text(&o);
+        assert!(
+            out.contains("Example:\n  hurray-coo "),
+            "{sub} --help:\n{out}"
+        );
+    }
+    let o = bin().arg("--frobnicate").output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "usage errors exit with 2");
+}
+
+#[test]
+fn info_validate_head_and_convert() {
+    let d = dir();
+    let a = d.join("a.mtx");
+    std::fs::write(&a, SYM).unwrap();
+    let o = bin().args(["info"]).arg(&a).output().unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    for w in [
+        "type     float64",
+        "shape    3 x 3 (rank 2)",
+        "entries  4",
+        "sorted   yes",
+        "min -1.5 max 4",
+        "    2 1 -1.5",
+    ] {
+        assert!(out.contains(w), "info lacks {w:?}:\n{out}");
+    }
+    let o = bin().args(["validate"]).arg(&a).output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(text(&o).0.contains("valid, 3 x 3 float64 with 4 entries"));
+
+    let o = bin().args(["head", "-n", "2"]).arg(&a).output().unwrap();
+    assert_eq!(text(&o).0, "1 1 4.0\n1 2 -1.5\n");
+
+    // mtx -> tns -> mtx: the same entries.
+    let t = d.join("a.tns");
+    let b = d.join("b.mtx");
+    let o = bin()
+        .args(["convert", "--threads", "2"])
+        .arg(&a)
+        .arg(&t)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+    assert!(text(&o).1.contains("4 entries"));
+    let o = bin()
+        .args(["convert", "--shape", "3,3", "--precision", "3"])
+        .arg(&t)
+        .arg(&b)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+    let back = std::fs::read_to_string(&b).unwrap();
+    assert!(
+        back.starts_with("%%MatrixMarket matrix coordinate real general\n"),
+        "{back}"
+    );
+    assert!(
+        back.ends_with("3 3 4\n1 1 4.00e0\n1 2 -1.50e0\n2 1 -1.50e0\n3 3 2.00e0\n"),
+        "{back}"
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn invalid_input_exits_1_with_the_precise_message() {
+    let d = dir().join("bad");
+    std::fs::create_dir_all(&d).unwrap();
+    let bad = d.join("bad.mtx");
+    std::fs::write(
+        &bad,
+        "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 3 1.0\n",
+    )
+    .unwrap();
+    let o = bin().args(["validate"]).arg(&bad).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let (_, err) = text(&o);
+    assert!(
+        err.contains(&format!(
+            "{}: line 3, column 3: column index out of range",
+            bad.display()
+        )),
+        "{err}"
+    );
+    let dup = d.join("dup.tns");
+    std::fs::write(&dup, "1 1 1.0\n1 1 2.0\n").unwrap();
+    let o = bin().args(["validate"]).arg(&dup).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o).1.contains("line 2 duplicates line 1"),
+        "{}",
+        text(&o).1
+    );
+    let o = bin()
+        .args(["validate", "--duplicates", "sum"])
+        .arg(&dup)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    for (name, needle) in [
+        ("x.hrry", "not supported by this version yet"),
+        ("x.csv", "unknown format"),
+        ("missing.mtx", "missing.mtx"),
+    ] {
+        let o = bin().args(["info"]).arg(d.join(name)).output().unwrap();
+        assert_eq!(o.status.code(), Some(1));
+        assert!(text(&o).1.contains(needle), "{name}: {}", text(&o).1);
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// In a terminal (a pseudo-terminal from util-linux `script`) the progress
+/// spinner is drawn on standard error; through a pipe it never is.
+#[test]
+fn progress_shows_in_a_terminal_only() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: util-linux `script` is not installed");
+        return;
+    }
+    let d = dir().join("progress");
+    std::fs::create_dir_all(&d).unwrap();
+    let a = d.join("a.mtx");
+    std::fs::write(&a, SYM).unwrap();
+    let cmd = format!(
+        "{} --progress always validate {}",
+        env!("CARGO_BIN_EXE_hurray-coo"),
+        a.display()
+    );
+    let o = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .output()
+        .unwrap();
+    let (out, _) = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains("reading "),
+        "no progress in a terminal:\n{out:?}"
+    );
+    let o = bin()
+        .args(["--progress", "always", "validate"])
+        .arg(&a)
+        .output()
+        .unwrap();
+    let (_, err) = text(&o);
+    assert!(
+        !err.contains("reading "),
+        "progress drawn into a pipe: {err:?}"
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}
