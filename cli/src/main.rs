@@ -42,21 +42,23 @@ enum Progress {
     Never,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum Policy {
-    Error,
-    Sum,
-    First,
-    Last,
-    Min,
-    Max,
+/// A duplicate policy by its library name, in lower case.
+fn policy(s: &str) -> Result<Duplicates, String> {
+    Duplicates::from_name(s).ok_or_else(|| {
+        let names: Vec<String> = Duplicates::ALL
+            .iter()
+            .map(|d| d.name().to_ascii_lowercase())
+            .collect();
+        format!("'{s}' is not a policy; one of {}", names.join(", "))
+    })
 }
 
 #[derive(clap::Args, Clone)]
 struct ReadArgs {
-    /// What to do with entries that share coordinates.
-    #[arg(long, value_enum, default_value_t = Policy::Error)]
-    duplicates: Policy,
+    /// What to do with entries that share coordinates: error, sum, first,
+    /// last, min or max.
+    #[arg(long, default_value = "error", value_parser = policy)]
+    duplicates: Duplicates,
     /// Keep the stored triangle of a symmetric Matrix Market file.
     #[arg(long)]
     keep_triangular: bool,
@@ -166,14 +168,7 @@ fn read(path: &Path, a: &ReadArgs, mode: Progress) -> Result<Coo<'static>, Strin
     let bar = progress(mode, format!("reading {}", path.display()), bytes);
     let o = TextOptions {
         assemble: AssembleOptions {
-            duplicates: match a.duplicates {
-                Policy::Error => Duplicates::Error,
-                Policy::Sum => Duplicates::Sum,
-                Policy::First => Duplicates::First,
-                Policy::Last => Duplicates::Last,
-                Policy::Min => Duplicates::Min,
-                Policy::Max => Duplicates::Max,
-            },
+            duplicates: a.duplicates,
             threads: a.threads,
             ..Default::default()
         },

@@ -49,6 +49,18 @@ fn help_has_an_example_per_subcommand_and_the_exit_codes() {
     }
     let o = bin().arg("--frobnicate").output().unwrap();
     assert_eq!(o.status.code(), Some(2), "usage errors exit with 2");
+    let o = bin()
+        .args(["validate", "--duplicates", "avg", "x.mtx"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o)
+            .1
+            .contains("one of error, sum, first, last, min, max"),
+        "{}",
+        text(&o).1
+    );
 }
 
 #[test]

@@ -43,6 +43,23 @@ pub enum Duplicates {
 }
 
 impl Duplicates {
+    /// Every policy, in the order of the C API's codes.
+    pub const ALL: [Duplicates; 6] = [
+        Duplicates::Error,
+        Duplicates::Sum,
+        Duplicates::First,
+        Duplicates::Last,
+        Duplicates::Min,
+        Duplicates::Max,
+    ];
+
+    /// The policy with this name, in any case ("sum", "SUM").
+    pub fn from_name(name: &str) -> Option<Duplicates> {
+        Duplicates::ALL
+            .into_iter()
+            .find(|d| d.name().eq_ignore_ascii_case(name))
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Duplicates::Error => "ERROR",
