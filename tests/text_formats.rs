@@ -551,7 +551,9 @@ fn random_text(rng: &mut Rng, frostt: bool, big: bool) -> String {
     }
     if !big && rng.below(3) == 0 && !lines.is_empty() {
         let k = rng.below(lines.len() as u64) as usize;
-        lines[k] = match rng.below(7) {
+        lines[k] = match rng.below(8) {
+            // 22 digits: valid (leading zeros), longer than the fast path reads.
+            7 => format!("000000000000000000000{}", lines[k]),
             0 => "1 x 2".into(),
             1 => format!("{} 1 1 1", n_dim + 1),
             2 => "1".into(),

@@ -73,7 +73,9 @@ fn is_space(b: u8) -> bool {
     b == b' ' || b == b'\t'
 }
 
-/// An unsigned decimal at `text[*at..]`, advancing `at`.
+/// An unsigned decimal of at most 19 digits at `text[*at..]`, advancing
+/// `at` (19 digits never overflow a u64, so no check per digit; a longer
+/// number, leading zeros included, is left to the reference path).
 #[inline(always)]
 fn uint(text: &[u8], at: &mut usize) -> Option<u64> {
     let start = *at;
@@ -83,10 +85,11 @@ fn uint(text: &[u8], at: &mut usize) -> Option<u64> {
         if d > 9 {
             break;
         }
-        v = v.checked_mul(10)?.checked_add(u64::from(d))?;
+        v = v.wrapping_mul(10).wrapping_add(u64::from(d));
         *at += 1;
     }
-    (*at > start).then_some(v)
+    let digits = *at - start;
+    (digits > 0 && digits <= 19).then_some(v)
 }
 
 /// The token at `text[*at..]` (up to whitespace or the line's end). Its
