@@ -85,6 +85,8 @@ fn check_status(st: hurray_status) {
 /// # Safety
 /// `coo` is a live handle.
 unsafe fn exercise(coo: *mut hurray_coo, inp: &mut Input<'_>, expect_valid: bool) {
+    // SAFETY: coo is live (this function's contract); every buffer passed
+    // below is a local with the length given beside it.
     unsafe {
         let st = hurray_coo_validate(coo);
         check_status(st);
@@ -660,6 +662,8 @@ pub fn text(data: &[u8]) {
             )
         }
     };
+    // SAFETY: the message is a NUL-terminated string the library keeps
+    // alive until the thread's next call.
     let msg = unsafe { CStr::from_ptr(hurray_last_error_message()) }
         .to_string_lossy()
         .into_owned();

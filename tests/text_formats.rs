@@ -446,7 +446,7 @@ fn frostt_files_infer_or_check_their_shape() {
 }
 
 #[test]
-fn files_are_written_whole_and_read_with_their_path_in_errors() {
+fn files_round_trip_leave_no_temporary_and_errors_name_the_path() {
     let dir = std::env::temp_dir().join(format!("hurray_text_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join("a.mtx");

@@ -3,7 +3,8 @@
 use std::ffi::c_void;
 
 use super::assemble::{index_base, index_type};
-use super::guard::{array, array_mut, box_handle, bytes, guard, handle, write_opt, write_req};
+use super::guard::{array, array_mut, bytes, guard, handle, write_opt, write_req};
+use super::handle::hand_out;
 use super::{hurray_coo, hurray_status};
 use crate::convert::{self, Format};
 use crate::error::CooError;
@@ -220,15 +221,8 @@ pub unsafe extern "C" fn hurray_coo_from_compressed(
         };
         let coo =
             convert::from_compressed(f, [rows, cols], it, b, o, i, type_tag, v, threads as usize)?;
-        let h = box_handle(hurray_coo {
-            coo,
-            desc: None,
-            one_based: b == 1,
-            _release: None,
-        })?;
         // SAFETY: checked non-null above.
-        unsafe { write_opt(out, h) };
-        Ok(())
+        unsafe { hand_out(coo, b == 1, out) }
     })
 }
 
@@ -270,14 +264,7 @@ pub unsafe extern "C" fn hurray_coo_sort_modes(
         // SAFETY: rank readable u32s at modes, per the contract.
         let m = unsafe { array(modes, rank as usize, "modes") }?;
         let sorted = convert::sort_by_modes(&h.coo, m, threads as usize).map_err(|e| h.err(e))?;
-        let b = box_handle(hurray_coo {
-            coo: sorted,
-            desc: None,
-            one_based: h.one_based,
-            _release: None,
-        })?;
         // SAFETY: checked non-null above.
-        unsafe { write_opt(out, b) };
-        Ok(())
+        unsafe { hand_out(sorted, h.one_based, out) }
     })
 }

@@ -202,6 +202,27 @@ pub(super) unsafe fn build_handle(
     Ok(())
 }
 
+/// Box a tensor the library built (assembly, conversion, a file) as a
+/// library-owned handle and store it in `*out`.
+///
+/// # Safety
+/// `out` is non-null and writable.
+pub(super) unsafe fn hand_out(
+    coo: Coo<'static>,
+    one_based: bool,
+    out: *mut *mut hurray_coo,
+) -> Result<(), CooError> {
+    let h = box_handle(hurray_coo {
+        coo,
+        desc: None,
+        one_based,
+        _release: None,
+    })?;
+    // SAFETY: per this function's contract.
+    unsafe { write_opt(out, h) };
+    Ok(())
+}
+
 /// Free a handle created by hurray_coo_create*. NULL is a no-op. Calls the
 /// release callback, if one was given, exactly once. Never fails.
 ///

@@ -2,14 +2,12 @@
 //! memory buffer into a canonical handle, write a handle to a path or into
 //! caller memory.
 
-use std::borrow::Cow;
 use std::ffi::{c_char, c_void, CStr};
 use std::path::Path;
 
 use super::assemble::{duplicates, HURRAY_ASSEMBLE_DROP_ZEROS};
-use super::guard::{
-    box_handle, bytes, guard, handle, read_u64s, write_bytes, write_opt, write_req,
-};
+use super::guard::{bytes, guard, handle, read_u64s, write_bytes, write_opt, write_req};
+use super::handle::hand_out;
 use super::{hurray_coo, hurray_status};
 use crate::assemble::AssembleOptions;
 use crate::coo::{check_rank, Coo};
@@ -101,28 +99,11 @@ impl Source<'_> {
         match self {
             Source::Memory(b) => parse(b),
             Source::File(p) => {
-                let b: Cow<[u8]> = Cow::Owned(text::read_file(p)?);
+                let b = text::read_file(p)?;
                 parse(&b).map_err(|e| text::in_file(p, e))
             }
         }
     }
-}
-
-/// Box a handle read from a file (its later messages count from 1, as the
-/// file does) and write it to *out.
-///
-/// # Safety
-/// `out` must be writable (checked non-NULL by the caller).
-unsafe fn hand_out(coo: Coo<'static>, out: *mut *mut hurray_coo) -> Result<(), CooError> {
-    let h = box_handle(hurray_coo {
-        coo,
-        desc: None,
-        one_based: true,
-        _release: None,
-    })?;
-    // SAFETY: non-null and writable per the caller.
-    unsafe { write_opt(out, h) };
-    Ok(())
 }
 
 fn symmetry_code(s: MtxSymmetry) -> u32 {
@@ -136,8 +117,8 @@ fn symmetry_code(s: MtxSymmetry) -> u32 {
 
 /// # Safety
 /// As hurray_coo_read_mtx.
-unsafe fn read_mtx_from(
-    src: impl FnOnce() -> Result<Source<'static>, CooError>,
+unsafe fn read_mtx_from<'s>(
+    src: impl FnOnce() -> Result<Source<'s>, CooError>,
     policy: u32,
     flags: u32,
     threads: u32,
@@ -151,8 +132,9 @@ unsafe fn read_mtx_from(
         let (coo, h) = src()?.read(|b| mtx::read_mtx(b, &o))?;
         // SAFETY: NULL or writable per the contract.
         unsafe { write_opt(out_symmetry, symmetry_code(h.symmetry)) };
-        // SAFETY: out checked non-NULL above.
-        unsafe { hand_out(coo, out) }
+        // SAFETY: out checked non-NULL above; a handle read from a file
+        // counts from 1 in its later messages, as the file does.
+        unsafe { hand_out(coo, true, out) }
     })
 }
 
@@ -241,8 +223,8 @@ pub unsafe extern "C" fn hurray_coo_read_mtx_file(
 
 /// # Safety
 /// As hurray_coo_read_tns.
-unsafe fn read_tns_from(
-    src: impl FnOnce() -> Result<Source<'static>, CooError>,
+unsafe fn read_tns_from<'s>(
+    src: impl FnOnce() -> Result<Source<'s>, CooError>,
     shape: *const u64,
     rank: u32,
     policy: u32,
@@ -262,8 +244,9 @@ unsafe fn read_tns_from(
             Some(unsafe { read_u64s(shape, rank, "shape") }?)
         };
         let coo = src()?.read(|b| tns::read_tns(b, given.as_ref().map(|s| s.as_slice()), &o))?;
-        // SAFETY: out checked non-NULL above.
-        unsafe { hand_out(coo, out) }
+        // SAFETY: out checked non-NULL above; a handle read from a file
+        // counts from 1 in its later messages, as the file does.
+        unsafe { hand_out(coo, true, out) }
     })
 }
 

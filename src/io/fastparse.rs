@@ -8,6 +8,7 @@
 //! column and the token. So every message comes from one place, and the
 //! fast path is tested by comparing it with the reference.
 
+use super::text::Entries;
 use crate::error::CooError;
 
 /// How the values of an entry line are written.
@@ -24,7 +25,7 @@ pub(crate) enum Values {
 }
 
 impl Values {
-    fn count(self) -> usize {
+    pub(crate) fn count(self) -> usize {
         match self {
             Values::None => 0,
             Values::Real | Values::Integer => 1,
@@ -45,13 +46,10 @@ pub(crate) struct Spec<'a> {
     pub comment: u8,
 }
 
-/// Entries as parsed: 0-based coordinates, `rank` per entry, and values as
-/// 8-byte little-endian words (`values.count()` per entry).
+/// Entries as parsed (`rank` coordinates and `values.count()` words per
+/// entry), and the largest coordinate (1-based) of each mode.
 pub(crate) struct Parsed {
-    pub coords: Vec<u64>,
-    pub values: Vec<u64>,
-    pub n: usize,
-    /// The largest coordinate (1-based) of each mode.
+    pub entries: Entries,
     pub max: Vec<u64>,
 }
 
@@ -122,12 +120,8 @@ fn parse_chunk(chunk: &[u8], spec: &Spec<'_>, expect: usize) -> Result<Parsed, S
     let text = chunk;
     let r = spec.rank;
     let nv = spec.values.count();
-    let mut p = Parsed {
-        coords: Vec::new(),
-        values: Vec::new(),
-        n: 0,
-        max: vec![0; r],
-    };
+    let mut p = Entries::default();
+    let mut max = vec![0; r];
     p.coords
         .try_reserve(expect.saturating_mul(r))
         .map_err(|_| alloc_err(expect.saturating_mul(8 * r)))?;
@@ -176,8 +170,8 @@ fn parse_chunk(chunk: &[u8], spec: &Spec<'_>, expect: usize) -> Result<Parsed, S
                 None if v == 0 => return Err(Stop::Unsure),
                 _ => {}
             }
-            if v > p.max[d] {
-                p.max[d] = v;
+            if v > max[d] {
+                max[d] = v;
             }
             p.coords.push(v - 1);
         }
@@ -218,7 +212,7 @@ fn parse_chunk(chunk: &[u8], spec: &Spec<'_>, expect: usize) -> Result<Parsed, S
         }
         p.n += 1;
     }
-    Ok(p)
+    Ok(Parsed { entries: p, max })
 }
 
 /// Parse the entry lines of `text` on up to `threads` threads (chunks cut
@@ -268,22 +262,21 @@ pub(crate) fn parse(
             .collect()
     });
     let mut parts = parts.into_iter().collect::<Result<Vec<_>, _>>()?;
-    let total: usize = parts.iter().map(|p| p.n).sum();
+    // Sums of lengths of vectors already in memory: they cannot overflow.
+    let coords: usize = parts.iter().map(|p| p.entries.coords.len()).sum();
+    let values: usize = parts.iter().map(|p| p.entries.values.len()).sum();
     let mut first = parts.remove(0);
-    let r = spec.rank;
-    let nv = spec.values.count();
-    first
-        .coords
-        .try_reserve_exact(total * r - first.coords.len())
-        .map_err(|_| alloc_err(total * r * 8))?;
-    first
-        .values
-        .try_reserve_exact(total * nv - first.values.len())
-        .map_err(|_| alloc_err(total * nv * 8))?;
+    let e = &mut first.entries;
+    e.coords
+        .try_reserve_exact(coords - e.coords.len())
+        .map_err(|_| alloc_err(coords.saturating_mul(8)))?;
+    e.values
+        .try_reserve_exact(values - e.values.len())
+        .map_err(|_| alloc_err(values.saturating_mul(8)))?;
     for p in parts {
-        first.coords.extend_from_slice(&p.coords);
-        first.values.extend_from_slice(&p.values);
-        first.n += p.n;
+        e.coords.extend_from_slice(&p.entries.coords);
+        e.values.extend_from_slice(&p.entries.values);
+        e.n += p.entries.n;
         for (m, x) in first.max.iter_mut().zip(p.max) {
             *m = (*m).max(x);
         }

@@ -10,8 +10,7 @@
 //! complex128, pattern -> bool (every stored entry true).
 
 use super::fastparse::{self, Spec, Stop, Values};
-use super::text::{self, field_of, Field, Lines, TextOptions, Token, WriteOptions};
-use crate::assemble::{assemble, CoordArrays, IndexType, Triplets};
+use super::text::{self, field_of, Entries, Field, Lines, TextOptions, Token, WriteOptions};
 use crate::coo::Coo;
 use crate::error::CooError;
 
@@ -119,41 +118,26 @@ fn parse_banner(lines: &mut Lines<'_>) -> Result<MtxHeader, CooError> {
     })
 }
 
-/// The number of value fields per entry.
-fn value_fields(field: MtxField) -> usize {
+/// How an entry's values are written in a file of this field.
+fn values_of(field: MtxField) -> Values {
     match field {
-        MtxField::Pattern => 0,
-        MtxField::Real | MtxField::Integer => 1,
-        MtxField::Complex => 2,
+        MtxField::Pattern => Values::None,
+        MtxField::Real => Values::Real,
+        MtxField::Integer => Values::Integer,
+        MtxField::Complex => Values::Complex,
     }
 }
 
-/// Coordinates (0-based pairs) and values (8-byte little-endian words:
-/// float64 bits or int64, two per complex value) as read.
-struct Entries {
-    coords: Vec<u64>,
-    values: Vec<u64>,
-    n: usize,
-}
-
-impl Entries {
-    fn push(&mut self, r: u64, c: u64) -> Result<(), CooError> {
-        text::push(&mut self.coords, r, "the coordinates")?;
-        text::push(&mut self.coords, c, "the coordinates")?;
-        self.n += 1;
-        Ok(())
+/// Append an entry's value fields as 8-byte words (int64 or float64 bits).
+fn push_value(e: &mut Entries, field: MtxField, tokens: &[Token<'_>]) -> Result<(), CooError> {
+    for t in tokens {
+        let word = match field {
+            MtxField::Integer => t.int()? as u64,
+            _ => t.real()?.to_bits(),
+        };
+        text::push(&mut e.values, word, "the values")?;
     }
-
-    fn push_value(&mut self, field: MtxField, tokens: &[Token<'_>]) -> Result<(), CooError> {
-        for t in tokens {
-            let word = match field {
-                MtxField::Integer => t.int()? as u64,
-                _ => t.real()?.to_bits(),
-            };
-            text::push(&mut self.values, word, "the values")?;
-        }
-        Ok(())
-    }
+    Ok(())
 }
 
 /// A 1-based index token checked against its extent; returned 0-based.
@@ -244,50 +228,22 @@ fn read(bytes: &[u8], o: &TextOptions, fast: bool) -> Result<(Coo<'static>, MtxH
     if h.symmetry != MtxSymmetry::General && !o.keep_triangular {
         mirror(&mut e, &h, &mut mirror_of, bytes)?;
     }
-    let (type_tag, has_values) = match h.field {
-        MtxField::Real => (0x04, true),
-        MtxField::Integer => (0x16, true),
-        MtxField::Complex => (0x51, true),
-        MtxField::Pattern => (0x20, false),
+    let type_tag = match h.field {
+        MtxField::Real => 0x04,
+        MtxField::Integer => 0x16,
+        MtxField::Complex => 0x51,
+        MtxField::Pattern => 0x20,
     };
-    let shape = [rows, cols];
-    let t = Triplets {
-        shape: &shape,
-        n: e.n,
-        index_type: IndexType::U64,
-        base: 0,
-        coords: CoordArrays::Interleaved(bytemuck::cast_slice(&e.coords)),
-        type_tag,
-        values: has_values.then_some(bytemuck::cast_slice(&e.values)),
-    };
-    let mut ao = o.assemble;
-    ao.skip_plan = true;
-    match assemble(&t, &ao) {
-        Ok((coo, _)) => Ok((coo, h)),
-        Err(CooError::TripletDuplicate {
-            second,
-            first,
-            coords,
-            ..
-        }) => {
-            let name = |k: u64| {
-                let (k, mirrored) = match (k as usize).checked_sub(read) {
-                    Some(m) => (mirror_of.get(m).copied().unwrap_or(0) as u64, true),
-                    None => (k, false),
-                };
-                let line = text::line_of_item(bytes, '%', 1, k);
-                format!("line {line}{}", if mirrored { " (mirrored)" } else { "" })
-            };
-            let one_based = crate::error::Coords(coords.0.iter().map(|x| x + 1).collect());
-            Err(CooError::DuplicateLine(format!(
-                "{} duplicates {}: both are entry {one_based} (counted from 1); pass a duplicate \
-                 policy (SUM, FIRST, LAST, MIN, MAX) to combine them",
-                name(second),
-                name(first)
-            )))
-        }
-        Err(other) => Err(other),
-    }
+    let pattern = h.field == MtxField::Pattern;
+    let coo = text::assemble_entries(&e, &[rows, cols], type_tag, pattern, o, |k| {
+        let (k, mirrored) = match (k as usize).checked_sub(read) {
+            Some(m) => (mirror_of.get(m).copied().unwrap_or(0) as u64, true),
+            None => (k, false),
+        };
+        let line = text::line_of_item(bytes, '%', 1, k);
+        format!("line {line}{}", if mirrored { " (mirrored)" } else { "" })
+    })?;
+    Ok((coo, h))
 }
 
 /// The entries of a coordinate file by the fast path, or `None` when it
@@ -304,12 +260,7 @@ fn fast_entries(
     let spec = Spec {
         rank: 2,
         extents: Some(&[rows, cols]),
-        values: match h.field {
-            MtxField::Pattern => Values::None,
-            MtxField::Real => Values::Real,
-            MtxField::Integer => Values::Integer,
-            MtxField::Complex => Values::Complex,
-        },
+        values: values_of(h.field),
         comment: b'%',
     };
     let p = match fastparse::parse(rest, &spec, Some(declared), threads) {
@@ -317,16 +268,13 @@ fn fast_entries(
         Err(Stop::Failed(e)) => return Err(e),
         Err(Stop::Unsure) => return Ok(None),
     };
+    let e = p.entries;
     let skew_diagonal =
-        h.symmetry == MtxSymmetry::SkewSymmetric && p.coords.chunks_exact(2).any(|c| c[0] == c[1]);
-    if p.n as u64 != declared || skew_diagonal {
+        h.symmetry == MtxSymmetry::SkewSymmetric && e.coords.chunks_exact(2).any(|c| c[0] == c[1]);
+    if e.n as u64 != declared || skew_diagonal {
         return Ok(None);
     }
-    Ok(Some(Entries {
-        coords: p.coords,
-        values: p.values,
-        n: p.n,
-    }))
+    Ok(Some(e))
 }
 
 /// The entries, line by line: the reference path, which names the line,
@@ -340,12 +288,8 @@ fn read_entries<'a>(
     declared: u64,
     size_line: usize,
 ) -> Result<Entries, CooError> {
-    let fields = value_fields(h.field);
-    let mut e = Entries {
-        coords: Vec::new(),
-        values: Vec::new(),
-        n: 0,
-    };
+    let fields = values_of(h.field).count();
+    let mut e = Entries::default();
     let per_line = if h.array { fields } else { 2 + fields };
     let (mut r, mut c) = (0u64, 0u64);
     if h.array {
@@ -378,8 +322,8 @@ fn read_entries<'a>(
             )));
         }
         if h.array {
-            e.push(r, c)?;
-            e.push_value(h.field, tok)?;
+            e.push(&[r, c])?;
+            push_value(&mut e, h.field, tok)?;
             r += 1;
             if r == rows {
                 c += 1;
@@ -393,8 +337,8 @@ fn read_entries<'a>(
                     "a skew-symmetric matrix has a zero diagonal: diagonal entries must not be stored",
                 ));
             }
-            e.push(i, j)?;
-            e.push_value(h.field, &tok[2..])?;
+            e.push(&[i, j])?;
+            push_value(&mut e, h.field, &tok[2..])?;
         }
         count += 1;
     }
@@ -448,7 +392,7 @@ fn mirror(
     bytes: &[u8],
 ) -> Result<(), CooError> {
     let read = e.n;
-    let width = value_fields(h.field);
+    let width = values_of(h.field).count();
     for k in 0..read {
         let (r, c) = (e.coords[2 * k], e.coords[2 * k + 1]);
         if r == c {
@@ -476,7 +420,7 @@ fn mirror(
             (MtxSymmetry::Hermitian, _) => v[1] = (-f64::from_bits(v[1])).to_bits(),
             _ => {}
         }
-        e.push(c, r)?;
+        e.push(&[c, r])?;
         for w in &v[..width] {
             text::push(&mut e.values, *w, "the values")?;
         }

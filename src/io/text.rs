@@ -1,9 +1,11 @@
 //! What the text formats (Matrix Market, FROSTT) share: a line-by-line
 //! tokenizer that knows where each token is (line and column, 1-based, as
 //! an editor shows them), number parsing with messages that name the
-//! token, and the assembly of what was read.
+//! token, the entries as read and their assembly (a duplicate named by its
+//! lines), number formatting for the writers, and file reads and writes.
 
-use crate::assemble::AssembleOptions;
+use crate::assemble::{assemble, AssembleOptions, CoordArrays, IndexType, Triplets};
+use crate::coo::Coo;
 use crate::element::decode::{copy_element, to_f64};
 use crate::element::types::{Encoding, TypeInfo};
 use crate::error::CooError;
@@ -140,6 +142,68 @@ pub(crate) fn known_type(
         coo.validate()?;
     }
     Ok(ty)
+}
+
+/// Entries as a reader collects them: 0-based coordinates (rank per entry)
+/// and values as 8-byte little-endian words (float64 bits or int64; two per
+/// complex value; none for a pattern).
+#[derive(Default)]
+pub(crate) struct Entries {
+    pub coords: Vec<u64>,
+    pub values: Vec<u64>,
+    pub n: usize,
+}
+
+impl Entries {
+    /// Append one entry's coordinates.
+    pub(crate) fn push(&mut self, coords: &[u64]) -> Result<(), CooError> {
+        for &c in coords {
+            push(&mut self.coords, c, "the coordinates")?;
+        }
+        self.n += 1;
+        Ok(())
+    }
+}
+
+/// Assemble what a reader collected into a canonical tensor of `shape` and
+/// `type_tag` (values ignored for a pattern), with the caller's policy. A
+/// duplicate under the ERROR policy is reported by the lines that
+/// `line_of(triplet)` names, e.g. "line 7".
+pub(crate) fn assemble_entries(
+    e: &Entries,
+    shape: &[u64],
+    type_tag: u8,
+    pattern: bool,
+    o: &TextOptions,
+    line_of: impl Fn(u64) -> String,
+) -> Result<Coo<'static>, CooError> {
+    let t = Triplets {
+        shape,
+        n: e.n,
+        index_type: IndexType::U64,
+        base: 0,
+        coords: CoordArrays::Interleaved(bytemuck::cast_slice(&e.coords)),
+        type_tag,
+        values: (!pattern).then_some(bytemuck::cast_slice(&e.values)),
+    };
+    let mut ao = o.assemble;
+    ao.skip_plan = true;
+    match assemble(&t, &ao) {
+        Ok((coo, _)) => Ok(coo),
+        Err(CooError::TripletDuplicate {
+            second,
+            first,
+            coords,
+            ..
+        }) => Err(CooError::DuplicateLine(format!(
+            "{} duplicates {}: both are entry {} (counted from 1); pass a duplicate policy (SUM, \
+             FIRST, LAST, MIN, MAX) to combine them",
+            line_of(second),
+            line_of(first),
+            crate::error::Coords(coords.0.iter().map(|x| x + 1).collect())
+        ))),
+        Err(other) => Err(other),
+    }
 }
 
 /// Growable storage for what a reader collects, allocated without aborting.

@@ -5,10 +5,10 @@
 //! each mode. Values are read as float64.
 
 use super::fastparse::{self, Spec, Stop, Values};
-use super::text::{self, Lines, TextOptions, WriteOptions};
-use crate::assemble::{assemble, CoordArrays, IndexType, Triplets};
+use super::text::{self, Entries, Lines, TextOptions, WriteOptions};
 use crate::coo::Coo;
-use crate::error::{CooError, Coords};
+use crate::element::size::MAX_RANK;
+use crate::error::CooError;
 
 /// Read a FROSTT file held in `bytes`; `shape`, when given, fixes the rank
 /// and bounds every coordinate. Entry lines are parsed from bytes on up to
@@ -33,14 +33,6 @@ pub fn read_tns_line_by_line(
     read(bytes, shape, o, false)
 }
 
-/// Entries as read: 0-based coordinates, float64 bits, count, extents.
-struct Entries {
-    coords: Vec<u64>,
-    values: Vec<u64>,
-    n: usize,
-    extents: Vec<u64>,
-}
-
 fn read(
     bytes: &[u8],
     shape: Option<&[u64]>,
@@ -52,51 +44,31 @@ fn read(
     } else {
         None
     };
-    let e = match quick {
-        Some(e) => e,
+    let (e, extents) = match quick {
+        Some(x) => x,
         None => read_entries(bytes, shape)?,
     };
-    let t = Triplets {
-        shape: &e.extents,
-        n: e.n,
-        index_type: IndexType::U64,
-        base: 0,
-        coords: CoordArrays::Interleaved(bytemuck::cast_slice(&e.coords)),
-        type_tag: 0x04,
-        values: Some(bytemuck::cast_slice(&e.values)),
-    };
-    let mut ao = o.assemble;
-    ao.skip_plan = true;
-    match assemble(&t, &ao) {
-        Ok((coo, _)) => Ok(coo),
-        Err(CooError::TripletDuplicate {
-            second,
-            first,
-            coords,
-            ..
-        }) => Err(CooError::DuplicateLine(format!(
-            "line {} duplicates line {}: both are entry {} (counted from 1); pass a duplicate \
-             policy (SUM, FIRST, LAST, MIN, MAX) to combine them",
-            text::line_of_item(bytes, '#', 0, second),
-            text::line_of_item(bytes, '#', 0, first),
-            Coords(coords.0.iter().map(|x| x + 1).collect())
-        ))),
-        Err(other) => Err(other),
-    }
+    text::assemble_entries(&e, &extents, 0x04, false, o, |k| {
+        format!("line {}", text::line_of_item(bytes, '#', 0, k))
+    })
 }
 
-/// The entries by the fast path, or `None` when it cannot vouch for them.
+/// The entries and extents by the fast path, or `None` when it cannot
+/// vouch for them.
 fn fast_entries(
     bytes: &[u8],
     shape: Option<&[u64]>,
     threads: usize,
-) -> Result<Option<Entries>, CooError> {
+) -> Result<Option<(Entries, Vec<u64>)>, CooError> {
     let rank = match shape {
         Some(s) => s.len(),
         None => {
             let mut lines = Lines::new(bytes, '#');
             let mut tok = Vec::new();
-            if !matches!(lines.next_tokens(&mut tok), Ok(true)) || tok.len() < 2 || tok.len() > 65 {
+            if !matches!(lines.next_tokens(&mut tok), Ok(true))
+                || tok.len() < 2
+                || tok.len() > MAX_RANK as usize + 1
+            {
                 return Ok(None);
             }
             tok.len() - 1
@@ -113,26 +85,18 @@ fn fast_entries(
         Err(Stop::Failed(e)) => return Err(e),
         Err(Stop::Unsure) => return Ok(None),
     };
-    Ok(Some(Entries {
-        coords: p.coords,
-        values: p.values,
-        n: p.n,
-        extents: shape.map_or(p.max, |s| s.to_vec()),
-    }))
+    let extents = shape.map_or(p.max, |s| s.to_vec());
+    Ok(Some((p.entries, extents)))
 }
 
 /// The entries, line by line: the reference path, which names the line,
 /// column and token of every problem.
-fn read_entries(bytes: &[u8], shape: Option<&[u64]>) -> Result<Entries, CooError> {
+fn read_entries(bytes: &[u8], shape: Option<&[u64]>) -> Result<(Entries, Vec<u64>), CooError> {
     let mut lines = Lines::new(bytes, '#');
     let mut tok = Vec::new();
     let mut rank = shape.map(|s| s.len());
-    let mut e = Entries {
-        coords: Vec::new(),
-        values: Vec::new(),
-        n: 0,
-        extents: shape.map(|s| s.to_vec()).unwrap_or_default(),
-    };
+    let mut e = Entries::default();
+    let mut extents = shape.map(|s| s.to_vec()).unwrap_or_default();
     while lines.next_tokens(&mut tok)? {
         let r = match rank {
             Some(r) => r,
@@ -144,7 +108,7 @@ fn read_entries(bytes: &[u8], shape: Option<&[u64]>) -> Result<Entries, CooError
                 }
                 let r = tok.len() - 1;
                 crate::coo::check_rank(u32::try_from(r).unwrap_or(u32::MAX))?;
-                e.extents.resize(r, 0);
+                extents.resize(r, 0);
                 rank = Some(r);
                 r
             }
@@ -180,7 +144,7 @@ fn read_entries(bytes: &[u8], shape: Option<&[u64]>) -> Result<Entries, CooError
                     )))
                 }
                 Some(_) => {}
-                None => e.extents[d] = e.extents[d].max(v),
+                None => extents[d] = extents[d].max(v),
             }
             text::push(&mut e.coords, v - 1, "the coordinates")?;
         }
@@ -193,7 +157,7 @@ fn read_entries(bytes: &[u8], shape: Option<&[u64]>) -> Result<Entries, CooError
             lines.line()
         )));
     }
-    Ok(e)
+    Ok((e, extents))
 }
 
 /// Append `coo` to `out` as a FROSTT file: a comment line with the shape,
