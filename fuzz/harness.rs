@@ -556,7 +556,7 @@ pub fn assemble(data: &[u8]) {
             let st =
                 unsafe { hurray_coo_compressed_size(coo, format, it, &mut ob, &mut ib, &mut vb) };
             check_status(st);
-            if st != HURRAY_OK || ob + ib + vb > 1 << 20 {
+            if st != HURRAY_OK || ob.saturating_add(ib).saturating_add(vb) > 1 << 20 {
                 continue;
             }
             let (mut o, mut i, mut v) = (vec![0u8; ob], vec![0u8; ib], vec![0u8; vb]);
