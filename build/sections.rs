@@ -114,6 +114,16 @@ const SECTIONS: &[Section] = &[
         },
     ),
     (
+        "Hurray files",
+        "Open a .hrry file (mapped), list its tensors and metadata, get zero-copy handles; write files.",
+        |n| {
+            n.starts_with("HURRAY_FILE_")
+                || n.starts_with("HURRAY_KV_")
+                || n.starts_with("hurray_file")
+                || n == "hurray_kv"
+        },
+    ),
+    (
         "Descriptors and statistics",
         "The Hurray descriptor: write one for a handle, read one into a handle.",
         |n| {

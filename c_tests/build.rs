@@ -46,6 +46,7 @@ fn main() {
         "test_api.c",
         "test_assemble.c",
         "test_descriptor.c",
+        "test_file.c",
         "test_hostile.c",
         "test_text.c",
         "test_threads.c",

@@ -65,6 +65,10 @@ module hurray_coo
   integer(c_int32_t), parameter, public :: HURRAY_ERR_UNSUPPORTED_FEATURE = -45
   integer(c_int32_t), parameter, public :: HURRAY_ERR_PARSE = -50
   integer(c_int32_t), parameter, public :: HURRAY_ERR_IO = -51
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_CORRUPT_FILE = -52
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_CHECKSUM = -53
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_NOT_FOUND = -54
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_INVALID_ARGUMENT = -55
 
   integer(c_int32_t), parameter, public :: HURRAY_COO_BORROW = 0
   integer(c_int32_t), parameter, public :: HURRAY_COO_COPY = 1
@@ -107,6 +111,17 @@ module hurray_coo
   integer(c_int32_t), parameter, public :: HURRAY_MTX_SYMMETRIC = 1
   integer(c_int32_t), parameter, public :: HURRAY_MTX_SKEW_SYMMETRIC = 2
   integer(c_int32_t), parameter, public :: HURRAY_MTX_HERMITIAN = 3
+  integer(c_int32_t), parameter, public :: HURRAY_FILE_READ_INTO_MEMORY = 1
+  integer(c_int32_t), parameter, public :: HURRAY_FILE_SORTED_INDEX = 1
+  integer(c_int32_t), parameter, public :: HURRAY_FILE_STATISTICS_COUNTS = 2
+  integer(c_int32_t), parameter, public :: HURRAY_FILE_STATISTICS_FULL = 4
+  integer(c_int8_t), parameter, public :: HURRAY_KV_STRING = 1_c_int8_t
+  integer(c_int8_t), parameter, public :: HURRAY_KV_INT64 = 2_c_int8_t
+  integer(c_int8_t), parameter, public :: HURRAY_KV_UINT64 = 3_c_int8_t
+  integer(c_int8_t), parameter, public :: HURRAY_KV_FLOAT64 = 4_c_int8_t
+  integer(c_int8_t), parameter, public :: HURRAY_KV_BOOL = 5_c_int8_t
+  integer(c_int8_t), parameter, public :: HURRAY_KV_BYTES = 6_c_int8_t
+  integer(c_int8_t), parameter, public :: HURRAY_KV_ARRAY = 7_c_int8_t
 
   integer(c_int8_t), parameter, public :: HURRAY_TYPE_FLOAT16 = int(z'01', c_int8_t)
   integer(c_int8_t), parameter, public :: HURRAY_TYPE_BFLOAT16 = int(z'02', c_int8_t)
@@ -150,6 +165,35 @@ module hurray_coo
     logical(c_bool) :: has_nan
     logical(c_bool) :: has_inf
   end type hurray_statistics
+
+  type, bind(C), public :: hurray_file_tensor
+    type(c_ptr) :: name
+    integer(c_size_t) :: name_len
+    integer(c_int8_t) :: layout_tag
+    integer(c_int8_t) :: type_tag
+    logical(c_bool) :: is_coo
+    integer(c_int32_t) :: rank
+    type(c_ptr) :: shape
+    integer(c_int64_t) :: nnz
+    integer(c_int64_t) :: descriptor_offset
+    integer(c_int32_t) :: descriptor_length
+    integer(c_int64_t) :: data_offset
+    integer(c_int64_t) :: data_length
+  end type hurray_file_tensor
+
+  type, bind(C), public :: hurray_kv
+    type(c_ptr) :: key
+    integer(c_size_t) :: key_len
+    integer(c_int8_t) :: tag
+    integer(c_int8_t) :: array_tag
+    integer(c_int64_t) :: count
+    integer(c_int64_t) :: i64
+    integer(c_int64_t) :: u64
+    real(c_double) :: f64
+    logical(c_bool) :: b
+    type(c_ptr) :: data
+    integer(c_size_t) :: data_len
+  end type hurray_kv
 
   type, bind(C), public :: hurray_descriptor_info
     integer(c_int8_t) :: version_major
@@ -204,6 +248,13 @@ module hurray_coo
   public :: hurray_coo_read_mtx, hurray_coo_read_mtx_file, hurray_coo_read_tns
   public :: hurray_coo_read_tns_file, hurray_coo_write_mtx, hurray_coo_write_mtx_file
   public :: hurray_coo_write_tns, hurray_coo_write_tns_file
+  public :: hurray_file_open, hurray_file_open_bytes, hurray_file_close, hurray_file_tensor_count
+  public :: hurray_file_tensor_info, hurray_file_find, hurray_file_get, hurray_file_get_at
+  public :: hurray_file_kv_count, hurray_file_kv, hurray_file_kv_item
+  public :: hurray_file_writer_create, hurray_file_writer_add, hurray_file_writer_kv_string
+  public :: hurray_file_writer_kv_int64, hurray_file_writer_kv_uint64, hurray_file_writer_kv_float64
+  public :: hurray_file_writer_kv_bool, hurray_file_writer_kv_bytes, hurray_file_writer_kv_array
+  public :: hurray_file_writer_kv_string_array, hurray_file_writer_finish, hurray_file_writer_abort
 
   interface
     integer(c_int32_t) function hurray_coo_create(type_tag, rank, shape, nnz, is_sorted, &
@@ -643,6 +694,177 @@ module hurray_coo
       integer(c_int32_t), value :: precision
       integer(c_int32_t), value :: threads
     end function hurray_coo_write_tns_file
+
+    ! ---- Hurray files ------------------------------------------------------
+    integer(c_int32_t) function hurray_file_open(path, flags, out) bind(C, name="hurray_file_open")
+      import :: c_int32_t, c_ptr, c_char
+      character(kind=c_char), intent(in) :: path(*)
+      integer(c_int32_t), value :: flags
+      type(c_ptr), intent(out) :: out
+    end function hurray_file_open
+
+    integer(c_int32_t) function hurray_file_open_bytes(bytes, len, out) &
+        bind(C, name="hurray_file_open_bytes")
+      import :: c_int32_t, c_ptr, c_size_t
+      type(c_ptr), value :: bytes
+      integer(c_size_t), value :: len
+      type(c_ptr), intent(out) :: out
+    end function hurray_file_open_bytes
+
+    subroutine hurray_file_close(file) bind(C, name="hurray_file_close")
+      import :: c_ptr
+      type(c_ptr), value :: file
+    end subroutine hurray_file_close
+
+    integer(c_int64_t) function hurray_file_tensor_count(file) bind(C, name="hurray_file_tensor_count")
+      import :: c_int64_t, c_ptr
+      type(c_ptr), value :: file
+    end function hurray_file_tensor_count
+
+    integer(c_int32_t) function hurray_file_tensor_info(file, i, out) &
+        bind(C, name="hurray_file_tensor_info")
+      import :: c_int32_t, c_int64_t, c_ptr, hurray_file_tensor
+      type(c_ptr), value :: file
+      integer(c_int64_t), value :: i
+      type(hurray_file_tensor), intent(out) :: out
+    end function hurray_file_tensor_info
+
+    integer(c_int32_t) function hurray_file_find(file, name, out_index) bind(C, name="hurray_file_find")
+      import :: c_int32_t, c_int64_t, c_ptr, c_char
+      type(c_ptr), value :: file
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int64_t), intent(out) :: out_index
+    end function hurray_file_find
+
+    integer(c_int32_t) function hurray_file_get(file, name, flags, out) bind(C, name="hurray_file_get")
+      import :: c_int32_t, c_ptr, c_char
+      type(c_ptr), value :: file
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int32_t), value :: flags
+      type(c_ptr), intent(out) :: out
+    end function hurray_file_get
+
+    integer(c_int32_t) function hurray_file_get_at(file, i, flags, out) bind(C, name="hurray_file_get_at")
+      import :: c_int32_t, c_int64_t, c_ptr
+      type(c_ptr), value :: file
+      integer(c_int64_t), value :: i
+      integer(c_int32_t), value :: flags
+      type(c_ptr), intent(out) :: out
+    end function hurray_file_get_at
+
+    integer(c_int64_t) function hurray_file_kv_count(file) bind(C, name="hurray_file_kv_count")
+      import :: c_int64_t, c_ptr
+      type(c_ptr), value :: file
+    end function hurray_file_kv_count
+
+    integer(c_int32_t) function hurray_file_kv(file, i, out) bind(C, name="hurray_file_kv")
+      import :: c_int32_t, c_int64_t, c_ptr, hurray_kv
+      type(c_ptr), value :: file
+      integer(c_int64_t), value :: i
+      type(hurray_kv), intent(out) :: out
+    end function hurray_file_kv
+
+    integer(c_int32_t) function hurray_file_kv_item(file, i, j, out) bind(C, name="hurray_file_kv_item")
+      import :: c_int32_t, c_int64_t, c_ptr, hurray_kv
+      type(c_ptr), value :: file
+      integer(c_int64_t), value :: i
+      integer(c_int64_t), value :: j
+      type(hurray_kv), intent(out) :: out
+    end function hurray_file_kv_item
+
+    integer(c_int32_t) function hurray_file_writer_create(path, alignment, flags, out) &
+        bind(C, name="hurray_file_writer_create")
+      import :: c_int32_t, c_ptr, c_char
+      character(kind=c_char), intent(in) :: path(*)
+      integer(c_int32_t), value :: alignment
+      integer(c_int32_t), value :: flags
+      type(c_ptr), intent(out) :: out
+    end function hurray_file_writer_create
+
+    integer(c_int32_t) function hurray_file_writer_add(w, name, coo) bind(C, name="hurray_file_writer_add")
+      import :: c_int32_t, c_ptr, c_char
+      type(c_ptr), value :: w
+      character(kind=c_char), intent(in) :: name(*)
+      type(c_ptr), value :: coo
+    end function hurray_file_writer_add
+
+    integer(c_int32_t) function hurray_file_writer_kv_string(w, key, value) &
+        bind(C, name="hurray_file_writer_kv_string")
+      import :: c_int32_t, c_ptr, c_char
+      type(c_ptr), value :: w
+      character(kind=c_char), intent(in) :: key(*)
+      character(kind=c_char), intent(in) :: value(*)
+    end function hurray_file_writer_kv_string
+
+    integer(c_int32_t) function hurray_file_writer_kv_int64(w, key, value) &
+        bind(C, name="hurray_file_writer_kv_int64")
+      import :: c_int32_t, c_int64_t, c_ptr, c_char
+      type(c_ptr), value :: w
+      character(kind=c_char), intent(in) :: key(*)
+      integer(c_int64_t), value :: value
+    end function hurray_file_writer_kv_int64
+
+    integer(c_int32_t) function hurray_file_writer_kv_uint64(w, key, value) &
+        bind(C, name="hurray_file_writer_kv_uint64")
+      import :: c_int32_t, c_int64_t, c_ptr, c_char
+      type(c_ptr), value :: w
+      character(kind=c_char), intent(in) :: key(*)
+      integer(c_int64_t), value :: value
+    end function hurray_file_writer_kv_uint64
+
+    integer(c_int32_t) function hurray_file_writer_kv_float64(w, key, value) &
+        bind(C, name="hurray_file_writer_kv_float64")
+      import :: c_int32_t, c_double, c_ptr, c_char
+      type(c_ptr), value :: w
+      character(kind=c_char), intent(in) :: key(*)
+      real(c_double), value :: value
+    end function hurray_file_writer_kv_float64
+
+    integer(c_int32_t) function hurray_file_writer_kv_bool(w, key, value) &
+        bind(C, name="hurray_file_writer_kv_bool")
+      import :: c_int32_t, c_bool, c_ptr, c_char
+      type(c_ptr), value :: w
+      character(kind=c_char), intent(in) :: key(*)
+      logical(c_bool), value :: value
+    end function hurray_file_writer_kv_bool
+
+    integer(c_int32_t) function hurray_file_writer_kv_bytes(w, key, data, len) &
+        bind(C, name="hurray_file_writer_kv_bytes")
+      import :: c_int32_t, c_ptr, c_char, c_size_t
+      type(c_ptr), value :: w
+      character(kind=c_char), intent(in) :: key(*)
+      type(c_ptr), value :: data
+      integer(c_size_t), value :: len
+    end function hurray_file_writer_kv_bytes
+
+    integer(c_int32_t) function hurray_file_writer_kv_array(w, key, elem_tag, elems, count) &
+        bind(C, name="hurray_file_writer_kv_array")
+      import :: c_int32_t, c_int8_t, c_int64_t, c_ptr, c_char
+      type(c_ptr), value :: w
+      character(kind=c_char), intent(in) :: key(*)
+      integer(c_int8_t), value :: elem_tag
+      type(c_ptr), value :: elems
+      integer(c_int64_t), value :: count
+    end function hurray_file_writer_kv_array
+
+    integer(c_int32_t) function hurray_file_writer_kv_string_array(w, key, strings, count) &
+        bind(C, name="hurray_file_writer_kv_string_array")
+      import :: c_int32_t, c_int64_t, c_ptr, c_char
+      type(c_ptr), value :: w
+      character(kind=c_char), intent(in) :: key(*)
+      type(c_ptr), intent(in) :: strings(*)
+      integer(c_int64_t), value :: count
+    end function hurray_file_writer_kv_string_array
+
+    integer(c_int32_t) function hurray_file_writer_finish(w) bind(C, name="hurray_file_writer_finish")
+      import :: c_int32_t, c_ptr
+      type(c_ptr), value :: w
+    end function hurray_file_writer_finish
+
+    subroutine hurray_file_writer_abort(w) bind(C, name="hurray_file_writer_abort")
+      import :: c_ptr
+      type(c_ptr), value :: w
+    end subroutine hurray_file_writer_abort
   end interface
 
   ! ---- The idiomatic layer -----------------------------------------------

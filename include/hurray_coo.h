@@ -278,6 +278,32 @@ typedef int32_t hurray_status;
 #define HURRAY_ERR_IO -51
 
 /**
+ * A Hurray file's container contradicts itself or the file: a section or
+ * tensor outside the file or overlapping another, a length that lies, a
+ * repeated name or key, non-zero padding, a torn composite. The message
+ * gives the byte offset of the problem.
+ */
+#define HURRAY_ERR_CORRUPT_FILE -52
+
+/**
+ * A Hurray file's index does not match the CRC-32C its trailer records.
+ */
+#define HURRAY_ERR_CHECKSUM -53
+
+/**
+ * No tensor of that name (or position) in the file; the message lists the
+ * names there are.
+ */
+#define HURRAY_ERR_NOT_FOUND -54
+
+/**
+ * An argument other than flags is outside its domain: an empty, too long or
+ * repeated tensor name or KV key, a data_buffer_alignment that is not a
+ * power of two from 4096 to 2 MiB, metadata added after the first tensor.
+ */
+#define HURRAY_ERR_INVALID_ARGUMENT -55
+
+/**
  * The name of a status code ("HURRAY_OK", "HURRAY_ERR_DUPLICATE", ...), or
  * "HURRAY_ERR_UNKNOWN_STATUS" for a code that is not defined. Never NULL;
  * static storage. Thread safety: safe from any thread.
@@ -1426,7 +1452,524 @@ hurray_status hurray_coo_write_tns_file(const struct hurray_coo *coo,
                                         uint32_t threads);
 
 /* ======================================================================
- * 10. Descriptors and statistics
+ * 10. Hurray files
+ *    Open a .hrry file (mapped), list its tensors and metadata, get zero-copy handles; write files.
+ * ====================================================================== */
+
+/**
+ * An open Hurray file. Open it with hurray_file_open, close it with
+ * hurray_file_close. Immutable: every function taking a const hurray_file *
+ * may be called from many threads at once.
+ */
+typedef struct hurray_file hurray_file;
+
+/**
+ * A Hurray file being written. Create it with hurray_file_writer_create;
+ * end it with hurray_file_writer_finish (the file appears) or
+ * hurray_file_writer_abort (nothing appears). Not thread-safe: one thread
+ * at a time.
+ */
+typedef struct hurray_file_writer hurray_file_writer;
+
+/**
+ * What a file's index and a tensor's descriptor header say about one
+ * tensor (of any layout). Pointers are owned by the hurray_file and valid
+ * until hurray_file_close.
+ */
+typedef struct hurray_file_tensor {
+  /**
+   * The tensor's name, NUL-terminated (name_len bytes before the NUL; a
+   * name may itself hold NUL bytes, so use name_len).
+   */
+  const char *name;
+  /**
+   * The name's length in bytes.
+   */
+  size_t name_len;
+  /**
+   * The layout tag (0x06 COO, 0x07 CSR, 0x01 row-major, 0x0B composite
+   * head, ...); 0 when the descriptor's major version is not 1.
+   */
+  uint8_t layout_tag;
+  /**
+   * The element type tag.
+   */
+  uint8_t type_tag;
+  /**
+   * Whether hurray_file_get can hand this tensor out (a COO tensor).
+   */
+  bool is_coo;
+  /**
+   * The rank.
+   */
+  uint32_t rank;
+  /**
+   * rank extents, or NULL when the rank is above 64 or unknown.
+   */
+  const uint64_t *shape;
+  /**
+   * The COO nnz (0 for other layouts).
+   */
+  uint64_t nnz;
+  /**
+   * Where the descriptor is in the file, and its length.
+   */
+  uint64_t descriptor_offset;
+  /**
+   * The descriptor's length in bytes.
+   */
+  uint32_t descriptor_length;
+  /**
+   * Where the data buffers start in the file.
+   */
+  uint64_t data_offset;
+  /**
+   * The data buffers' total length, padding between them included.
+   */
+  uint64_t data_length;
+} hurray_file_tensor;
+
+/**
+ * One KV metadata entry (or one element of an array entry). Pointers are
+ * owned by the hurray_file and valid until hurray_file_close.
+ */
+typedef struct hurray_kv {
+  /**
+   * The key, NUL-terminated (key_len bytes before the NUL).
+   */
+  const char *key;
+  /**
+   * The key's length in bytes.
+   */
+  size_t key_len;
+  /**
+   * HURRAY_KV_STRING ... HURRAY_KV_ARRAY.
+   */
+  uint8_t tag;
+  /**
+   * For HURRAY_KV_ARRAY, the element tag; else 0.
+   */
+  uint8_t array_tag;
+  /**
+   * For HURRAY_KV_ARRAY, the number of elements; else 1.
+   */
+  uint64_t count;
+  /**
+   * The value of an int64.
+   */
+  int64_t i64;
+  /**
+   * The value of a uint64.
+   */
+  uint64_t u64;
+  /**
+   * The value of a float64.
+   */
+  double f64;
+  /**
+   * The value of a bool.
+   */
+  bool b;
+  /**
+   * A string (NUL-terminated) or byte sequence, data_len bytes; for an
+   * array of int64, uint64 or float64, count 8-byte elements, 8-byte
+   * aligned; of bool, count bytes 0 or 1; NULL for an array of strings
+   * or byte sequences (read those with hurray_file_kv_item) and for
+   * other scalars.
+   */
+  const void *data;
+  /**
+   * Bytes at data.
+   */
+  size_t data_len;
+} hurray_kv;
+
+/**
+ * hurray_file_open flag: read the whole file into library memory instead
+ * of mapping it (for files that may change while open, or file systems
+ * where mapping is unreliable).
+ */
+#define HURRAY_FILE_READ_INTO_MEMORY 1
+
+/**
+ * hurray_file_writer_create flag: sort the index by name (SORTED_INDEX),
+ * so that readers may binary-search it.
+ */
+#define HURRAY_FILE_SORTED_INDEX 1
+
+/**
+ * hurray_file_writer_create flag: each descriptor carries a statistics
+ * section with nnz and sparsity_ratio (what the reference implementation
+ * writes).
+ */
+#define HURRAY_FILE_STATISTICS_COUNTS 2
+
+/**
+ * hurray_file_writer_create flag: each descriptor carries a statistics
+ * section with everything hurray_coo_statistics computes (one pass over
+ * the values per tensor).
+ */
+#define HURRAY_FILE_STATISTICS_FULL 4
+
+/**
+ * KV value tag: UTF-8 string.
+ */
+#define HURRAY_KV_STRING 1
+
+/**
+ * KV value tag: int64.
+ */
+#define HURRAY_KV_INT64 2
+
+/**
+ * KV value tag: uint64.
+ */
+#define HURRAY_KV_UINT64 3
+
+/**
+ * KV value tag: float64.
+ */
+#define HURRAY_KV_FLOAT64 4
+
+/**
+ * KV value tag: bool.
+ */
+#define HURRAY_KV_BOOL 5
+
+/**
+ * KV value tag: byte sequence.
+ */
+#define HURRAY_KV_BYTES 6
+
+/**
+ * KV value tag: homogeneous array of one of the tags above.
+ */
+#define HURRAY_KV_ARRAY 7
+
+/**
+ * Open the Hurray file at path (NUL-terminated, not NULL) and check its
+ * container: header, trailer, index CRC-32C, every index entry and KV entry,
+ * where every tensor sits (inside the tensor region, aligned, not
+ * overlapping, zero padding between), each descriptor's header agreeing
+ * with the index. Tensor data is not read: each COO tensor is checked
+ * when hurray_file_get hands it out.
+ *
+ * flags: 0 maps the file read-only (zero-copy: handles read the page
+ * cache in place), or HURRAY_FILE_READ_INTO_MEMORY reads it into library
+ * memory. A mapped file must not be truncated or rewritten while the
+ * hurray_file or any handle from it is alive: the process would read the
+ * new bytes, or get SIGBUS for pages past a new end. Use
+ * HURRAY_FILE_READ_INTO_MEMORY when the file may change.
+ *
+ * out (not NULL) receives the open file, owned by the caller, to be
+ * released with hurray_file_close; NULL on failure.
+ *
+ * Returns HURRAY_OK, or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS,
+ * HURRAY_ERR_IO (cannot open, read or map), HURRAY_ERR_INVALID_MAGIC (not
+ * HRRYFILE, or no HRRY trailer: truncated or still being written),
+ * HURRAY_ERR_TRUNCATED (shorter than 104 bytes), HURRAY_ERR_VERSION_MISMATCH,
+ * HURRAY_ERR_RESERVED_BITS, HURRAY_ERR_CHECKSUM, HURRAY_ERR_MISALIGNED,
+ * HURRAY_ERR_CORRUPT_FILE, HURRAY_ERR_UNSUPPORTED_FEATURE (a private KV
+ * value tag), HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC. The message
+ * gives the path and the byte offset of the problem.
+ *
+ * Thread safety: may be called from any thread.
+ */
+hurray_status hurray_file_open(const char *path,
+                               uint32_t flags,
+                               struct hurray_file **out);
+
+/**
+ * Check len bytes at bytes (NULL only when len is 0) as a Hurray file, as
+ * hurray_file_open does, copying them into library memory (the caller's
+ * bytes are read during the call only).
+ *
+ * Returns HURRAY_OK or the statuses of hurray_file_open (but HURRAY_ERR_IO).
+ * Thread safety: may be called from any thread.
+ */
+hurray_status hurray_file_open_bytes(const void *bytes_ptr,
+                                     size_t len,
+                                     struct hurray_file **out);
+
+/**
+ * Close a file. NULL is a no-op. Handles got from it stay valid (each
+ * keeps the mapping, or the memory, alive until its hurray_coo_free); the
+ * pointers hurray_file_tensor_info and hurray_file_kv gave out do not.
+ *
+ * Thread safety: any thread, once per file, not while another thread uses
+ * the file.
+ */
+void hurray_file_close(struct hurray_file *file);
+
+/**
+ * The number of tensors in the file (of every layout), or 0 when file is
+ * NULL.
+ * Thread safety: safe on a shared file.
+ */
+uint64_t hurray_file_tensor_count(const struct hurray_file *file);
+
+/**
+ * Describe tensor i (0 to hurray_file_tensor_count - 1, in index order)
+ * into *out (not NULL).
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_NOT_FOUND (i out
+ * of range), HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: safe on a shared file.
+ */
+hurray_status hurray_file_tensor_info(const struct hurray_file *file,
+                                      uint64_t i,
+                                      struct hurray_file_tensor *out);
+
+/**
+ * The position of the tensor named name (NUL-terminated UTF-8, not NULL)
+ * into *out_index (not NULL).
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_ARGUMENT
+ * (name not UTF-8), HURRAY_ERR_NOT_FOUND (the message lists the names
+ * there are), HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: safe on a shared file.
+ */
+hurray_status hurray_file_find(const struct hurray_file *file,
+                               const char *name,
+                               uint64_t *out_index);
+
+/**
+ * Get the COO tensor named name (NUL-terminated UTF-8, not NULL) as a
+ * handle. Its descriptor is checked as hurray_coo_from_descriptor checks
+ * one; the index's data_length must match its buffers, which must sit at
+ * the alignments declared, with zero padding; then the tensor is created
+ * exactly as hurray_coo_create would with flags (validated completely
+ * unless HURRAY_COO_PERMISSIVE).
+ *
+ * Zero-copy by default: the handle reads the file's bytes in place (every
+ * buffer of a Hurray file is aligned to at least 4096 bytes), and keeps the
+ * mapping alive until hurray_coo_free, even after hurray_file_close. With
+ * HURRAY_COO_COPY the buffers are copied. A shard or statistics section is
+ * kept (hurray_coo_shard, hurray_coo_descriptor_statistics).
+ *
+ * out (not NULL) receives the handle, owned by the caller, released with
+ * hurray_coo_free; NULL on failure.
+ *
+ * Returns HURRAY_OK, or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS,
+ * HURRAY_ERR_INVALID_ARGUMENT (name not UTF-8), HURRAY_ERR_NOT_FOUND,
+ * HURRAY_ERR_INVALID_LAYOUT (a tensor of another layout, named with its
+ * layout), HURRAY_ERR_CORRUPT_FILE (data_length lies, padding not zero),
+ * HURRAY_ERR_MISALIGNED, every status of hurray_coo_from_descriptor.
+ * Messages name the tensor and the byte offset of its descriptor.
+ * Thread safety: safe on a shared file; the handle is as any other.
+ */
+hurray_status hurray_file_get(const struct hurray_file *file,
+                              const char *name,
+                              uint32_t flags,
+                              struct hurray_coo **out);
+
+/**
+ * hurray_file_get by position i (0 to hurray_file_tensor_count - 1, in
+ * index order): for names that are not NUL-free, or to walk a file.
+ *
+ * Returns HURRAY_OK or the statuses of hurray_file_get.
+ * Thread safety: safe on a shared file.
+ */
+hurray_status hurray_file_get_at(const struct hurray_file *file,
+                                 uint64_t i,
+                                 uint32_t flags,
+                                 struct hurray_coo **out);
+
+/**
+ * The number of KV metadata entries, or 0 when file is NULL.
+ * Thread safety: safe on a shared file.
+ */
+uint64_t hurray_file_kv_count(const struct hurray_file *file);
+
+/**
+ * KV entry i (0 to hurray_file_kv_count - 1, in file order) into *out (not
+ * NULL); see hurray_kv for which fields hold the value.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_NOT_FOUND (i out
+ * of range), HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: safe on a shared file.
+ */
+hurray_status hurray_file_kv(const struct hurray_file *file,
+                             uint64_t i,
+                             struct hurray_kv *out);
+
+/**
+ * Element j of the array KV entry i, as a scalar hurray_kv (key = the
+ * array's key) into *out (not NULL): how strings and byte sequences of an
+ * array are read.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_NOT_FOUND (i or j
+ * out of range), HURRAY_ERR_INVALID_ARGUMENT (entry i is not an array),
+ * HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: safe on a shared file.
+ */
+hurray_status hurray_file_kv_item(const struct hurray_file *file,
+                                  uint64_t i,
+                                  uint64_t j,
+                                  struct hurray_kv *out);
+
+/**
+ * Start writing a Hurray file at path (NUL-terminated, not NULL). The bytes
+ * go to a temporary file beside it (".NAME.PID-N.tmp"); only
+ * hurray_file_writer_finish syncs it to disk and renames it to path, so an
+ * interrupted or failed write never leaves a file under path, and never
+ * replaces the one that was there.
+ *
+ * alignment: data_buffer_alignment, a power of two from 4096 to 2097152;
+ * 0 means 4096. flags: any of HURRAY_FILE_SORTED_INDEX and one of
+ * HURRAY_FILE_STATISTICS_COUNTS or HURRAY_FILE_STATISTICS_FULL.
+ *
+ * out (not NULL) receives the writer, owned by the caller until
+ * hurray_file_writer_finish or hurray_file_writer_abort; NULL on failure.
+ *
+ * Returns HURRAY_OK, or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS,
+ * HURRAY_ERR_INVALID_ARGUMENT (alignment), HURRAY_ERR_IO,
+ * HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: may be called from any thread.
+ */
+hurray_status hurray_file_writer_create(const char *path,
+                                        uint32_t alignment,
+                                        uint32_t flags,
+                                        struct hurray_file_writer **out);
+
+/**
+ * Write the tensor coo (not NULL) under name (NUL-terminated UTF-8, 1 to
+ * 65535 bytes, unique in the file, not NULL): its descriptor, then its two
+ * buffers at data_buffer_alignment. coo is read during the call only. A
+ * permissive handle is validated first (a file holds valid tensors only).
+ * After HURRAY_ERR_IO the writer refuses every call but
+ * hurray_file_writer_abort.
+ *
+ * Returns HURRAY_OK, or: HURRAY_ERR_NULL_POINTER,
+ * HURRAY_ERR_INVALID_ARGUMENT (empty, too long, repeated or non-UTF-8
+ * name), HURRAY_ERR_UNSUPPORTED_TYPE (a tag accepted only permissively),
+ * the validation statuses of hurray_coo_validate, HURRAY_ERR_IO,
+ * HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: one thread at a time per writer; coo may be shared.
+ */
+hurray_status hurray_file_writer_add(struct hurray_file_writer *w,
+                                     const char *name,
+                                     const struct hurray_coo *coo);
+
+/**
+ * Add a KV metadata entry whose value is the string value (NUL-terminated
+ * UTF-8, not NULL). KV entries must be added before the first tensor (the
+ * header, written with it, says whether the file has metadata); keys
+ * (NUL-terminated UTF-8, 1 to 65535 bytes, not NULL) must be unique.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_ARGUMENT
+ * (key or value not UTF-8, empty or repeated key, after the first tensor),
+ * HURRAY_ERR_IO (after an earlier failed write), HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: one thread at a time per writer.
+ */
+hurray_status hurray_file_writer_kv_string(struct hurray_file_writer *w,
+                                           const char *key,
+                                           const char *value);
+
+/**
+ * Add a KV entry holding an int64; as hurray_file_writer_kv_string.
+ *
+ * Returns HURRAY_OK or the statuses of hurray_file_writer_kv_string.
+ * Thread safety: one thread at a time per writer.
+ */
+hurray_status hurray_file_writer_kv_int64(struct hurray_file_writer *w,
+                                          const char *key,
+                                          int64_t value);
+
+/**
+ * Add a KV entry holding a uint64; as hurray_file_writer_kv_string.
+ *
+ * Returns HURRAY_OK or the statuses of hurray_file_writer_kv_string.
+ * Thread safety: one thread at a time per writer.
+ */
+hurray_status hurray_file_writer_kv_uint64(struct hurray_file_writer *w,
+                                           const char *key,
+                                           uint64_t value);
+
+/**
+ * Add a KV entry holding a float64; as hurray_file_writer_kv_string.
+ *
+ * Returns HURRAY_OK or the statuses of hurray_file_writer_kv_string.
+ * Thread safety: one thread at a time per writer.
+ */
+hurray_status hurray_file_writer_kv_float64(struct hurray_file_writer *w,
+                                            const char *key,
+                                            double value);
+
+/**
+ * Add a KV entry holding a bool; as hurray_file_writer_kv_string.
+ *
+ * Returns HURRAY_OK or the statuses of hurray_file_writer_kv_string.
+ * Thread safety: one thread at a time per writer.
+ */
+hurray_status hurray_file_writer_kv_bool(struct hurray_file_writer *w,
+                                         const char *key,
+                                         bool value);
+
+/**
+ * Add a KV entry holding len bytes at data (NULL only when len is 0, read
+ * during the call only); as hurray_file_writer_kv_string.
+ *
+ * Returns HURRAY_OK or the statuses of hurray_file_writer_kv_string.
+ * Thread safety: one thread at a time per writer.
+ */
+hurray_status hurray_file_writer_kv_bytes(struct hurray_file_writer *w,
+                                          const char *key,
+                                          const void *data,
+                                          size_t len);
+
+/**
+ * Add a KV entry holding an array of count elements of tag elem_tag at
+ * elems (NULL only when count is 0, read during the call only):
+ * HURRAY_KV_INT64, HURRAY_KV_UINT64 or HURRAY_KV_FLOAT64 (8-byte
+ * elements), HURRAY_KV_BOOL (1-byte elements, 0 or 1). Arrays of strings:
+ * hurray_file_writer_kv_string_array. As hurray_file_writer_kv_string.
+ *
+ * Returns HURRAY_OK, the statuses of hurray_file_writer_kv_string, and
+ * HURRAY_ERR_INVALID_ARGUMENT for another elem_tag or a bool byte other
+ * than 0 or 1, HURRAY_ERR_OVERFLOW when count elements do not fit memory.
+ * Thread safety: one thread at a time per writer.
+ */
+hurray_status hurray_file_writer_kv_array(struct hurray_file_writer *w,
+                                          const char *key,
+                                          uint8_t elem_tag,
+                                          const void *elems,
+                                          uint64_t count);
+
+/**
+ * Add a KV entry holding an array of count strings (strings: count
+ * pointers to NUL-terminated UTF-8, none NULL; NULL only when count is 0;
+ * read during the call only). As hurray_file_writer_kv_string.
+ *
+ * Returns HURRAY_OK or the statuses of hurray_file_writer_kv_string.
+ * Thread safety: one thread at a time per writer.
+ */
+hurray_status hurray_file_writer_kv_string_array(struct hurray_file_writer *w,
+                                                 const char *key,
+                                                 const char *const *strings,
+                                                 uint64_t count);
+
+/**
+ * Complete the file (KV section, index, trailer with the index CRC-32C),
+ * sync it and rename it into place, then free the writer, whatever the
+ * outcome. On failure the temporary file is removed and nothing appears
+ * under the path. NULL is HURRAY_ERR_NULL_POINTER.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_IO,
+ * HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: one thread, once per writer.
+ */
+hurray_status hurray_file_writer_finish(struct hurray_file_writer *w);
+
+/**
+ * Discard a writer: the temporary file is removed, nothing appears under
+ * the path, and the writer is freed. NULL is a no-op.
+ * Thread safety: one thread, once per writer.
+ */
+void hurray_file_writer_abort(struct hurray_file_writer *w);
+
+/* ======================================================================
+ * 11. Descriptors and statistics
  *    The Hurray descriptor: write one for a handle, read one into a handle.
  * ====================================================================== */
 

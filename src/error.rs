@@ -216,6 +216,26 @@ pub enum CooError {
     #[error("{0}")]
     Io(String),
 
+    /// A Hurray file container rule broken at byte `offset` of the file.
+    #[error("byte {offset} of the file: {msg}")]
+    Container {
+        status: Status,
+        offset: u64,
+        msg: String,
+    },
+
+    /// An error inside one tensor of a Hurray file: `context` names the
+    /// tensor and where its descriptor is; the status is the inner one.
+    #[error("{context}: {inner}")]
+    InFile {
+        context: String,
+        inner: Box<CooError>,
+    },
+
+    /// An argument outside its domain (not flags): what and why.
+    #[error("{0}")]
+    Argument(String),
+
     /// Two triplets with the same coordinates under the ERROR policy:
     /// triplet numbers (0-based) and coordinates as the caller wrote them.
     #[error("triplet {} duplicates triplet {} at {coords}{}; pass a duplicate policy (SUM, FIRST, LAST, MIN, MAX) to combine them", second + u64::from(*base), first + u64::from(*base), crate::assemble::counted_from(*base))]
@@ -353,6 +373,9 @@ impl CooError {
             CooError::DuplicateLine(_) => Status::Duplicate,
             CooError::InvalidArgument(_) => Status::InvalidFlags,
             CooError::Io(_) => Status::Io,
+            CooError::Container { status, .. } => *status,
+            CooError::InFile { inner, .. } => inner.status(),
+            CooError::Argument(_) => Status::InvalidArgument,
             CooError::TripletDuplicate { .. } => Status::Duplicate,
             CooError::ValueOverflow(_) => Status::Overflow,
             CooError::Internal(_) => Status::Internal,

@@ -111,6 +111,18 @@ status_table! {
     ParseError = -50 => "HURRAY_ERR_PARSE",
     /// A file could not be opened, read or written.
     Io = -51 => "HURRAY_ERR_IO",
+    /// A Hurray file's container fields contradict each other or the file
+    /// (offsets out of range, overlapping sections, lengths that lie,
+    /// duplicate names); the message gives the byte offset.
+    CorruptFile = -52 => "HURRAY_ERR_CORRUPT_FILE",
+    /// A Hurray file's index does not match its CRC-32C.
+    Checksum = -53 => "HURRAY_ERR_CHECKSUM",
+    /// No tensor of that name (or position) in the file.
+    NotFound = -54 => "HURRAY_ERR_NOT_FOUND",
+    /// An argument other than flags is outside its domain (an empty or
+    /// repeated tensor name, an alignment that is not a power of two, a call
+    /// made in the wrong order).
+    InvalidArgument = -55 => "HURRAY_ERR_INVALID_ARGUMENT",
 }
 
 impl Status {

@@ -4,14 +4,13 @@
 
 mod common;
 
-use common::{Fixture, Rng};
+use common::reference::reference_descriptor;
+use common::{random_tensor, Fixture, Rng};
 use hurray_coo::io::descriptor::{self, encode, encoded_len, parse, Descriptor, StatsChoice};
 use hurray_coo::io::stats::{self, mask};
 use hurray_coo::{Coo, CooError, Options, Status, TYPES};
 
-use hurray_core::descriptor::{Statistics as RefStats, StatisticsMask, TensorDescriptor};
-use hurray_core::layout::{CooLayout, LayoutDescriptor};
-use hurray_core::{BufferHandle, DeviceTag, ElementType, Shape, SyncMode};
+use hurray_core::descriptor::TensorDescriptor;
 
 fn golden(name: &str) -> Vec<u8> {
     std::fs::read(format!(
@@ -116,71 +115,6 @@ fn golden_int4_is_read_and_reproduced_byte_for_byte() {
 }
 
 // ---- Interop with the reference implementation ---------------------------------
-
-fn random_tensor(rng: &mut Rng, tag: u8, rank: usize, sorted: bool, nnz: usize) -> Fixture {
-    let ty = hurray_coo::type_info(tag).unwrap();
-    let shape: Vec<u64> = (0..rank).map(|_| 1 + rng.below(5)).collect();
-    let mut entries = rng.distinct_sorted_entries(&shape, nnz as u64);
-    if !sorted {
-        entries.reverse();
-    }
-    let n = entries.len() as u64;
-    let vbytes = hurray_coo::element::size::values_bytes(ty, n).unwrap() as usize;
-    let mut values: Vec<u8> = (0..vbytes).map(|_| rng.next() as u8).collect();
-    // Valid data only: no code the type forbids (float8_e8m0 0x00, 0xFF).
-    for b in &mut values {
-        if ty.forbidden_codes().contains(b) {
-            *b = 0x7F;
-        }
-    }
-    // Clear padding bits.
-    if ty.is_sub_byte() {
-        let used = n as usize * ty.bits as usize;
-        for bit in used..vbytes * 8 {
-            values[bit / 8] &= !(1 << (bit % 8));
-        }
-    }
-    let refs: Vec<&[u64]> = entries.iter().map(|e| &e[..]).collect();
-    Fixture::new(tag, &shape, &refs, &values, sorted)
-}
-
-fn reference_descriptor(coo: &Coo<'_>, stats: Option<stats::Statistics>) -> TensorDescriptor {
-    let handle = |len: usize| {
-        let align = if len == 0 { 1 } else { 64 };
-        BufferHandle::new(len as u64, align, DeviceTag::Cpu, SyncMode::ProducerSynced).unwrap()
-    };
-    let stats = stats.map(|s| RefStats {
-        computed_mask: StatisticsMask(s.computed_mask),
-        nnz: s.nnz,
-        sparsity_ratio: s.sparsity_ratio,
-        value_min: s.value_min,
-        value_max: s.value_max,
-        value_abs_max: s.value_abs_max,
-        value_mean: s.value_mean,
-        value_stddev: s.value_stddev,
-        nm_n: s.nm_n,
-        nm_m: s.nm_m,
-        has_nan: s.has_nan,
-        has_inf: s.has_inf,
-    });
-    TensorDescriptor::new(
-        1,
-        0,
-        ElementType::from_tag(coo.type_tag()).unwrap(),
-        Shape::new(coo.shape().to_vec()).unwrap(),
-        0,
-        LayoutDescriptor::Coo(CooLayout::new(coo.nnz(), coo.is_sorted())),
-        vec![
-            handle(coo.values().len()),
-            handle(coo.indices_bytes().len()),
-        ],
-        None,
-        None,
-        stats,
-        None,
-    )
-    .unwrap()
-}
 
 #[test]
 fn every_type_rank_and_order_round_trips_with_hurray_core() {

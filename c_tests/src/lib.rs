@@ -17,6 +17,9 @@ extern "C" {
     fn ctest_descriptor_count() -> usize;
     fn ctest_descriptor_name(i: usize) -> *const c_char;
     fn ctest_descriptor_run(i: usize) -> c_int;
+    fn ctest_file_count() -> usize;
+    fn ctest_file_name(i: usize) -> *const c_char;
+    fn ctest_file_run(i: usize) -> c_int;
     fn ctest_hostile_count() -> usize;
     fn ctest_hostile_name(i: usize) -> *const c_char;
     fn ctest_hostile_run(i: usize) -> c_int;
@@ -54,6 +57,12 @@ pub const DESCRIPTOR: Suite = Suite {
     count: ctest_descriptor_count,
     name: ctest_descriptor_name,
     run: ctest_descriptor_run,
+};
+
+pub const FILE: Suite = Suite {
+    count: ctest_file_count,
+    name: ctest_file_name,
+    run: ctest_file_run,
 };
 
 pub const HOSTILE: Suite = Suite {

@@ -274,6 +274,7 @@ pub unsafe extern "C" fn hurray_coo_assemble(
             desc: None,
             one_based: base == 1,
             _release: None,
+            _file: None,
         })?;
         if let Some(plan) = plan {
             match box_handle(hurray_assembly_plan { plan }) {

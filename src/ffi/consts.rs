@@ -94,6 +94,20 @@ pub const HURRAY_ERR_PARSE: hurray_status = -50;
 /// A file could not be opened, read or written; the message names the path
 /// and the system's reason.
 pub const HURRAY_ERR_IO: hurray_status = -51;
+/// A Hurray file's container contradicts itself or the file: a section or
+/// tensor outside the file or overlapping another, a length that lies, a
+/// repeated name or key, non-zero padding, a torn composite. The message
+/// gives the byte offset of the problem.
+pub const HURRAY_ERR_CORRUPT_FILE: hurray_status = -52;
+/// A Hurray file's index does not match the CRC-32C its trailer records.
+pub const HURRAY_ERR_CHECKSUM: hurray_status = -53;
+/// No tensor of that name (or position) in the file; the message lists the
+/// names there are.
+pub const HURRAY_ERR_NOT_FOUND: hurray_status = -54;
+/// An argument other than flags is outside its domain: an empty, too long or
+/// repeated tensor name or KV key, a data_buffer_alignment that is not a
+/// power of two from 4096 to 2 MiB, metadata added after the first tensor.
+pub const HURRAY_ERR_INVALID_ARGUMENT: hurray_status = -55;
 
 // Element type tags (the format's type table; tied to crate::element::types::TYPES by
 // a test).

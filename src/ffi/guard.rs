@@ -402,6 +402,33 @@ pub(crate) unsafe fn read_query<'a>(
     Ok(Query::Copied(unsafe { read_u64s(index, rank, "index") }?))
 }
 
+/// A C path as a `Path` (any bytes on Unix).
+///
+/// # Safety
+/// `path`, when not NULL, must be a NUL-terminated string.
+pub(crate) unsafe fn c_path<'a>(
+    path: *const std::ffi::c_char,
+) -> Result<&'a std::path::Path, CooError> {
+    if path.is_null() {
+        return Err(CooError::null("path"));
+    }
+    // SAFETY: non-null and NUL-terminated per the contract.
+    let c = unsafe { std::ffi::CStr::from_ptr(path) };
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        Ok(std::path::Path::new(std::ffi::OsStr::from_bytes(
+            c.to_bytes(),
+        )))
+    }
+    #[cfg(not(unix))]
+    {
+        c.to_str()
+            .map(std::path::Path::new)
+            .map_err(|_| CooError::Io("the path is not UTF-8".into()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -196,6 +196,7 @@ pub(super) unsafe fn build_handle(
         desc,
         one_based,
         _release: release,
+        _file: None,
     })?;
     // SAFETY: per this function's contract.
     unsafe { write_opt(out, h) };
@@ -217,6 +218,7 @@ pub(super) unsafe fn hand_out(
         desc: None,
         one_based,
         _release: None,
+        _file: None,
     })?;
     // SAFETY: per this function's contract.
     unsafe { write_opt(out, h) };

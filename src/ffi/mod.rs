@@ -1,7 +1,7 @@
 //! The C ABI, split by the same operations as the core: `library` (status
 //! names, messages, versions), `element` (type facts), `handle` (create,
 //! free, accessors), `validate`, `lookup`, `io` (descriptors, statistics), `assemble`, `convert`,
-//! `text` (Matrix Market and FROSTT files).
+//! `text` (Matrix Market and FROSTT files), `file` (Hurray files).
 //! Each export converts its arguments (through `guard.rs`), calls the core
 //! and maps the result; every body runs inside the panic barrier.
 #![allow(non_camel_case_types)]
@@ -16,6 +16,7 @@ mod assemble;
 mod consts;
 mod convert;
 mod element;
+mod file;
 mod guard;
 mod handle;
 mod io;
@@ -30,6 +31,7 @@ pub use assemble::*;
 pub use consts::*;
 pub use convert::*;
 pub use element::*;
+pub use file::*;
 pub use handle::*;
 pub use io::*;
 pub use library::*;
@@ -58,6 +60,9 @@ pub struct hurray_coo {
     /// HURRAY_COO_ONE_BASED_MESSAGES was given at create.
     one_based: bool,
     _release: Option<Release>,
+    /// The open file a handle from hurray_file_get borrows from: kept alive
+    /// (its mapping too) as long as the handle, dropped after `coo`.
+    _file: Option<std::sync::Arc<crate::io::file::HurrayFile>>,
 }
 
 impl hurray_coo {

@@ -2,11 +2,11 @@
 //! memory buffer into a canonical handle, write a handle to a path or into
 //! caller memory.
 
-use std::ffi::{c_char, c_void, CStr};
+use std::ffi::{c_char, c_void};
 use std::path::Path;
 
 use super::assemble::{duplicates, HURRAY_ASSEMBLE_DROP_ZEROS};
-use super::guard::{bytes, guard, handle, read_u64s, write_bytes, write_opt, write_req};
+use super::guard::{bytes, c_path, guard, handle, read_u64s, write_bytes, write_opt, write_req};
 use super::handle::hand_out;
 use super::{hurray_coo, hurray_status};
 use crate::assemble::AssembleOptions;
@@ -62,29 +62,6 @@ fn write_options(precision: u32, threads: u32) -> WriteOptions {
     WriteOptions {
         precision: (precision != 0).then_some(precision as usize),
         threads: threads as usize,
-    }
-}
-
-/// A C path as a `Path` (any bytes on Unix).
-///
-/// # Safety
-/// `path`, when not NULL, must be a NUL-terminated string.
-unsafe fn c_path<'a>(path: *const c_char) -> Result<&'a Path, CooError> {
-    if path.is_null() {
-        return Err(CooError::null("path"));
-    }
-    // SAFETY: non-null and NUL-terminated per the contract.
-    let c = unsafe { CStr::from_ptr(path) };
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        Ok(Path::new(std::ffi::OsStr::from_bytes(c.to_bytes())))
-    }
-    #[cfg(not(unix))]
-    {
-        c.to_str()
-            .map(Path::new)
-            .map_err(|_| CooError::Io("the path is not UTF-8".into()))
     }
 }
 

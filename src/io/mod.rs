@@ -1,9 +1,11 @@
 //! The wire format and what it carries: the Hurray descriptor (reader and
-//! writer) and the statistics section; the text formats (Matrix Market in
+//! writer), Hurray files (`file/`) and the statistics section; the text formats (Matrix Market in
 //! `mtx.rs`, FROSTT in `tns.rs`, what they share in `text.rs`).
 
 pub mod descriptor;
 mod fastparse;
+pub mod file;
+pub(crate) mod fsutil;
 pub mod mtx;
 pub mod stats;
 pub(crate) mod text;

@@ -263,50 +263,7 @@ pub(crate) fn in_file(path: &std::path::Path, e: CooError) -> CooError {
     }
 }
 
-/// Read a whole file, refusing (not aborting) when memory is short.
-pub(crate) fn read_file(path: &std::path::Path) -> Result<Vec<u8>, CooError> {
-    use std::io::Read;
-    let io = |e: std::io::Error| CooError::Io(format!("{}: {e}", path.display()));
-    let mut f = std::fs::File::open(path).map_err(io)?;
-    let len = f.metadata().map_err(io)?.len();
-    let len = usize::try_from(len).map_err(|_| CooError::Alloc {
-        bytes: usize::MAX,
-        what: "the file's contents",
-    })?;
-    let mut buf = Vec::new();
-    buf.try_reserve_exact(len).map_err(|_| CooError::Alloc {
-        bytes: len,
-        what: "the file's contents",
-    })?;
-    f.read_to_end(&mut buf).map_err(io)?;
-    Ok(buf)
-}
-
-/// Write `bytes` to `path` through a temporary file in the same directory
-/// that is renamed into place, so an interrupted write never leaves a
-/// half-written file under the name. No fsync: durability against power
-/// loss is the caller's choice (as with scipy and most writers).
-pub(crate) fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), CooError> {
-    use std::io::Write;
-    let io = |e: std::io::Error| CooError::Io(format!("{}: {e}", path.display()));
-    let name = path
-        .file_name()
-        .ok_or_else(|| CooError::Io(format!("{}: not a file name", path.display())))?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".{}.tmp", std::process::id()));
-    let tmp = path.with_file_name(tmp_name);
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io(e));
-    }
-    Ok(())
-}
+pub(crate) use crate::io::fsutil::{read_file, write_file};
 
 /// How to read a text file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

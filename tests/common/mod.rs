@@ -5,6 +5,7 @@
 
 pub mod data;
 pub mod header;
+pub mod reference;
 
 pub use data::{Buf, Rng};
 
@@ -96,4 +97,33 @@ impl Rng {
         entries.dedup();
         entries
     }
+}
+
+/// A random valid tensor of type `tag`: shape extents 1 to 5, up to `nnz`
+/// distinct entries (fewer when they repeat), sorted or reversed.
+pub fn random_tensor(rng: &mut Rng, tag: u8, rank: usize, sorted: bool, nnz: usize) -> Fixture {
+    let ty = hurray_coo::type_info(tag).unwrap();
+    let shape: Vec<u64> = (0..rank).map(|_| 1 + rng.below(5)).collect();
+    let mut entries = rng.distinct_sorted_entries(&shape, nnz as u64);
+    if !sorted {
+        entries.reverse();
+    }
+    let n = entries.len() as u64;
+    let vbytes = hurray_coo::element::size::values_bytes(ty, n).unwrap() as usize;
+    let mut values: Vec<u8> = (0..vbytes).map(|_| rng.next() as u8).collect();
+    // Valid data only: no code the type forbids (float8_e8m0 0x00, 0xFF).
+    for b in &mut values {
+        if ty.forbidden_codes().contains(b) {
+            *b = 0x7F;
+        }
+    }
+    // Clear padding bits.
+    if ty.is_sub_byte() {
+        let used = n as usize * ty.bits as usize;
+        for bit in used..vbytes * 8 {
+            values[bit / 8] &= !(1 << (bit % 8));
+        }
+    }
+    let refs: Vec<&[u64]> = entries.iter().map(|e| &e[..]).collect();
+    Fixture::new(tag, &shape, &refs, &values, sorted)
 }

@@ -5,7 +5,7 @@
 mod read;
 mod write;
 
-pub use read::parse;
+pub use read::{parse, peek, Peek};
 pub use write::{encode, encoded_len, StatsChoice};
 
 use crate::element::size::MAX_RANK;
@@ -22,6 +22,8 @@ pub const VERSION_MINOR: u8 = 0;
 pub const FIXED_HEADER_LEN: usize = 20;
 /// The COO layout tag.
 pub const LAYOUT_COO: u8 = 0x06;
+/// The composite (head) layout tag.
+pub const LAYOUT_COMPOSITE: u8 = 0x0B;
 /// COO layout fields: nnz, is_sorted, 7 reserved bytes.
 const COO_FIELDS_LEN: usize = 16;
 const HANDLE_LEN: usize = 16;
@@ -97,7 +99,7 @@ pub struct ExtensionType {
 
 const BUFFER_NAMES: [&str; 2] = ["buffer 0 (values)", "buffer 1 (indices)"];
 
-fn layout_name(tag: u8) -> &'static str {
+pub fn layout_name(tag: u8) -> &'static str {
     match tag {
         0x01 => "row-major",
         0x02 => "column-major",

@@ -589,3 +589,74 @@ pub fn parse(bytes: &[u8], permissive: bool) -> Result<Descriptor, CooError> {
         composite_role: s.composite_role,
     })
 }
+
+/// What a descriptor of any layout says about itself in its first bytes:
+/// enough to list a file's tensors without reading layouts this library
+/// does not implement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Peek {
+    pub version_major: u8,
+    pub version_minor: u8,
+    /// `descriptor_length`.
+    pub length: u32,
+    pub type_tag: u8,
+    pub layout_tag: u8,
+    pub rank: u32,
+    /// Empty when the rank is above 64 or the shape is cut short.
+    pub shape: Vec<u64>,
+    /// The COO layout's nnz.
+    pub nnz: Option<u64>,
+    /// A composite head's member_count.
+    pub member_count: Option<u32>,
+}
+
+/// Read the common header of a descriptor of any layout. Only the magic
+/// and a length that fits `bytes` are required; a major version other than
+/// 1 is reported with layout tag 0 (nothing after the length is read).
+pub fn peek(bytes: &[u8]) -> Result<Peek, CooError> {
+    let mut r = Reader { buf: bytes, pos: 0 };
+    let magic = r.take(4, "magic")?;
+    if magic != MAGIC {
+        let mut got = [0u8; 4];
+        got.copy_from_slice(magic);
+        return Err(CooError::InvalidMagic { got });
+    }
+    let version_major = r.u8("version_major")?;
+    let version_minor = r.u8("version_minor")?;
+    let length = r.u32("descriptor_length")?;
+    let mut p = Peek {
+        version_major,
+        version_minor,
+        length,
+        type_tag: 0,
+        layout_tag: 0,
+        rank: 0,
+        shape: Vec::new(),
+        nnz: None,
+        member_count: None,
+    };
+    if version_major != VERSION_MAJOR || (length as usize) < FIXED_HEADER_LEN {
+        return Ok(p);
+    }
+    r.buf = &bytes[..(length as usize).min(bytes.len())];
+    let _flags = r.u32("flags")?;
+    p.type_tag = r.u8("type_tag")?;
+    p.layout_tag = r.u8("layout_tag")?;
+    p.rank = r.u32("rank")?;
+    if p.rank > MAX_RANK {
+        return Ok(p);
+    }
+    let (Ok(shape), Ok(_byte_offset)) = (r.u64s(p.rank, "shape"), r.u64("byte_offset")) else {
+        return Ok(p);
+    };
+    p.shape = shape;
+    if p.layout_tag == LAYOUT_COO {
+        p.nnz = r.u64("COO nnz").ok();
+    } else if p.layout_tag == LAYOUT_COMPOSITE {
+        p.member_count = r
+            .take(4, "composite head fields")
+            .and(r.u32("member_count"))
+            .ok();
+    }
+    Ok(p)
+}
