@@ -801,3 +801,96 @@ fn canonical_nans(values: &mut [u8]) {
 fn bytemuck_bytes(x: &[u64]) -> Vec<u8> {
     x.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
+
+/// A Hurray file from arbitrary bytes (the first byte picks the get flags
+/// and, with bit 3, has the index CRC recomputed so that mutations reach
+/// the index and KV parsers): open it, list every tensor and metadata
+/// entry, get every tensor, and use the handles after the file is closed.
+pub fn file(data: &[u8]) {
+    let first = data.first().copied().unwrap_or(0);
+    let flags = u32::from(first) & 0x7;
+    let mut owned = data.get(1..).unwrap_or(&[]).to_vec();
+    if first & 8 != 0 {
+        fix_index_crc(&mut owned);
+    }
+    let data = &owned[..];
+    let mut f: *mut hurray_file = 1 as *mut hurray_file;
+    // SAFETY: data is valid for its length.
+    let st = unsafe { hurray_file_open_bytes(data.as_ptr().cast(), data.len(), &mut f) };
+    check_status(st);
+    if st != HURRAY_OK {
+        assert!(f.is_null());
+        return;
+    }
+    let mut handles = Vec::new();
+    // SAFETY: f is a live file; out-structs are writable.
+    unsafe {
+        let n = hurray_file_tensor_count(f);
+        for i in 0..n {
+            let mut t = std::mem::MaybeUninit::<hurray_file_tensor>::uninit();
+            assert_eq!(hurray_file_tensor_info(f, i, t.as_mut_ptr()), HURRAY_OK);
+            let t = t.assume_init();
+            let name = std::slice::from_raw_parts(t.name.cast::<u8>(), t.name_len + 1);
+            assert_eq!(name[t.name_len], 0);
+            if !t.shape.is_null() {
+                let shape = std::slice::from_raw_parts(t.shape, t.rank as usize);
+                std::hint::black_box(shape.iter().sum::<u64>());
+            }
+            let mut coo: *mut hurray_coo = 1 as *mut hurray_coo;
+            let st = hurray_file_get_at(f, i, flags, &mut coo);
+            check_status(st);
+            assert_eq!(st == HURRAY_OK, !coo.is_null());
+            if st == HURRAY_OK {
+                assert!(t.is_coo);
+                assert_eq!(hurray_coo_nnz(coo), t.nnz);
+                handles.push(coo);
+            }
+        }
+        assert_ne!(
+            hurray_file_tensor_info(f, n, std::mem::MaybeUninit::uninit().as_mut_ptr()),
+            HURRAY_OK
+        );
+        for i in 0..hurray_file_kv_count(f) {
+            let mut kv = std::mem::MaybeUninit::<hurray_kv>::uninit();
+            assert_eq!(hurray_file_kv(f, i, kv.as_mut_ptr()), HURRAY_OK);
+            let kv = kv.assume_init();
+            if !kv.data.is_null() {
+                let b = std::slice::from_raw_parts(kv.data.cast::<u8>(), kv.data_len);
+                std::hint::black_box(b.iter().map(|&x| u64::from(x)).sum::<u64>());
+            }
+            if kv.tag == HURRAY_KV_ARRAY {
+                for j in 0..kv.count.min(64) {
+                    let mut item = std::mem::MaybeUninit::<hurray_kv>::uninit();
+                    assert_eq!(hurray_file_kv_item(f, i, j, item.as_mut_ptr()), HURRAY_OK);
+                }
+            }
+        }
+        hurray_file_close(f);
+        // The handles outlive the file: validate and read every entry.
+        for coo in handles {
+            check_status(hurray_coo_validate(coo));
+            let mut n = 0usize;
+            let p = hurray_coo_indices(coo, &mut n);
+            if !p.is_null() {
+                let idx = std::slice::from_raw_parts(p, n / 8);
+                std::hint::black_box(idx.iter().sum::<u64>());
+            }
+            hurray_coo_free(coo);
+        }
+    }
+}
+
+/// Make the trailer's index CRC-32C match the index it locates, if it
+/// locates one inside the input.
+fn fix_index_crc(b: &mut [u8]) {
+    let Some(t) = b.len().checked_sub(40) else {
+        return;
+    };
+    let word = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+    let (off, len) = (word(b, t), word(b, t + 8));
+    let Some(end) = off.checked_add(len).filter(|&e| e <= t as u64) else {
+        return;
+    };
+    let crc = crc32c::crc32c(&b[off as usize..end as usize]);
+    b[t + 28..t + 32].copy_from_slice(&crc.to_le_bytes());
+}

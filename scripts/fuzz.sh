@@ -10,11 +10,15 @@ cd "$(dirname "$0")/.."
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 secs="${FUZZ_SECONDS:-60}"
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(create descriptor lookup assemble text)
+[ ${#targets[@]} -gt 0 ] || targets=(create descriptor lookup assemble text file)
 cd fuzz
 for t in "${targets[@]}"; do
   mkdir -p "corpus/$t"
   echo "== fuzz $t for ${secs}s"
+  # Hurray files align buffers to 4096 bytes: a file with a tensor is
+  # longer than libFuzzer's default 4096-byte inputs.
+  extra=()
+  [ "$t" = file ] && extra=(-max_len=20000)
   cargo fuzz run "$t" -s none -O "corpus/$t" "seeds/$t" -- \
-    -seed=1 -max_total_time="$secs" -print_final_stats=1 -timeout=10
+    -seed=1 -max_total_time="$secs" -print_final_stats=1 -timeout=10 "${extra[@]}"
 done

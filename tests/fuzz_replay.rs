@@ -72,3 +72,8 @@ fn replay_assemble() {
 fn replay_text() {
     replay("text", harness::text, 20_000);
 }
+
+#[test]
+fn replay_file() {
+    replay("file", harness::file, 3_000);
+}

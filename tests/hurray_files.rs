@@ -1019,3 +1019,50 @@ fn the_open_file_is_shared_between_threads() {
         }
     });
 }
+
+/// Regenerates the fuzz seeds of the `file` target (a flag byte, then a
+/// file): `cargo test --test hurray_files -- --ignored write_fuzz_seeds`.
+#[test]
+#[ignore]
+fn write_fuzz_seeds() {
+    let dir = format!("{}/fuzz/seeds/file", env!("CARGO_MANIFEST_DIR"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let small = Fixture::f32s(&[3, 2, 2], &[&[0, 0, 1], &[2, 1, 0]], false);
+    let files = [
+        ("empty", write_mem(&[], &[], WriteOptions::default()), 0u8),
+        (
+            "seed-kv",
+            write_mem(
+                &[("A", &Fixture::seed())],
+                &all_kv(),
+                WriteOptions::default(),
+            ),
+            4,
+        ),
+        (
+            "two-sorted-stats",
+            write_mem(
+                &[("A", &Fixture::seed()), ("b", &small)],
+                &[("k", KvValue::Int64(1))],
+                WriteOptions {
+                    sorted_index: true,
+                    stats: StatsChoice::Full,
+                    ..Default::default()
+                },
+            ),
+            1,
+        ),
+    ];
+    for (name, bytes, flag) in files {
+        let mut input = vec![flag];
+        input.extend_from_slice(&bytes);
+        std::fs::write(format!("{dir}/{name}"), input).unwrap();
+    }
+    let path = ref_file(
+        "seed-dense.hrry",
+        vec![("dense", dense_descriptor(), vec![vec![0u8; 24]])],
+    );
+    let mut input = vec![2u8];
+    input.extend_from_slice(&std::fs::read(&path).unwrap());
+    std::fs::write(format!("{dir}/dense"), input).unwrap();
+}
