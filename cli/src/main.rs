@@ -1,7 +1,7 @@
 //! `hurray-coo`: inspect, validate and convert sparse tensor files through
 //! libhurray_coo. Formats come from the file extension: `.mtx` (Matrix
-//! Market) and `.tns` (FROSTT). Hurray files (`.hrry`) are not supported
-//! yet and are refused by name.
+//! Market), `.tns` (FROSTT) and `.hrry` (Hurray files, which hold several
+//! named tensors and metadata).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -9,8 +9,12 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use hurray_coo::assemble::{AssembleOptions, Duplicates};
+use hurray_coo::io::descriptor::StatsChoice;
+use hurray_coo::io::file::{
+    FileWriter, HurrayFile, KvValue, OpenMode, WriteOptions as FileWriteOptions,
+};
 use hurray_coo::io::{entry_text, mtx, stats, tns, TextOptions, WriteOptions};
-use hurray_coo::{Coo, CooError};
+use hurray_coo::{Coo, CooError, Options};
 
 const EXIT_CODES: &str = "\
 Exit status:
@@ -23,7 +27,8 @@ Exit status:
 #[command(
     name = "hurray-coo",
     version,
-    about = "Inspect, validate and convert sparse tensor files (Matrix Market .mtx, FROSTT .tns)",
+    about = "Inspect, validate and convert sparse tensor files (Matrix Market .mtx, FROSTT .tns, \
+             Hurray .hrry)",
     after_help = EXIT_CODES
 )]
 struct Cli {
@@ -68,12 +73,40 @@ struct ReadArgs {
     /// Threads for parsing, sorting and writing.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// The tensor of a .hrry file to use (by default: every COO tensor for
+    /// info and validate, the only one for convert and head).
+    #[arg(long)]
+    tensor: Option<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Statistics {
+    None,
+    Counts,
+    Full,
+}
+
+#[derive(clap::Args, Clone)]
+struct HrryArgs {
+    /// Name of the tensor in a .hrry output (default: the input's name in
+    /// a .hrry input, else the input file's stem).
+    #[arg(long)]
+    name: Option<String>,
+    /// data_buffer_alignment of a .hrry output: a power of two from 4096
+    /// to 2097152.
+    #[arg(long, default_value_t = 4096)]
+    alignment: u32,
+    /// Statistics section in each descriptor of a .hrry output.
+    #[arg(long, value_enum, default_value_t = Statistics::None)]
+    statistics: Statistics,
 }
 
 #[derive(Subcommand)]
 enum Command {
     /// Type, shape, entries, sortedness, statistics and the first entries.
-    #[command(after_help = "Example:\n  hurray-coo info bcsstk01.mtx")]
+    #[command(
+        after_help = "Example:\n  hurray-coo info bcsstk01.mtx\n  hurray-coo info model.hrry"
+    )]
     Info {
         files: Vec<PathBuf>,
         #[command(flatten)]
@@ -84,29 +117,39 @@ enum Command {
     },
     /// Check a file: exit status 0 when it is a valid tensor, 1 with the
     /// precise message otherwise.
-    #[command(after_help = "Example:\n  hurray-coo validate matrix.mtx && echo valid")]
+    #[command(
+        after_help = "Example:\n  hurray-coo validate matrix.mtx && echo valid\n  \
+                      hurray-coo validate --tensor K system.hrry"
+    )]
     Validate {
         files: Vec<PathBuf>,
         #[command(flatten)]
         read: ReadArgs,
     },
-    /// Convert between formats, chosen by extension (.mtx, .tns).
+    /// Convert between formats, chosen by extension (.mtx, .tns, .hrry). A
+    /// .hrry to .hrry conversion copies every COO tensor and the metadata.
     #[command(
         after_help = "Example:\n  hurray-coo convert --threads 2 graph.mtx graph.tns\n  \
-                      hurray-coo convert --precision 6 tensor.tns matrix.mtx"
+                      hurray-coo convert --precision 6 tensor.tns matrix.mtx\n  \
+                      hurray-coo convert --name K stiffness.mtx system.hrry\n  \
+                      hurray-coo convert --tensor K system.hrry K.mtx"
     )]
     Convert {
         input: PathBuf,
         output: PathBuf,
         #[command(flatten)]
         read: ReadArgs,
+        #[command(flatten)]
+        hrry: HrryArgs,
         /// Significant digits of real values (1 to 17); shortest
         /// round-trip text when absent.
         #[arg(long)]
         precision: Option<usize>,
     },
     /// The first entries, one per line, coordinates counted from 1.
-    #[command(after_help = "Example:\n  hurray-coo head -n 20 tensor.tns")]
+    #[command(
+        after_help = "Example:\n  hurray-coo head -n 20 tensor.tns\n  hurray-coo head --tensor K system.hrry"
+    )]
     Head {
         file: PathBuf,
         #[command(flatten)]
@@ -120,6 +163,7 @@ enum Command {
 enum Format {
     Mtx,
     Tns,
+    Hrry,
 }
 
 fn format_of(path: &Path) -> Result<Format, String> {
@@ -130,12 +174,9 @@ fn format_of(path: &Path) -> Result<Format, String> {
     {
         Some(e) if e == "mtx" => Ok(Format::Mtx),
         Some(e) if e == "tns" => Ok(Format::Tns),
-        Some(e) if e == "hrry" => Err(format!(
-            "{}: Hurray files (.hrry) are not supported by this version yet",
-            path.display()
-        )),
+        Some(e) if e == "hrry" => Ok(Format::Hrry),
         _ => Err(format!(
-            "{}: unknown format; use a .mtx (Matrix Market) or .tns (FROSTT) file",
+            "{}: unknown format; use a .mtx (Matrix Market), .tns (FROSTT) or .hrry (Hurray) file",
             path.display()
         )),
     }
@@ -162,8 +203,26 @@ fn progress(mode: Progress, what: String, bytes: u64) -> Option<indicatif::Progr
     Some(bar)
 }
 
-fn read(path: &Path, a: &ReadArgs, mode: Progress) -> Result<Coo<'static>, String> {
+/// An input: one tensor of a text file, or an open Hurray file whose
+/// tensors borrow it.
+enum Input {
+    Text(Coo<'static>),
+    File(HurrayFile),
+}
+
+fn load(path: &Path, a: &ReadArgs, mode: Progress) -> Result<Input, String> {
     let f = format_of(path)?;
+    if f == Format::Hrry {
+        return HurrayFile::open(path, OpenMode::Map)
+            .map(Input::File)
+            .map_err(|e| message(path, e));
+    }
+    if a.tensor.is_some() {
+        return Err(format!(
+            "{}: --tensor picks a tensor of a .hrry file; a text file holds one",
+            path.display()
+        ));
+    }
     let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let bar = progress(mode, format!("reading {}", path.display()), bytes);
     let o = TextOptions {
@@ -177,11 +236,89 @@ fn read(path: &Path, a: &ReadArgs, mode: Progress) -> Result<Coo<'static>, Strin
     let r = match f {
         Format::Mtx => mtx::read_mtx_file(path, &o).map(|x| x.0),
         Format::Tns => tns::read_tns_file(path, a.shape.as_deref(), &o),
+        Format::Hrry => unreachable!("handled above"),
     };
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    r.map_err(|e| message(path, e))
+    r.map(Input::Text).map_err(|e| message(path, e))
+}
+
+/// A tensor of an input: the text file's own, or one borrowing a file.
+enum Tensor<'f> {
+    Text(&'f Coo<'f>),
+    File(Coo<'f>),
+}
+
+impl<'f> std::ops::Deref for Tensor<'f> {
+    type Target = Coo<'f>;
+    fn deref(&self) -> &Coo<'f> {
+        match self {
+            Tensor::Text(c) => c,
+            Tensor::File(c) => c,
+        }
+    }
+}
+
+/// Which tensors of an input a command works on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pick {
+    /// Every COO tensor (or the one --tensor names).
+    All,
+    /// Exactly one: --tensor, or the file's only COO tensor.
+    One,
+}
+
+/// The validated tensors of `input` (name, handle), as `pick` says.
+fn tensors<'f>(
+    input: &'f Input,
+    path: &Path,
+    a: &ReadArgs,
+    pick: Pick,
+    mode: Progress,
+) -> Result<Vec<(Option<String>, Tensor<'f>)>, String> {
+    let file = match input {
+        Input::Text(coo) => return Ok(vec![(None, Tensor::Text(coo))]),
+        Input::File(f) => f,
+    };
+    let positions: Vec<usize> = match &a.tensor {
+        Some(name) => vec![file.position(name).map_err(|e| message(path, e))?],
+        None => {
+            let coo: Vec<usize> = (0..file.tensors().len())
+                .filter(|&i| file.tensors()[i].is_coo())
+                .collect();
+            if pick == Pick::One && coo.len() != 1 {
+                let names: Vec<String> = coo
+                    .iter()
+                    .map(|&i| format!("{:?}", file.tensors()[i].entry.name))
+                    .collect();
+                return Err(format!(
+                    "{}: the file holds {} COO tensors{}; pick one with --tensor NAME",
+                    path.display(),
+                    coo.len(),
+                    if names.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", names.join(", "))
+                    }
+                ));
+            }
+            coo
+        }
+    };
+    let mut out = Vec::new();
+    for i in positions {
+        let t = &file.tensors()[i];
+        let bytes = t.entry.data_length;
+        let bar = progress(mode, format!("checking {:?}", t.entry.name), bytes);
+        let r = file.coo(i, Options::default());
+        if let Some(bar) = bar {
+            bar.finish_and_clear();
+        }
+        let (coo, _) = r.map_err(|e| message(path, e))?;
+        out.push((Some(t.entry.name.clone()), Tensor::File(coo)));
+    }
+    Ok(out)
 }
 
 /// The library's message, with the path in front unless it is there.
@@ -203,9 +340,73 @@ fn shape_text(coo: &Coo<'_>) -> String {
         .join(" x ")
 }
 
-fn info(coo: &Coo<'_>, path: &Path, n: usize) {
+/// What a tensor is called in output: the path, and its name in a file.
+fn label(path: &Path, name: &Option<String>) -> String {
+    match name {
+        Some(n) => format!("{}:{n}", path.display()),
+        None => path.display().to_string(),
+    }
+}
+
+fn kv_text(v: &KvValue) -> String {
+    match v {
+        KvValue::String(s) => format!("{s:?}"),
+        KvValue::Int64(x) => x.to_string(),
+        KvValue::Uint64(x) => x.to_string(),
+        KvValue::Float64(x) => x.to_string(),
+        KvValue::Bool(x) => x.to_string(),
+        KvValue::Bytes(b) => format!("{} bytes", b.len()),
+        KvValue::Array(a) => {
+            let items: Vec<String> = (0..a.len().min(8))
+                .filter_map(|i| a.get(i).map(|x| kv_text(&x)))
+                .collect();
+            let more = if a.len() > 8 { ", ..." } else { "" };
+            format!(
+                "[{}{more}] ({} {})",
+                items.join(", "),
+                a.len(),
+                KvValue::tag_name(a.tag())
+            )
+        }
+    }
+}
+
+/// The file-level summary of a Hurray file: its tensors of every layout
+/// and its metadata.
+fn file_summary(file: &HurrayFile, path: &Path) {
+    let c = file.container();
+    println!(
+        "{}: Hurray file, {} tensor{}, data_buffer_alignment {}{}",
+        path.display(),
+        c.tensors.len(),
+        if c.tensors.len() == 1 { "" } else { "s" },
+        c.header.alignment,
+        if c.header.flags & 2 != 0 {
+            ", sorted index"
+        } else {
+            ""
+        }
+    );
+    for t in &c.tensors {
+        let ty = hurray_coo::type_info(t.type_tag).map_or("unknown type", |t| t.name());
+        let shape: Vec<String> = t.shape.iter().map(u64::to_string).collect();
+        let nnz = t.nnz.map(|n| format!(", {n} entries")).unwrap_or_default();
+        println!(
+            "  {:?}: {} {} {}{nnz}",
+            t.entry.name,
+            t.layout_name(),
+            ty,
+            shape.join(" x ")
+        );
+    }
+    for (k, v) in &c.kv {
+        println!("  metadata {k:?} = {}", kv_text(v));
+    }
+}
+
+fn info(coo: &Coo<'_>, label: &str, n: usize) {
     let ty = coo.type_info().map_or("unknown", |t| t.name());
-    println!("{}:", path.display());
+    println!("{label}:");
     println!("  type     {ty}");
     println!("  shape    {} (rank {})", shape_text(coo), coo.rank());
     println!("  entries  {}", coo.nnz());
@@ -234,7 +435,51 @@ fn info(coo: &Coo<'_>, path: &Path, n: usize) {
     }
 }
 
+fn stats_choice(s: Statistics) -> StatsChoice {
+    match s {
+        Statistics::None => StatsChoice::None,
+        Statistics::Counts => StatsChoice::Counts,
+        Statistics::Full => StatsChoice::Full,
+    }
+}
+
+/// Write `tensors` (and the metadata of a .hrry input) as the Hurray file
+/// `output`.
+fn write_hrry(
+    output: &Path,
+    input: &Path,
+    source: &Input,
+    tensors: &[(Option<String>, Tensor<'_>)],
+    h: &HrryArgs,
+) -> Result<(), CooError> {
+    let opts = FileWriteOptions {
+        alignment: h.alignment,
+        sorted_index: false,
+        stats: stats_choice(h.statistics),
+    };
+    let mut w = FileWriter::create(output, opts)?;
+    if let Input::File(f) = source {
+        for (k, v) in f.kv() {
+            w.add_kv(k, v.clone())?;
+        }
+    }
+    let stem = input
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "tensor".into());
+    for (name, coo) in tensors {
+        let name = match (&h.name, name) {
+            (Some(n), _) if tensors.len() == 1 => n.clone(),
+            (_, Some(n)) => n.clone(),
+            _ => stem.clone(),
+        };
+        w.add_coo(&name, coo)?;
+    }
+    w.finish()
+}
+
 fn run(cli: Cli) -> Result<(), String> {
+    let mode = cli.progress;
     match cli.command {
         Command::Info {
             files,
@@ -245,8 +490,13 @@ fn run(cli: Cli) -> Result<(), String> {
                 return Err("info: give at least one file".into());
             }
             for f in &files {
-                let coo = read(f, &a, cli.progress)?;
-                info(&coo, f, entries);
+                let input = load(f, &a, mode)?;
+                if let Input::File(file) = &input {
+                    file_summary(file, f);
+                }
+                for (name, coo) in tensors(&input, f, &a, Pick::All, mode)? {
+                    info(&coo, &label(f, &name), entries);
+                }
             }
             Ok(())
         }
@@ -255,14 +505,28 @@ fn run(cli: Cli) -> Result<(), String> {
                 return Err("validate: give at least one file".into());
             }
             for f in &files {
-                let coo = read(f, &a, cli.progress)?;
-                println!(
-                    "{}: valid, {} {} with {} entries",
-                    f.display(),
-                    shape_text(&coo),
-                    coo.type_info().map_or("unknown", |t| t.name()),
-                    coo.nnz()
-                );
+                let input = load(f, &a, mode)?;
+                for (name, coo) in tensors(&input, f, &a, Pick::All, mode)? {
+                    println!(
+                        "{}: valid, {} {} with {} entries",
+                        label(f, &name),
+                        shape_text(&coo),
+                        coo.type_info().map_or("unknown", |t| t.name()),
+                        coo.nnz()
+                    );
+                }
+                if let Input::File(file) = &input {
+                    if a.tensor.is_none() {
+                        for t in file.tensors().iter().filter(|t| !t.is_coo()) {
+                            println!(
+                                "{}:{}: not checked ({} layout; this tool checks COO tensors)",
+                                f.display(),
+                                t.entry.name,
+                                t.layout_name()
+                            );
+                        }
+                    }
+                }
             }
             Ok(())
         }
@@ -270,32 +534,42 @@ fn run(cli: Cli) -> Result<(), String> {
             input,
             output,
             read: a,
+            hrry,
             precision,
         } => {
             let out_format = format_of(&output)?;
-            let coo = read(&input, &a, cli.progress)?;
+            let source = load(&input, &a, mode)?;
+            let pick = if out_format == Format::Hrry {
+                Pick::All
+            } else {
+                Pick::One
+            };
+            let list = tensors(&source, &input, &a, pick, mode)?;
+            let nnz: u64 = list.iter().map(|(_, c)| c.nnz()).sum();
             let o = WriteOptions {
                 precision,
                 threads: a.threads,
             };
             let bar = progress(
-                cli.progress,
+                mode,
                 format!("writing {}", output.display()),
-                coo.nnz().saturating_mul(24),
+                nnz.saturating_mul(24),
             );
             let r = match out_format {
-                Format::Mtx => mtx::write_mtx_file(&coo, &output, &o),
-                Format::Tns => tns::write_tns_file(&coo, &output, &o),
+                Format::Mtx => mtx::write_mtx_file(&list[0].1, &output, &o),
+                Format::Tns => tns::write_tns_file(&list[0].1, &output, &o),
+                Format::Hrry => write_hrry(&output, &input, &source, &list, &hrry),
             };
             if let Some(bar) = bar {
                 bar.finish_and_clear();
             }
             r.map_err(|e| message(&output, e))?;
             eprintln!(
-                "{} -> {}: {} entries",
+                "{} -> {}: {} tensor{}, {nnz} entries",
                 input.display(),
                 output.display(),
-                coo.nnz()
+                list.len(),
+                if list.len() == 1 { "" } else { "s" }
             );
             Ok(())
         }
@@ -304,9 +578,11 @@ fn run(cli: Cli) -> Result<(), String> {
             read: a,
             lines,
         } => {
-            let coo = read(&file, &a, cli.progress)?;
+            let input = load(&file, &a, mode)?;
+            let list = tensors(&input, &file, &a, Pick::One, mode)?;
+            let coo = &list[0].1;
             for i in 0..lines.min(coo.nnz() as usize) {
-                if let Some(line) = entry_text(&coo, i) {
+                if let Some(line) = entry_text(coo, i) {
                     println!("{line}");
                 }
             }

@@ -65,7 +65,9 @@ fn help_has_an_example_per_subcommand_and_the_exit_codes() {
 
 #[test]
 fn info_validate_head_and_convert() {
-    let d = dir();
+    // Each test works in its own directory: tests run in parallel.
+    let d = dir().join("basic");
+    std::fs::create_dir_all(&d).unwrap();
     let a = d.join("a.mtx");
     std::fs::write(&a, SYM).unwrap();
     let o = bin().args(["info"]).arg(&a).output().unwrap();
@@ -154,7 +156,7 @@ fn invalid_input_exits_1_with_the_precise_message() {
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
     for (name, needle) in [
-        ("x.hrry", "not supported by this version yet"),
+        ("x.hrry", "x.hrry: No such file"),
         ("x.csv", "unknown format"),
         ("missing.mtx", "missing.mtx"),
     ] {
@@ -201,6 +203,161 @@ fn progress_shows_in_a_terminal_only() {
     assert!(
         !err.contains("reading "),
         "progress drawn into a pipe: {err:?}"
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// A Hurray file with two tensors and metadata, written by the library.
+fn two_tensor_file(path: &std::path::Path) {
+    use hurray_coo::io::file::{FileWriter, KvValue, WriteOptions};
+    use hurray_coo::{Coo, CooParts, Options};
+    let vals: Vec<u8> = [1.0f64, -2.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let idx: Vec<u8> = [0u64, 1, 2, 0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let parts = CooParts {
+        type_tag: 0x04,
+        shape: &[3, 3],
+        nnz: 2,
+        is_sorted: true,
+        values: &vals,
+        indices: &idx,
+    };
+    let coo = Coo::new(
+        parts,
+        Options {
+            copy: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let mut w = FileWriter::create(path, WriteOptions::default()).unwrap();
+    w.add_kv("solver", KvValue::String("cg".into())).unwrap();
+    w.add_coo("K", &coo).unwrap();
+    w.add_coo("M", &coo).unwrap();
+    w.finish().unwrap();
+}
+
+#[test]
+fn hurray_files_every_subcommand() {
+    let d = dir().join("hrry");
+    std::fs::create_dir_all(&d).unwrap();
+    let a = d.join("a.mtx");
+    std::fs::write(&a, SYM).unwrap();
+    // mtx -> hrry -> mtx, the tensor named.
+    let h = d.join("a.hrry");
+    let o = bin()
+        .args(["convert", "--name", "K"])
+        .arg(&a)
+        .arg(&h)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+    let back = d.join("back.mtx");
+    let o = bin().args(["convert"]).arg(&h).arg(&back).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+    assert!(std::fs::read_to_string(&back)
+        .unwrap()
+        .ends_with("3 3 4\n1 1 4.0\n1 2 -1.5\n2 1 -1.5\n3 3 2.0\n"));
+    // Two tensors: info and validate cover each, head and convert ask.
+    let two = d.join("two.hrry");
+    two_tensor_file(&two);
+    let o = bin().args(["info", "-n", "1"]).arg(&two).output().unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    for w in [
+        "two.hrry: Hurray file, 2 tensors, data_buffer_alignment 4096",
+        "  \"K\": COO float64 3 x 3, 2 entries",
+        "  metadata \"solver\" = \"cg\"",
+        "two.hrry:M:\n  type     float64",
+        "    1 2 1.0",
+    ] {
+        assert!(out.contains(w), "info lacks {w:?}:\n{out}");
+    }
+    let o = bin().args(["validate"]).arg(&two).output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(text(&o).0.contains("two.hrry:K: valid") && text(&o).0.contains("two.hrry:M: valid"));
+    let o = bin().args(["head"]).arg(&two).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o)
+            .1
+            .contains("the file holds 2 COO tensors (\"K\", \"M\"); pick one with --tensor NAME"),
+        "{}",
+        text(&o).1
+    );
+    let o = bin()
+        .args(["head", "--tensor", "M"])
+        .arg(&two)
+        .output()
+        .unwrap();
+    assert_eq!(text(&o).0, "1 2 1.0\n3 1 -2.0\n");
+    let o = bin()
+        .args(["head", "--tensor", "Q"])
+        .arg(&two)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o).1.contains("no tensor is named \"Q\""),
+        "{}",
+        text(&o).1
+    );
+    // hrry -> hrry keeps every tensor and the metadata.
+    let copy = d.join("copy.hrry");
+    let o = bin()
+        .args(["convert", "--statistics", "full", "--alignment", "65536"])
+        .arg(&two)
+        .arg(&copy)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+    assert!(
+        text(&o).1.contains("2 tensors, 4 entries"),
+        "{}",
+        text(&o).1
+    );
+    let o = bin().args(["info", "-n", "0"]).arg(&copy).output().unwrap();
+    assert!(
+        text(&o).0.contains("data_buffer_alignment 65536")
+            && text(&o).0.contains("metadata \"solver\""),
+        "{}",
+        text(&o).0
+    );
+    let o = bin()
+        .args(["convert", "--alignment", "1000"])
+        .arg(&two)
+        .arg(d.join("bad.hrry"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o)
+            .1
+            .contains("data_buffer_alignment 1000 is not allowed"),
+        "{}",
+        text(&o).1
+    );
+    assert!(!d.join("bad.hrry").exists());
+    // A damaged file: exit 1 and the byte offset.
+    let mut bytes = std::fs::read(&two).unwrap();
+    let n = bytes.len();
+    bytes[n - 45] ^= 0xFF;
+    let broken = d.join("broken.hrry");
+    std::fs::write(&broken, &bytes).unwrap();
+    let o = bin().args(["validate"]).arg(&broken).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o).1.contains(&format!(
+            "broken.hrry: byte {} of the file: the index section",
+            n - 12
+        )),
+        "{}",
+        text(&o).1
     );
     std::fs::remove_dir_all(&d).unwrap();
 }
