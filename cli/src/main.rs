@@ -247,7 +247,7 @@ fn load(path: &Path, a: &ReadArgs, mode: Progress) -> Result<Input, String> {
 /// A tensor of an input: the text file's own, or one borrowing a file.
 enum Tensor<'f> {
     Text(&'f Coo<'f>),
-    File(Coo<'f>),
+    File(Box<Coo<'f>>),
 }
 
 impl<'f> std::ops::Deref for Tensor<'f> {
@@ -316,7 +316,7 @@ fn tensors<'f>(
             bar.finish_and_clear();
         }
         let (coo, _) = r.map_err(|e| message(path, e))?;
-        out.push((Some(t.entry.name.clone()), Tensor::File(coo)));
+        out.push((Some(t.entry.name.clone()), Tensor::File(Box::new(coo))));
     }
     Ok(out)
 }
