@@ -385,7 +385,11 @@ public:
         return out;
     }
 
+    /// The handle, for calls the wrapper does not cover (owned by this coo).
+    const hurray_coo *handle() const noexcept { return h_; }
+
 private:
+    friend class file;
     explicit coo(hurray_coo *h) noexcept : h_(h) {}
 
     static coo make(type t, const std::vector<std::uint64_t> &shape, const void *values,
@@ -431,6 +435,131 @@ public:
 private:
     friend class coo;
     hurray_assembly_plan *p_ = nullptr;
+};
+
+/// One tensor of a Hurray file, as its index lists it.
+struct file_tensor {
+    std::string name;
+    std::uint8_t layout_tag;
+    std::uint8_t type_tag;
+    bool is_coo;
+    std::vector<std::uint64_t> shape;
+    std::uint64_t nnz;
+};
+
+/// An open Hurray file (move-only): its tensors and metadata, and COO
+/// handles that read the mapped file in place (each keeps the mapping
+/// alive, so they may outlive the file object).
+class file {
+public:
+    /// Open and check path; flags 0 maps it, HURRAY_FILE_READ_INTO_MEMORY
+    /// reads it. Throws hurray::error with the byte offset of a problem.
+    explicit file(const std::string &path, std::uint32_t flags = 0) {
+        check(hurray_file_open(path.c_str(), flags, &f_));
+    }
+    file(const file &) = delete;
+    file &operator=(const file &) = delete;
+    file(file &&other) noexcept : f_(std::exchange(other.f_, nullptr)) {}
+    file &operator=(file &&other) noexcept {
+        if (this != &other) {
+            hurray_file_close(f_);
+            f_ = std::exchange(other.f_, nullptr);
+        }
+        return *this;
+    }
+    ~file() { hurray_file_close(f_); }
+
+    /// Every tensor, of every layout, in index order.
+    std::vector<file_tensor> tensors() const {
+        std::vector<file_tensor> out;
+        const std::uint64_t n = hurray_file_tensor_count(f_);
+        for (std::uint64_t i = 0; i < n; i++) {
+            hurray_file_tensor t{};
+            check(hurray_file_tensor_info(f_, i, &t));
+            std::vector<std::uint64_t> shape;
+            if (t.shape != nullptr) {
+                shape.assign(t.shape, t.shape + t.rank);
+            }
+            out.push_back(file_tensor{std::string(t.name, t.name_len), t.layout_tag, t.type_tag,
+                                      t.is_coo, std::move(shape), t.nnz});
+        }
+        return out;
+    }
+
+    /// The COO tensor named name, zero-copy, validated unless flags has
+    /// HURRAY_COO_PERMISSIVE (flags as hurray_coo_create's).
+    coo get(const std::string &name, std::uint32_t flags = 0) const {
+        hurray_coo *h = nullptr;
+        check(hurray_file_get(f_, name.c_str(), flags, &h));
+        return coo(h);
+    }
+
+    /// The number of KV metadata entries; entry i with kv(i).
+    std::uint64_t kv_count() const noexcept { return hurray_file_kv_count(f_); }
+    hurray_kv kv(std::uint64_t i) const {
+        hurray_kv k{};
+        check(hurray_file_kv(f_, i, &k));
+        return k;
+    }
+
+    /// The file, for calls the wrapper does not cover (owned by this file).
+    const hurray_file *handle() const noexcept { return f_; }
+
+private:
+    hurray_file *f_ = nullptr;
+};
+
+/// A Hurray file being written (move-only). The file appears at its path
+/// only when finish() succeeds; destroyed before that, nothing appears.
+class file_writer {
+public:
+    /// alignment 0 means 4096; flags HURRAY_FILE_SORTED_INDEX,
+    /// HURRAY_FILE_STATISTICS_COUNTS or _FULL.
+    explicit file_writer(const std::string &path, std::uint32_t alignment = 0,
+                         std::uint32_t flags = 0) {
+        check(hurray_file_writer_create(path.c_str(), alignment, flags, &w_));
+    }
+    file_writer(const file_writer &) = delete;
+    file_writer &operator=(const file_writer &) = delete;
+    file_writer(file_writer &&other) noexcept : w_(std::exchange(other.w_, nullptr)) {}
+    file_writer &operator=(file_writer &&other) noexcept {
+        if (this != &other) {
+            hurray_file_writer_abort(w_);
+            w_ = std::exchange(other.w_, nullptr);
+        }
+        return *this;
+    }
+    ~file_writer() { hurray_file_writer_abort(w_); }
+
+    /// Metadata, before the first tensor.
+    file_writer &kv(const std::string &key, const std::string &value) {
+        check(hurray_file_writer_kv_string(w_, key.c_str(), value.c_str()));
+        return *this;
+    }
+    file_writer &kv(const std::string &key, std::int64_t value) {
+        check(hurray_file_writer_kv_int64(w_, key.c_str(), value));
+        return *this;
+    }
+    file_writer &kv(const std::string &key, double value) {
+        check(hurray_file_writer_kv_float64(w_, key.c_str(), value));
+        return *this;
+    }
+    file_writer &kv(const std::string &key, bool value) {
+        check(hurray_file_writer_kv_bool(w_, key.c_str(), value));
+        return *this;
+    }
+
+    /// Write t under name.
+    file_writer &add(const std::string &name, const coo &t) {
+        check(hurray_file_writer_add(w_, name.c_str(), t.handle()));
+        return *this;
+    }
+
+    /// Complete the file, sync it and give it its name.
+    void finish() { check(hurray_file_writer_finish(std::exchange(w_, nullptr))); }
+
+private:
+    hurray_file_writer *w_ = nullptr;
 };
 
 template <typename I, typename T>

@@ -20,6 +20,7 @@ fn every_test_named_in_the_must_table_exists() {
     let c_sources: String = [
         "test_api.c",
         "test_descriptor.c",
+        "test_file.c",
         "test_hostile.c",
         "test_threads.c",
     ]

@@ -755,6 +755,15 @@ fn index_rules() {
     for (b, status, needle) in cases {
         refused(&b, status, &[&needle]);
     }
+    // SORTED_INDEX on an index that is not sorted ("b" before "A").
+    let f = Fixture::seed();
+    let mut b = write_mem(&[("b", &f), ("A", &f)], &[], WriteOptions::default());
+    b[12] |= 2;
+    refused(
+        &b,
+        Status::CorruptFile,
+        &["SORTED_INDEX is set but index entry \"A\" follows \"b\""],
+    );
 }
 
 #[test]

@@ -181,6 +181,43 @@ extern "C" int ctest_cpp17(void) {
             CHECK(e.status() == HURRAY_ERR_PARSE);
             CHECK(e.message().find("line 3, column 3") != std::string::npos);
         }
+        // A Hurray file: written, listed, a zero-copy handle that outlives it.
+        const std::string hrry = "/tmp/hurray_cpp17_" +
+                                 std::to_string(reinterpret_cast<std::uintptr_t>(&sym)) + ".hrry";
+        {
+            hurray::file_writer w(hrry, 0, HURRAY_FILE_SORTED_INDEX);
+            w.kv("solver", std::string("cg")).kv("level", std::int64_t{3});
+            w.add("M", m).add("A", reread);
+            try {
+                w.kv("late", true);
+                CHECK(false);
+            } catch (const hurray::error &e) {
+                CHECK(e.status() == HURRAY_ERR_INVALID_ARGUMENT);
+            }
+            w.finish();
+        }
+        hurray::coo kept = [&] {
+            hurray::file hf(hrry);
+            const auto ts = hf.tensors();
+            CHECK(ts.size() == 2 && ts[0].name == "A" && ts[1].name == "M");
+            CHECK(ts[1].is_coo && ts[1].shape.size() == 2 && ts[1].nnz == 3);
+            CHECK(hf.kv_count() == 2 && hf.kv(1).i64 == 3);
+            try {
+                (void)hf.get("Z");
+                CHECK(false);
+            } catch (const hurray::error &e) {
+                CHECK(e.status() == HURRAY_ERR_NOT_FOUND);
+            }
+            return hf.get("M");
+        }();
+        CHECK(kept.nnz() == 3 && kept.mtx_text() == text);
+        {
+            hurray::file_writer abandoned(hrry + ".never");
+            abandoned.add("M", m);
+        }
+        std::FILE *never = std::fopen((hrry + ".never").c_str(), "rb");
+        CHECK(never == nullptr);
+        std::remove(hrry.c_str());
     }
     return failures;
 }
