@@ -49,7 +49,9 @@ def best(f, reps):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("driver")
+    ap.add_argument("driver", nargs="?")
+    ap.add_argument("--only-generate", action="store_true",
+                    help="write the files (if missing) and print their paths")
     ap.add_argument("--large", action="store_true")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--dir", default="/tmp/hurray-text-bench")
@@ -64,6 +66,9 @@ def main():
         if not os.path.exists(path):
             sio.mmwrite(path, m)
         files.append(path)
+    if a.only_generate:
+        print(" ".join(files))
+        return
     ours = {}
     out = subprocess.run([a.driver, str(a.reps)] + files, check=True, capture_output=True,
                          text=True).stdout
