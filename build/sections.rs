@@ -114,6 +114,21 @@ const SECTIONS: &[Section] = &[
         },
     ),
     (
+        "Shards",
+        "A tensor as the block of a larger parent: global coordinates, partition by rows, concatenation.",
+        |n| {
+            n.starts_with("HURRAY_PARTITION_")
+                || matches!(
+                    n,
+                    "hurray_coo_create_shard"
+                        | "hurray_coo_to_local"
+                        | "hurray_coo_lookup_global_f64"
+                        | "hurray_coo_partition"
+                        | "hurray_coo_concat"
+                )
+        },
+    ),
+    (
         "Hurray files",
         "Open a .hrry file (mapped), list its tensors and metadata, get zero-copy handles; write files.",
         |n| {

@@ -48,6 +48,7 @@ fn main() {
         "test_descriptor.c",
         "test_file.c",
         "test_hostile.c",
+        "test_shard.c",
         "test_text.c",
         "test_threads.c",
     ];

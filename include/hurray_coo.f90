@@ -69,6 +69,7 @@ module hurray_coo
   integer(c_int32_t), parameter, public :: HURRAY_ERR_CHECKSUM = -53
   integer(c_int32_t), parameter, public :: HURRAY_ERR_NOT_FOUND = -54
   integer(c_int32_t), parameter, public :: HURRAY_ERR_INVALID_ARGUMENT = -55
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_OUTSIDE_SHARD = -56
 
   integer(c_int32_t), parameter, public :: HURRAY_COO_BORROW = 0
   integer(c_int32_t), parameter, public :: HURRAY_COO_COPY = 1
@@ -111,6 +112,9 @@ module hurray_coo
   integer(c_int32_t), parameter, public :: HURRAY_MTX_SYMMETRIC = 1
   integer(c_int32_t), parameter, public :: HURRAY_MTX_SKEW_SYMMETRIC = 2
   integer(c_int32_t), parameter, public :: HURRAY_MTX_HERMITIAN = 3
+  integer(c_int32_t), parameter, public :: HURRAY_PARTITION_EQUAL_ROWS = 0
+  integer(c_int32_t), parameter, public :: HURRAY_PARTITION_BALANCED_NNZ = 1
+  integer(c_int32_t), parameter, public :: HURRAY_PARTITION_BOUNDARIES = 2
   integer(c_int32_t), parameter, public :: HURRAY_FILE_READ_INTO_MEMORY = 1
   integer(c_int32_t), parameter, public :: HURRAY_FILE_SORTED_INDEX = 1
   integer(c_int32_t), parameter, public :: HURRAY_FILE_STATISTICS_COUNTS = 2
@@ -248,6 +252,8 @@ module hurray_coo
   public :: hurray_coo_read_mtx, hurray_coo_read_mtx_file, hurray_coo_read_tns
   public :: hurray_coo_read_tns_file, hurray_coo_write_mtx, hurray_coo_write_mtx_file
   public :: hurray_coo_write_tns, hurray_coo_write_tns_file
+  public :: hurray_coo_create_shard, hurray_coo_to_local, hurray_coo_lookup_global_f64
+  public :: hurray_coo_partition, hurray_coo_concat
   public :: hurray_file_open, hurray_file_open_bytes, hurray_file_close, hurray_file_tensor_count
   public :: hurray_file_tensor_info, hurray_file_find, hurray_file_get, hurray_file_get_at
   public :: hurray_file_kv_count, hurray_file_kv, hurray_file_kv_item
@@ -694,6 +700,62 @@ module hurray_coo
       integer(c_int32_t), value :: precision
       integer(c_int32_t), value :: threads
     end function hurray_coo_write_tns_file
+
+    ! ---- Shards ------------------------------------------------------------
+    integer(c_int32_t) function hurray_coo_create_shard(type_tag, rank, shape, nnz, is_sorted, &
+        values, values_bytes, indices, indices_bytes, flags, parent_shape, shard_offset, out) &
+        bind(C, name="hurray_coo_create_shard")
+      import :: c_int32_t, c_int8_t, c_int64_t, c_bool, c_ptr, c_size_t
+      integer(c_int8_t), value :: type_tag
+      integer(c_int32_t), value :: rank
+      integer(c_int64_t), intent(in) :: shape(*)
+      integer(c_int64_t), value :: nnz
+      logical(c_bool), value :: is_sorted
+      type(c_ptr), value :: values
+      integer(c_size_t), value :: values_bytes
+      type(c_ptr), value :: indices
+      integer(c_size_t), value :: indices_bytes
+      integer(c_int32_t), value :: flags
+      integer(c_int64_t), intent(in) :: parent_shape(*)
+      integer(c_int64_t), intent(in) :: shard_offset(*)
+      type(c_ptr), intent(out) :: out
+    end function hurray_coo_create_shard
+
+    integer(c_int32_t) function hurray_coo_to_local(coo, global, rank, out_local) &
+        bind(C, name="hurray_coo_to_local")
+      import :: c_int32_t, c_int64_t, c_ptr
+      type(c_ptr), value :: coo
+      integer(c_int64_t), intent(in) :: global(*)
+      integer(c_int32_t), value :: rank
+      integer(c_int64_t), intent(out) :: out_local(*)
+    end function hurray_coo_to_local
+
+    integer(c_int32_t) function hurray_coo_lookup_global_f64(coo, global, rank, out_value, out_found) &
+        bind(C, name="hurray_coo_lookup_global_f64")
+      import :: c_int32_t, c_int64_t, c_ptr, c_double
+      type(c_ptr), value :: coo
+      integer(c_int64_t), intent(in) :: global(*)
+      integer(c_int32_t), value :: rank
+      real(c_double), intent(out) :: out_value
+      type(c_ptr), value :: out_found
+    end function hurray_coo_lookup_global_f64
+
+    integer(c_int32_t) function hurray_coo_partition(coo, mode, parts, boundaries, out_shards) &
+        bind(C, name="hurray_coo_partition")
+      import :: c_int32_t, c_ptr
+      type(c_ptr), value :: coo
+      integer(c_int32_t), value :: mode
+      integer(c_int32_t), value :: parts
+      type(c_ptr), value :: boundaries
+      type(c_ptr), intent(out) :: out_shards(*)
+    end function hurray_coo_partition
+
+    integer(c_int32_t) function hurray_coo_concat(shards, n, out) bind(C, name="hurray_coo_concat")
+      import :: c_int32_t, c_ptr
+      type(c_ptr), intent(in) :: shards(*)
+      integer(c_int32_t), value :: n
+      type(c_ptr), intent(out) :: out
+    end function hurray_coo_concat
 
     ! ---- Hurray files ------------------------------------------------------
     integer(c_int32_t) function hurray_file_open(path, flags, out) bind(C, name="hurray_file_open")

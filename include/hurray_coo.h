@@ -304,6 +304,12 @@ typedef int32_t hurray_status;
 #define HURRAY_ERR_INVALID_ARGUMENT -55
 
 /**
+ * A global coordinate falls outside the shard's box; the message names the
+ * dimension, the coordinate and the box.
+ */
+#define HURRAY_ERR_OUTSIDE_SHARD -56
+
+/**
  * The name of a status code ("HURRAY_OK", "HURRAY_ERR_DUPLICATE", ...), or
  * "HURRAY_ERR_UNKNOWN_STATUS" for a code that is not defined. Never NULL;
  * static storage. Thread safety: safe from any thread.
@@ -826,6 +832,22 @@ hurray_status hurray_coo_lookup_batch(const struct hurray_coo *coo,
                                       double *out_values,
                                       bool *out_found,
                                       uint32_t threads);
+
+/**
+ * hurray_coo_lookup_f64 at the parent tensor's coordinates global (rank
+ * of them, not NULL): translated as hurray_coo_to_local does, then looked
+ * up. out_value (not NULL) receives the value (0.0 when not stored),
+ * out_found (may be NULL) whether it is stored.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_OUTSIDE_SHARD, and the statuses of
+ * hurray_coo_to_local and hurray_coo_lookup_f64.
+ * Thread safety: safe on a shared handle.
+ */
+hurray_status hurray_coo_lookup_global_f64(const struct hurray_coo *coo,
+                                           const uint64_t *global,
+                                           uint32_t rank,
+                                           double *out_value,
+                                           bool *out_found);
 
 /* ======================================================================
  * 7. Assembly
@@ -1452,7 +1474,119 @@ hurray_status hurray_coo_write_tns_file(const struct hurray_coo *coo,
                                         uint32_t threads);
 
 /* ======================================================================
- * 10. Hurray files
+ * 10. Shards
+ *    A tensor as the block of a larger parent: global coordinates, partition by rows, concatenation.
+ * ====================================================================== */
+
+/**
+ * hurray_coo_partition mode: parts blocks of (nearly) equal row counts.
+ */
+#define HURRAY_PARTITION_EQUAL_ROWS 0
+
+/**
+ * hurray_coo_partition mode: parts blocks of (nearly) equal entry
+ * counts, cut between rows.
+ */
+#define HURRAY_PARTITION_BALANCED_NNZ 1
+
+/**
+ * hurray_coo_partition mode: the caller's parts + 1 row boundaries.
+ */
+#define HURRAY_PARTITION_BOUNDARIES 2
+
+/**
+ * hurray_coo_create for a shard: the tensor is the block at shard_offset
+ * of a parent tensor of shape parent_shape (both rank values, read during
+ * the call only, not NULL), its coordinates local to the block. The box is
+ * checked (shard_offset[k] + shape[k] <= parent_shape[k] in every
+ * dimension); it is written in the descriptor's shard section
+ * (hurray_coo_encode_descriptor, Hurray files), reported by
+ * hurray_coo_shard, and used by hurray_coo_to_local and
+ * hurray_coo_lookup_global_f64. Everything else is hurray_coo_create.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_INVALID_SHAPE (a box that does not fit
+ * the parent), or any status of hurray_coo_create.
+ * Thread safety: may be called from any thread.
+ */
+hurray_status hurray_coo_create_shard(uint8_t type_tag,
+                                      uint32_t rank,
+                                      const uint64_t *shape,
+                                      uint64_t nnz,
+                                      bool is_sorted,
+                                      const void *values,
+                                      size_t values_bytes,
+                                      const uint64_t *indices,
+                                      size_t indices_bytes,
+                                      uint32_t flags,
+                                      const uint64_t *parent_shape,
+                                      const uint64_t *shard_offset,
+                                      struct hurray_coo **out);
+
+/**
+ * The local coordinates of the parent tensor's coordinates global (rank
+ * of them, not NULL) into out_local (rank values, not NULL): global minus
+ * the shard's offset, or global itself for a handle that is not a shard.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
+ * HURRAY_ERR_OUTSIDE_SHARD (the message names the dimension, the
+ * coordinate and the box), HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: safe on a shared handle.
+ */
+hurray_status hurray_coo_to_local(const struct hurray_coo *coo,
+                                  const uint64_t *global,
+                                  uint32_t rank,
+                                  uint64_t *out_local);
+
+/**
+ * Cut coo into parts shards along dimension 0 (rows), each a new,
+ * library-owned, validated handle holding a copy of its rows' entries with
+ * coordinates local to its block, in their original order (a sorted
+ * tensor gives sorted shards), with a shard box placing it in coo's parent
+ * (coo itself, or coo's own parent when coo is a shard: offsets add up).
+ *
+ * mode: HURRAY_PARTITION_EQUAL_ROWS (block k holds rows k * rows / parts
+ * to (k + 1) * rows / parts), HURRAY_PARTITION_BALANCED_NNZ (about
+ * nnz / parts entries per block, never splitting a row), or
+ * HURRAY_PARTITION_BOUNDARIES: boundaries holds parts + 1 row numbers, 0,
+ * non-decreasing, ending at the row extent (read during the call; NULL
+ * for the other modes is fine). parts: 1 to 1048576. Empty blocks give
+ * empty shards.
+ *
+ * out_shards (not NULL): parts slots, each receiving a handle owned by the
+ * caller (hurray_coo_free each); all NULL on failure.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_ARGUMENT
+ * (mode, parts or boundaries; the message says which), HURRAY_ERR_ALLOC,
+ * HURRAY_ERR_UNSUPPORTED_TYPE (a tag accepted only permissively), the
+ * validation statuses of a permissive coo, HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: safe on a shared handle.
+ */
+hurray_status hurray_coo_partition(const struct hurray_coo *coo,
+                                   uint32_t mode,
+                                   uint32_t parts,
+                                   const uint64_t *boundaries,
+                                   struct hurray_coo **out_shards);
+
+/**
+ * One tensor of the parent shape from n shards (shards: n handles, not
+ * NULL, read during the call only): every one a shard of the same parent
+ * and element type, their boxes pairwise disjoint (they need not cover the
+ * parent). The result holds every entry at its global coordinates, sorted,
+ * library-owned and validated; it is not a shard. out (not NULL) receives
+ * it, owned by the caller; NULL on failure.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_ARGUMENT
+ * (n is 0, a handle is not a shard, types or parent shapes differ),
+ * HURRAY_ERR_INVALID_SHAPE (two boxes overlap), HURRAY_ERR_ALLOC,
+ * HURRAY_ERR_OVERFLOW, HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: safe on shared handles.
+ */
+hurray_status hurray_coo_concat(const struct hurray_coo *const *shards,
+                                uint32_t n,
+                                struct hurray_coo **out);
+
+/* ======================================================================
+ * 11. Hurray files
  *    Open a .hrry file (mapped), list its tensors and metadata, get zero-copy handles; write files.
  * ====================================================================== */
 
@@ -1969,7 +2103,7 @@ hurray_status hurray_file_writer_finish(struct hurray_file_writer *w);
 void hurray_file_writer_abort(struct hurray_file_writer *w);
 
 /* ======================================================================
- * 11. Descriptors and statistics
+ * 12. Descriptors and statistics
  *    The Hurray descriptor: write one for a handle, read one into a handle.
  * ====================================================================== */
 

@@ -232,6 +232,16 @@ pub enum CooError {
         inner: Box<CooError>,
     },
 
+    /// A global coordinate outside a shard's box.
+    #[error("global coordinate {coord} in dimension {dim} is outside this shard's box, which holds {lo} to {} of the parent's {parent}", hi.wrapping_sub(1))]
+    OutsideShard {
+        dim: usize,
+        coord: u64,
+        lo: u64,
+        hi: u64,
+        parent: u64,
+    },
+
     /// An argument outside its domain (not flags): what and why.
     #[error("{0}")]
     Argument(String),
@@ -322,6 +332,19 @@ fn one_based_text(e: &CooError) -> String {
             c(coord),
             dim + 1
         ),
+        CooError::OutsideShard {
+            dim,
+            coord,
+            lo,
+            hi,
+            parent,
+        } => format!(
+            "global coordinate {} in dimension {} is outside this shard's box, which holds {} to \
+             {hi} of the parent's {parent}",
+            c(coord),
+            dim + 1,
+            c(lo)
+        ),
         CooError::DynamicDimension { dim } => format!(
             "shape dimension {} is UINT64_MAX, the dynamic-dimension sentinel: a COO tensor \
              needs every dimension resolved",
@@ -376,6 +399,7 @@ impl CooError {
             CooError::Container { status, .. } => *status,
             CooError::InFile { inner, .. } => inner.status(),
             CooError::Argument(_) => Status::InvalidArgument,
+            CooError::OutsideShard { .. } => Status::OutsideShard,
             CooError::TripletDuplicate { .. } => Status::Duplicate,
             CooError::ValueOverflow(_) => Status::Overflow,
             CooError::Internal(_) => Status::Internal,

@@ -19,6 +19,7 @@ pub mod element;
 pub mod error;
 pub mod ffi;
 pub mod io;
+pub mod shard;
 pub mod status;
 
 pub use coo::{check_rank, Coo, CooParts, Options};

@@ -123,6 +123,8 @@ status_table! {
     /// repeated tensor name, an alignment that is not a power of two, a call
     /// made in the wrong order).
     InvalidArgument = -55 => "HURRAY_ERR_INVALID_ARGUMENT",
+    /// A global coordinate falls outside the shard's box.
+    OutsideShard = -56 => "HURRAY_ERR_OUTSIDE_SHARD",
 }
 
 impl Status {

@@ -22,6 +22,7 @@ fn every_test_named_in_the_must_table_exists() {
         "test_descriptor.c",
         "test_file.c",
         "test_hostile.c",
+        "test_shard.c",
         "test_threads.c",
     ]
     .iter()

@@ -481,6 +481,7 @@ static int test_status_names_and_messages(void) {
         {HURRAY_ERR_CHECKSUM, "HURRAY_ERR_CHECKSUM"},
         {HURRAY_ERR_NOT_FOUND, "HURRAY_ERR_NOT_FOUND"},
         {HURRAY_ERR_INVALID_ARGUMENT, "HURRAY_ERR_INVALID_ARGUMENT"},
+        {HURRAY_ERR_OUTSIDE_SHARD, "HURRAY_ERR_OUTSIDE_SHARD"},
     };
     size_t i;
     int code;

@@ -23,6 +23,9 @@ extern "C" {
     fn ctest_hostile_count() -> usize;
     fn ctest_hostile_name(i: usize) -> *const c_char;
     fn ctest_hostile_run(i: usize) -> c_int;
+    fn ctest_shard_count() -> usize;
+    fn ctest_shard_name(i: usize) -> *const c_char;
+    fn ctest_shard_run(i: usize) -> c_int;
     fn ctest_text_count() -> usize;
     fn ctest_text_name(i: usize) -> *const c_char;
     fn ctest_text_run(i: usize) -> c_int;
@@ -69,6 +72,12 @@ pub const HOSTILE: Suite = Suite {
     count: ctest_hostile_count,
     name: ctest_hostile_name,
     run: ctest_hostile_run,
+};
+
+pub const SHARD: Suite = Suite {
+    count: ctest_shard_count,
+    name: ctest_shard_name,
+    run: ctest_shard_run,
 };
 
 pub const TEXT: Suite = Suite {

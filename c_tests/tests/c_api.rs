@@ -1,7 +1,7 @@
 //! The C test suites, run by cargo test.
 
 use hurray_coo_c_tests::{
-    cpp17, cpp_smoke, run_suite, API, ASSEMBLE, DESCRIPTOR, FILE, HOSTILE, TEXT, THREADS,
+    cpp17, cpp_smoke, run_suite, API, ASSEMBLE, DESCRIPTOR, FILE, HOSTILE, SHARD, TEXT, THREADS,
 };
 
 #[test]
@@ -17,6 +17,16 @@ fn c_assemble_suite_passes() {
 #[test]
 fn c_file_suite_passes() {
     let (count, failed) = run_suite(&FILE);
+    assert!(count >= 2, "only {count} C tests found");
+    assert!(
+        failed.is_empty(),
+        "C tests failed: {failed:?} (details on stderr)"
+    );
+}
+
+#[test]
+fn c_shard_suite_passes() {
+    let (count, failed) = run_suite(&SHARD);
     assert!(count >= 2, "only {count} C tests found");
     assert!(
         failed.is_empty(),

@@ -56,7 +56,7 @@ fn rank_two(coo: &Coo<'_>, what: &str) -> Result<(u64, u64), CooError> {
     }
 }
 
-fn value_type(coo: &Coo<'_>, what: &'static str) -> Result<&'static TypeInfo, CooError> {
+pub(crate) fn value_type(coo: &Coo<'_>, what: &'static str) -> Result<&'static TypeInfo, CooError> {
     coo.type_info().ok_or(CooError::UnsupportedType {
         what,
         tag: coo.type_tag(),

@@ -7,6 +7,7 @@
 use crate::aligned::AlignedBuf;
 use crate::element::types::TypeInfo;
 use crate::error::CooError;
+use crate::shard::ShardBox;
 
 pub(crate) mod key;
 pub mod lookup;
@@ -86,6 +87,8 @@ pub struct Coo<'a> {
     strides: Vec<u64>,
     /// The opt-in lookup index (`Options::index`).
     index: Option<Index>,
+    /// Where this tensor sits in a parent tensor, if it is a shard.
+    shard: Option<ShardBox>,
 }
 
 impl std::fmt::Debug for Coo<'_> {
@@ -140,6 +143,7 @@ impl<'a> Coo<'a> {
             indices,
             strides: Vec::new(),
             index: None,
+            shard: None,
         };
         if !opts.permissive {
             coo.check_data()?;
@@ -191,9 +195,23 @@ impl<'a> Coo<'a> {
             indices: Storage::Owned(indices),
             strides: Vec::new(),
             index: None,
+            shard: None,
         };
         coo.check_data()?;
         Ok(coo)
+    }
+
+    /// This tensor as the shard `b` of a parent tensor (checked: same rank,
+    /// `offset + shape <= parent_shape` in every dimension).
+    pub fn with_shard(mut self, b: ShardBox) -> Result<Self, CooError> {
+        b.check(&self.shape)?;
+        self.shard = Some(b);
+        Ok(self)
+    }
+
+    /// The shard box, if this tensor is a shard.
+    pub fn shard(&self) -> Option<&ShardBox> {
+        self.shard.as_ref()
     }
 
     /// The element type tag.

@@ -108,6 +108,9 @@ pub const HURRAY_ERR_NOT_FOUND: hurray_status = -54;
 /// repeated tensor name or KV key, a data_buffer_alignment that is not a
 /// power of two from 4096 to 2 MiB, metadata added after the first tensor.
 pub const HURRAY_ERR_INVALID_ARGUMENT: hurray_status = -55;
+/// A global coordinate falls outside the shard's box; the message names the
+/// dimension, the coordinate and the box.
+pub const HURRAY_ERR_OUTSIDE_SHARD: hurray_status = -56;
 
 // Element type tags (the format's type table; tied to crate::element::types::TYPES by
 // a test).

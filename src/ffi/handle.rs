@@ -189,7 +189,10 @@ pub(super) unsafe fn build_handle(
     desc: Option<crate::io::descriptor::Descriptor>,
     out: *mut *mut hurray_coo,
 ) -> Result<(), CooError> {
-    let coo = Coo::new(parts, opts).map_err(|e| e.one_based(one_based))?;
+    let mut coo = Coo::new(parts, opts).map_err(|e| e.one_based(one_based))?;
+    if let Some(b) = desc.as_ref().and_then(|d| d.shard.clone()) {
+        coo = coo.with_shard(b)?;
+    }
     let release = if opts.copy { None } else { release };
     let h = box_handle(hurray_coo {
         coo,

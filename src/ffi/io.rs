@@ -189,7 +189,7 @@ pub unsafe extern "C" fn hurray_coo_descriptor_size(
     guard(|| {
         // SAFETY: `coo` is NULL or live, per the contract.
         let h = unsafe { handle(coo) }?;
-        let len = descriptor::encoded_len(h.coo.rank(), stats_choice(options)?);
+        let len = descriptor::encoded_len_of(&h.coo, stats_choice(options)?);
         // SAFETY: NULL-checked; writable per the contract.
         unsafe { write_req(out_len, len, "out_len") }
     })
@@ -227,7 +227,7 @@ pub unsafe extern "C" fn hurray_coo_encode_descriptor(
             return Err(CooError::null("out_written"));
         }
         let choice = stats_choice(options)?;
-        let need = descriptor::encoded_len(h.coo.rank(), choice);
+        let need = descriptor::encoded_len_of(&h.coo, choice);
         // SAFETY: NULL-checked above; writable per the contract.
         unsafe { write_opt(out_written, need) };
         if capacity < need {
@@ -456,7 +456,7 @@ pub unsafe extern "C" fn hurray_coo_shard(
         if out_parent_shape.is_null() || out_offset.is_null() {
             return Err(CooError::null("out_parent_shape or out_offset"));
         }
-        let shard = h.desc.as_ref().and_then(|d| d.shard.as_ref());
+        let shard = h.coo.shard();
         let (p, o) = shard.map_or((std::ptr::null(), std::ptr::null()), |s| {
             (s.parent_shape.as_ptr(), s.offset.as_ptr())
         });

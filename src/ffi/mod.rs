@@ -1,7 +1,7 @@
 //! The C ABI, split by the same operations as the core: `library` (status
 //! names, messages, versions), `element` (type facts), `handle` (create,
 //! free, accessors), `validate`, `lookup`, `io` (descriptors, statistics), `assemble`, `convert`,
-//! `text` (Matrix Market and FROSTT files), `file` (Hurray files).
+//! `text` (Matrix Market and FROSTT files), `file` (Hurray files), `shard` (shard boxes, partition, concatenation).
 //! Each export converts its arguments (through `guard.rs`), calls the core
 //! and maps the result; every body runs inside the panic barrier.
 #![allow(non_camel_case_types)]
@@ -22,6 +22,7 @@ mod handle;
 mod io;
 mod library;
 mod lookup;
+mod shard;
 mod text;
 mod validate;
 
@@ -36,6 +37,7 @@ pub use handle::*;
 pub use io::*;
 pub use library::*;
 pub use lookup::*;
+pub use shard::*;
 pub use text::*;
 pub use validate::*;
 

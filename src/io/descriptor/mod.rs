@@ -6,7 +6,7 @@ mod read;
 mod write;
 
 pub use read::{parse, peek, Peek};
-pub use write::{encode, encoded_len, StatsChoice};
+pub use write::{encode, encoded_len, encoded_len_of, StatsChoice};
 
 use crate::element::size::MAX_RANK;
 use crate::error::CooError;
@@ -29,8 +29,10 @@ const COO_FIELDS_LEN: usize = 16;
 const HANDLE_LEN: usize = 16;
 const STATISTICS_LEN: usize = 72;
 const COMPOSITE_MEMBER_LEN: usize = 16;
-/// The longest descriptor this library writes: rank 64 with statistics.
+/// The longest descriptor this library writes: rank 64 with a shard
+/// section and statistics.
 pub const MAX_WRITTEN_LEN: usize = FIXED_HEADER_LEN
+    + 16 * MAX_RANK as usize
     + 8 * MAX_RANK as usize
     + 8
     + COO_FIELDS_LEN
@@ -59,11 +61,7 @@ pub struct BufferDecl {
 }
 
 /// A shard section: this tensor is the block at `offset` of a parent.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Shard {
-    pub parent_shape: Vec<u64>,
-    pub offset: Vec<u64>,
-}
+pub use crate::shard::ShardBox as Shard;
 
 /// A parsed, checked COO descriptor.
 #[derive(Clone, Debug, PartialEq)]

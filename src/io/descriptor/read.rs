@@ -402,21 +402,12 @@ struct Sections {
 
 fn parse_shard(r: &mut Reader<'_>, shape: &[u64]) -> Result<Shard, CooError> {
     let rank = shape.len() as u32;
-    let parent_shape = r.u64s(rank, "shard parent_shape")?;
-    let offset = r.u64s(rank, "shard offset")?;
-    for k in 0..rank as usize {
-        let end = offset[k].checked_add(shape[k]);
-        if end.is_none_or(|e| e > parent_shape[k]) || parent_shape[k] == DYNAMIC_DIM {
-            return Err(CooError::Shard(format!(
-                "shard dimension {k}: offset {} + extent {} exceeds parent extent {}",
-                offset[k], shape[k], parent_shape[k]
-            )));
-        }
-    }
-    Ok(Shard {
-        parent_shape,
-        offset,
-    })
+    let b = Shard {
+        parent_shape: r.u64s(rank, "shard parent_shape")?,
+        offset: r.u64s(rank, "shard offset")?,
+    };
+    b.check(shape)?;
+    Ok(b)
 }
 
 /// The extension-type section (metadata.md): every constraint on its

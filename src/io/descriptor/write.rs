@@ -32,6 +32,12 @@ pub fn encoded_len(rank: u32, stats: StatsChoice) -> usize {
         }
 }
 
+/// The length of the descriptor `encode` writes for `coo`: with its shard
+/// section when it is a shard.
+pub fn encoded_len_of(coo: &Coo<'_>, stats: StatsChoice) -> usize {
+    encoded_len(coo.rank(), stats) + coo.shard().map_or(0, |_| 16 * coo.rank() as usize)
+}
+
 /// Bounded little-endian writes into `out` (sized by the caller).
 struct Writer<'o> {
     out: &'o mut [u8],
@@ -49,7 +55,7 @@ impl Writer<'_> {
 /// permissive handle is validated first (a conforming writer emits only
 /// valid tensors); unknown type tags cannot be described.
 pub fn encode(coo: &Coo<'_>, stats: StatsChoice, out: &mut [u8]) -> Result<usize, CooError> {
-    let need = encoded_len(coo.rank(), stats);
+    let need = encoded_len_of(coo, stats);
     if out.len() < need {
         return Err(CooError::BufferTooSmall {
             what: "the descriptor output buffer",
@@ -77,11 +83,13 @@ pub fn encode(coo: &Coo<'_>, stats: StatsChoice, out: &mut [u8]) -> Result<usize
     w.put(&MAGIC);
     w.put(&[VERSION_MAJOR, VERSION_MINOR]);
     w.put(&(need as u32).to_le_bytes());
-    let f = if section.is_some() {
-        flags::HAS_STATISTICS
-    } else {
-        0
-    };
+    let mut f = 0;
+    if coo.shard().is_some() {
+        f |= flags::HAS_SHARD;
+    }
+    if section.is_some() {
+        f |= flags::HAS_STATISTICS;
+    }
     w.put(&f.to_le_bytes());
     w.put(&[coo.type_tag(), LAYOUT_COO]);
     w.put(&coo.rank().to_le_bytes());
@@ -99,6 +107,12 @@ pub fn encode(coo: &Coo<'_>, stats: StatsChoice, out: &mut [u8]) -> Result<usize
         w.put(&(len as u64).to_le_bytes());
         w.put(&alignment.to_le_bytes());
         w.put(&[0, 0, 0, 0]); // CPU, producer-synced, standard, reserved
+    }
+    // Sections in flag-bit order: shard (bit 1) before statistics (bit 3).
+    if let Some(b) = coo.shard() {
+        for x in b.parent_shape.iter().chain(&b.offset) {
+            w.put(&x.to_le_bytes());
+        }
     }
     if let Some(s) = section {
         w.put(&s.computed_mask.to_le_bytes());

@@ -267,7 +267,10 @@ impl HurrayFile {
             values: &bytes[v.clone()],
             indices: &bytes[x.clone()],
         };
-        let coo = Coo::new(parts, opts).map_err(in_tensor)?;
+        let mut coo = Coo::new(parts, opts).map_err(in_tensor)?;
+        if let Some(b) = desc.shard.clone() {
+            coo = coo.with_shard(b).map_err(in_tensor)?;
+        }
         Ok((coo, desc))
     }
 
