@@ -10,6 +10,11 @@
 # (Fortran module source: compile it with your own compiler),
 # lib/pkgconfig/hurray_coo.pc and lib/cmake/hurray_coo/ (find_package), and the
 # command-line tool bin/hurray-coo.
+# With an MPI installed (mpicc on PATH, or MPICC=...): `make mpi` builds
+# libhurray_coo_mpi (mpi/), and `make install` installs it too when built:
+# lib/libhurray_coo_mpi.so.VERSION (soname libhurray_coo_mpi.so.ABI),
+# include/hurray_coo_mpi.h, lib/pkgconfig/hurray_coo_mpi.pc and
+# lib/cmake/hurray_coo_mpi/.
 
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
@@ -17,6 +22,7 @@ INCLUDEDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
 DESTDIR ?=
 CARGO ?= cargo
+MPICC ?= mpicc
 PROFILE ?= release
 TARGET_DIR ?= $(or $(CARGO_TARGET_DIR),target)
 BUILD := $(TARGET_DIR)/$(if $(filter dev,$(PROFILE)),debug,$(PROFILE))
@@ -37,7 +43,10 @@ SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 SOURCES := $(shell find src cli/src -name '*.rs') Cargo.toml cli/Cargo.toml Cargo.lock build.rs cbindgen.toml
 LIBS := $(BUILD)/libhurray_coo.so $(BUILD)/libhurray_coo.a $(BUILD)/hurray-coo
 
-.PHONY: all build install uninstall
+MPI_REAL := libhurray_coo_mpi.so.$(VERSION)
+MPI_SONAME := libhurray_coo_mpi.so.$(ABI)
+
+.PHONY: all build install uninstall mpi
 all: build
 
 # `make` always asks cargo (which rebuilds only what changed).
@@ -55,6 +64,16 @@ $(LIBS) &: $(SOURCES)
 	ln -sf libhurray_coo.so $(BUILD)/$(SONAME)
 	@touch $(LIBS)
 
+# The MPI layer: C on the public API, compiled with the system's MPI.
+mpi: build
+	$(MPICC) -std=c11 -O2 -Wall -Wextra -Werror -pedantic -fPIC -Iinclude -Impi/include \
+	  -shared mpi/src/hurray_coo_mpi.c -L$(BUILD) -lhurray_coo -lm \
+	  -Wl,-soname,$(MPI_SONAME) -o $(BUILD)/libhurray_coo_mpi.so
+	$(MPICC) -std=c11 -O2 -Wall -Wextra -Werror -pedantic -Iinclude -Impi/include \
+	  -c mpi/src/hurray_coo_mpi.c -o $(BUILD)/hurray_coo_mpi.o
+	ar rcs $(BUILD)/libhurray_coo_mpi.a $(BUILD)/hurray_coo_mpi.o
+	ln -sf libhurray_coo_mpi.so $(BUILD)/$(MPI_SONAME)
+
 install: $(LIBS)
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake/hurray_coo $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR)
 	install -m 755 $(BUILD)/hurray-coo $(DESTDIR)$(BINDIR)/hurray-coo
@@ -66,6 +85,18 @@ install: $(LIBS)
 	$(SUBST) install/hurray_coo.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/hurray_coo.pc
 	$(SUBST) install/hurray_cooConfig.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/hurray_coo/hurray_cooConfig.cmake
 	$(SUBST) install/hurray_cooConfigVersion.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/hurray_coo/hurray_cooConfigVersion.cmake
+	@if [ -e $(BUILD)/libhurray_coo_mpi.so ]; then \
+	  set -x; \
+	  install -d $(DESTDIR)$(LIBDIR)/cmake/hurray_coo_mpi && \
+	  install -m 755 $(BUILD)/libhurray_coo_mpi.so $(DESTDIR)$(LIBDIR)/$(MPI_REAL) && \
+	  ln -sf $(MPI_REAL) $(DESTDIR)$(LIBDIR)/$(MPI_SONAME) && \
+	  ln -sf $(MPI_SONAME) $(DESTDIR)$(LIBDIR)/libhurray_coo_mpi.so && \
+	  install -m 644 $(BUILD)/libhurray_coo_mpi.a $(DESTDIR)$(LIBDIR)/libhurray_coo_mpi.a && \
+	  install -m 644 mpi/include/hurray_coo_mpi.h $(DESTDIR)$(INCLUDEDIR)/ && \
+	  $(SUBST) install/hurray_coo_mpi.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/hurray_coo_mpi.pc && \
+	  $(SUBST) install/hurray_coo_mpiConfig.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/hurray_coo_mpi/hurray_coo_mpiConfig.cmake && \
+	  $(SUBST) install/hurray_cooConfigVersion.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/hurray_coo_mpi/hurray_coo_mpiConfigVersion.cmake; \
+	fi
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/$(REAL) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libhurray_coo.so
@@ -73,3 +104,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(LIBDIR)/cmake/hurray_coo
 	rm -f $(DESTDIR)$(INCLUDEDIR)/hurray_coo.h $(DESTDIR)$(INCLUDEDIR)/hurray_coo.hpp $(DESTDIR)$(INCLUDEDIR)/hurray_coo.f90
 	rm -f $(DESTDIR)$(BINDIR)/hurray-coo
+	rm -f $(DESTDIR)$(LIBDIR)/$(MPI_REAL) $(DESTDIR)$(LIBDIR)/$(MPI_SONAME) $(DESTDIR)$(LIBDIR)/libhurray_coo_mpi.so
+	rm -f $(DESTDIR)$(LIBDIR)/libhurray_coo_mpi.a $(DESTDIR)$(LIBDIR)/pkgconfig/hurray_coo_mpi.pc
+	rm -rf $(DESTDIR)$(LIBDIR)/cmake/hurray_coo_mpi
+	rm -f $(DESTDIR)$(INCLUDEDIR)/hurray_coo_mpi.h

@@ -4,7 +4,8 @@
 #     conversion, ABI, header, bindings and fuzz-replay tests; the C/C++
 #     suites (cc crate); the link, allocation-failure, ctypes, README-block,
 #     GraphBLAS/Eigen/PETSc client and install-prefix consumer tests (C with
-#     pkg-config, C++ with CMake, Fortran);
+#     pkg-config, C++ with CMake, Fortran); the MPI layer under mpirun with
+#     1, 2 and 4 ranks (Open MPI);
 #  2. the C suites again under AddressSanitizer + UndefinedBehaviorSanitizer;
 #  3. the C suites under valgrind memcheck (no leaks, no errors);
 #  4. the thread stress test under valgrind helgrind (no data races).
@@ -24,6 +25,7 @@ command -v readelf >/dev/null || missing+=(binutils)
 [ -e /usr/include/GraphBLAS.h ] || missing+=(libgraphblas-dev)
 [ -d /usr/include/eigen3 ] || missing+=(libeigen3-dev)
 pkg-config --exists petsc 2>/dev/null || missing+=(petsc-dev)
+command -v mpicc >/dev/null && command -v mpirun >/dev/null || missing+=(libopenmpi-dev openmpi-bin)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing ${missing[*]}" >&2
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"

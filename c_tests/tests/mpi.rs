@@ -1,0 +1,155 @@
+//! libhurray_coo_mpi as an MPI user gets it: `make mpi` and `make install`
+//! into a fresh prefix, the distributed-validation test
+//! (`mpi/tests/test_validate.c`) built against the installed files with
+//! pkg-config and with CMake `find_package(hurray_coo_mpi)`, then run under
+//! `mpirun` with 1, 2 and 4 ranks. Needs an MPI (`mpicc`, `mpirun`; Open
+//! MPI from Debian here, which scripts/test.sh installs); without one the
+//! test fails and says so, and HURRAY_SKIP_MPI=1 skips it on purpose.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn have(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn run(cmd: &mut Command) -> String {
+    let out = cmd
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{cmd:?} failed:\n{text}");
+    text
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.ancestors().nth(3).unwrap().to_path_buf()
+}
+
+/// mpirun as this machine allows it: oversubscribed (2 cores, 4 ranks), as
+/// root when the tests run as root.
+fn mpirun(n: u32, exe: &Path) -> String {
+    run(Command::new("mpirun")
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        .args(["-n", &n.to_string()])
+        .arg(exe))
+}
+
+#[test]
+fn distributed_validation_under_mpirun_from_an_installed_prefix() {
+    if std::env::var_os("HURRAY_SKIP_MPI").is_some_and(|v| v == "1") {
+        eprintln!("SKIPPED (HURRAY_SKIP_MPI=1): the MPI tests");
+        return;
+    }
+    let missing: Vec<&str> = ["make", "mpicc", "mpirun", "pkg-config", "cmake"]
+        .into_iter()
+        .filter(|t| !have(t))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "the MPI test needs {missing:?}: run scripts/test.sh (it installs Open MPI), or set \
+         HURRAY_SKIP_MPI=1 to skip it on purpose"
+    );
+    let root = root();
+    let work = target_dir().join("mpi");
+    let _ = std::fs::remove_dir_all(&work);
+    let prefix = work.join("prefix");
+    std::fs::create_dir_all(&prefix).unwrap();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let target = format!("CARGO_TARGET_DIR={}", target_dir().display());
+    for args in [vec!["mpi"], vec!["install"]] {
+        run(Command::new("make")
+            .current_dir(&root)
+            .args(&args)
+            .arg("PROFILE=dev")
+            .arg(format!("CARGO={cargo}"))
+            .arg(format!("PREFIX={}", prefix.display()))
+            .arg(&target));
+    }
+    let abi = hurray_coo::ffi::HURRAY_COO_ABI_VERSION;
+    for f in [
+        format!("lib/libhurray_coo_mpi.so.{abi}"),
+        "lib/libhurray_coo_mpi.so".into(),
+        "lib/libhurray_coo_mpi.a".into(),
+        "include/hurray_coo_mpi.h".into(),
+        "lib/pkgconfig/hurray_coo_mpi.pc".into(),
+        "lib/cmake/hurray_coo_mpi/hurray_coo_mpiConfig.cmake".into(),
+    ] {
+        assert!(prefix.join(&f).exists(), "{f} not installed");
+    }
+    let lib = prefix.join("lib");
+    let test = root.join("mpi/tests/test_validate.c");
+
+    // pkg-config (hurray_coo_mpi requires hurray_coo), compiled by mpicc.
+    let flags = run(Command::new("pkg-config")
+        .env("PKG_CONFIG_PATH", lib.join("pkgconfig"))
+        .args(["--cflags", "--libs", "hurray_coo_mpi"]));
+    let exe = work.join("test_validate");
+    run(Command::new("mpicc")
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic"])
+        .arg(&test)
+        .args(flags.split_whitespace())
+        .arg("-lm")
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-o")
+        .arg(&exe));
+    for n in [1, 2, 4] {
+        let out = mpirun(n, &exe);
+        assert!(
+            out.contains(&format!("{n} ranks: ok (0 failed checks)")),
+            "{out}"
+        );
+    }
+
+    // The README's MPI example (the block tagged `c mpi`), built and run.
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let block = readme
+        .split("```c mpi\n")
+        .nth(1)
+        .and_then(|b| b.split("\n```").next())
+        .expect("the README has a `c mpi` block");
+    let src = work.join("readme_mpi.c");
+    std::fs::write(&src, block).unwrap();
+    let example = work.join("readme_mpi");
+    run(Command::new("mpicc")
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror"])
+        .arg(&src)
+        .args(flags.split_whitespace())
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-o")
+        .arg(&example));
+    let out = mpirun(4, &example);
+    assert!(out.contains("4 ranks, 4 entries, max 4"), "{out}");
+
+    // CMake find_package, the way a CMake project links it.
+    let build = work.join("cmake-build");
+    run(Command::new("cmake")
+        .arg("-S")
+        .arg(root.join("mpi/tests/cmake"))
+        .arg("-B")
+        .arg(&build)
+        .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display()))
+        .arg(format!("-DTEST_SOURCE={}", test.display()))
+        .arg(format!("-DCMAKE_BUILD_RPATH={}", lib.display())));
+    run(Command::new("cmake").arg("--build").arg(&build));
+    let out = mpirun(2, &build.join("test_validate"));
+    assert!(out.contains("2 ranks: ok (0 failed checks)"), "{out}");
+}

@@ -1,0 +1,232 @@
+/* Distributed validation under mpirun (1, 2, 4 ranks): a 2-D Poisson
+ * matrix partitioned by rows validates and reduces to the single-process
+ * statistics; an overlap of boxes, a disagreement of parent shapes, an
+ * out-of-bounds entry on one rank, a duplicate across ranks, a gap and a
+ * NULL handle each give the same status and message on every rank.
+ * Exit status 0 when every check passed on this rank. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hurray_coo_mpi.h"
+
+static int me, size, failures;
+
+#define CHECK(c)                                                                          \
+    do {                                                                                  \
+        if (!(c)) {                                                                       \
+            fprintf(stderr, "rank %d: %s:%d: CHECK failed: %s\n", me, __FILE__, __LINE__, \
+                    #c);                                                                  \
+            failures++;                                                                   \
+        }                                                                                 \
+    } while (0)
+
+#define K 30 /* grid side: K*K rows */
+
+/* The K^2 x K^2 five-point Laplacian, sorted, built on every rank. */
+static hurray_coo *poisson(void) {
+    const uint64_t n = K * K, shape[2] = {K * K, K * K};
+    double *v = malloc(5 * n * sizeof *v);
+    uint64_t *idx = malloc(10 * n * sizeof *idx);
+    uint64_t r, e = 0;
+    hurray_coo *coo = NULL;
+    for (r = 0; r < n; r++) {
+        const int64_t cols[5] = {(int64_t)r - K, (int64_t)r - 1, (int64_t)r, (int64_t)r + 1,
+                                 (int64_t)r + K};
+        int c;
+        for (c = 0; c < 5; c++) {
+            if (cols[c] < 0 || cols[c] >= (int64_t)n) continue;
+            if ((c == 1 && r % K == 0) || (c == 3 && r % K == K - 1)) continue;
+            idx[2 * e] = r;
+            idx[2 * e + 1] = (uint64_t)cols[c];
+            v[e] = c == 2 ? 4.0 + (double)r * 1e-3 : -1.0;
+            e++;
+        }
+    }
+    if (hurray_coo_create(HURRAY_TYPE_FLOAT64, 2, shape, e, true, v, e * sizeof *v, idx,
+                          2 * e * sizeof *idx, HURRAY_COO_COPY, &coo) != HURRAY_OK)
+        coo = NULL;
+    free(v);
+    free(idx);
+    return coo;
+}
+
+/* This rank's part of `whole` cut by `mode`. */
+static hurray_coo *my_part(const hurray_coo *whole, uint32_t mode) {
+    hurray_coo **parts = calloc((size_t)size, sizeof *parts);
+    hurray_coo *mine = NULL;
+    int k;
+    if (hurray_coo_partition(whole, mode, (uint32_t)size, NULL, parts) == HURRAY_OK) {
+        for (k = 0; k < size; k++) {
+            if (k == me) mine = parts[k];
+            else hurray_coo_free(parts[k]);
+        }
+    }
+    free(parts);
+    return mine;
+}
+
+/* A copy of `part` with its box moved to `offset` and, when `shape` is
+ * not NULL, a different local shape / parent. Permissive when asked. */
+static hurray_coo *reshard(const hurray_coo *part, const uint64_t *offset, const uint64_t *shape,
+                           const uint64_t *parent, uint32_t flags) {
+    const uint64_t *p = NULL, *o = NULL;
+    bool present = false;
+    size_t vb = 0, ib = 0;
+    const void *v = hurray_coo_values(part, &vb);
+    const uint64_t *idx = hurray_coo_indices(part, &ib);
+    hurray_coo *out = NULL;
+    hurray_coo_shard(part, &p, &o, &present);
+    if (hurray_coo_create_shard(HURRAY_TYPE_FLOAT64, 2, shape ? shape : hurray_coo_shape(part),
+                                hurray_coo_nnz(part), true, v, vb, idx, ib,
+                                HURRAY_COO_COPY | flags, parent ? parent : p,
+                                offset ? offset : o, &out) != HURRAY_OK) {
+        fprintf(stderr, "rank %d: reshard: %s\n", me, hurray_last_error_message());
+        return NULL;
+    }
+    return out;
+}
+
+/* Validate collectively and check the status and message on this rank. */
+static void expect(const hurray_coo *local, hurray_status want, const char *needle, int culprit) {
+    hurray_mpi_report rep;
+    hurray_status st = hurray_mpi_validate(local, MPI_COMM_WORLD, &rep);
+    const char *msg = hurray_mpi_last_error_message();
+    if (st != want || (needle != NULL && strstr(msg, needle) == NULL)) {
+        fprintf(stderr, "rank %d: got %s (%s), expected %s with \"%s\"\n", me,
+                hurray_status_name(st), msg, hurray_status_name(want), needle ? needle : "");
+        failures++;
+    }
+    if (want != HURRAY_OK) CHECK(rep.failing_rank == culprit);
+}
+
+int main(int argc, char **argv) {
+    hurray_coo *whole, *part, *bad;
+    hurray_mpi_report rep;
+    hurray_statistics s;
+    char needle[128];
+    int total = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    whole = poisson();
+    CHECK(whole != NULL);
+    hurray_coo_statistics(whole, &s);
+
+    /* Row blocks, equal and balanced: valid, and the reduced statistics
+     * are the single-process ones. */
+    for (uint32_t mode = 0; mode < 2; mode++) {
+        part = my_part(whole, mode);
+        CHECK(part != NULL);
+        CHECK(hurray_mpi_validate(part, MPI_COMM_WORLD, &rep) == HURRAY_OK);
+        CHECK(rep.global_nnz == hurray_coo_nnz(whole) && rep.ranks == size);
+        CHECK(rep.rank == 2 && rep.parent_shape[0] == K * K && rep.failing_rank == -1);
+        CHECK(rep.statistics.computed_mask == s.computed_mask);
+        CHECK(rep.statistics.value_min == s.value_min && rep.statistics.value_max == s.value_max);
+        CHECK(fabs(rep.statistics.value_mean - s.value_mean) <= 1e-12 * fabs(s.value_mean));
+        CHECK(fabs(rep.statistics.value_stddev - s.value_stddev) <= 1e-9 * s.value_stddev);
+        CHECK(fabs(rep.statistics.sparsity_ratio - s.sparsity_ratio) <= 1e-15);
+        hurray_coo_free(part);
+    }
+    part = my_part(whole, HURRAY_PARTITION_EQUAL_ROWS);
+
+    /* An out-of-bounds entry on the last rank (a permissive handle). */
+    {
+        size_t vb = 0, ib = 0;
+        const void *v = hurray_coo_values(part, &vb);
+        const uint64_t *idx = hurray_coo_indices(part, &ib);
+        uint64_t *copy = malloc(ib);
+        const uint64_t *p = NULL, *o = NULL;
+        bool present = false;
+        memcpy(copy, idx, ib);
+        if (me == size - 1) copy[1] = K * K + 3; /* entry 0, column */
+        hurray_coo_shard(part, &p, &o, &present);
+        CHECK(hurray_coo_create_shard(HURRAY_TYPE_FLOAT64, 2, hurray_coo_shape(part),
+                                      hurray_coo_nnz(part), true, v, vb, copy, ib,
+                                      HURRAY_COO_COPY | HURRAY_COO_PERMISSIVE, p, o,
+                                      &bad) == HURRAY_OK);
+        snprintf(needle, sizeof needle, "rank %d: entry 0 at (", size - 1);
+        expect(bad, HURRAY_ERR_INDEX_OUT_OF_BOUNDS, needle, size - 1);
+        CHECK(strstr(hurray_mpi_last_error_message(), "coordinate 903 in dimension 1 is out of "
+                                                       "bounds") != NULL);
+        hurray_coo_free(bad);
+        free(copy);
+        total++;
+    }
+    /* A NULL handle on rank 0. */
+    expect(me == 0 ? NULL : part, HURRAY_ERR_NULL_POINTER, "rank 0: local is NULL", 0);
+    if (size > 1) {
+        /* The last rank's parent is one row taller. */
+        const uint64_t taller[2] = {K * K + 1, K * K};
+        bad = me == size - 1 ? reshard(part, NULL, NULL, taller, 0) : part;
+        snprintf(needle, sizeof needle, "rank %d's shard is part of a %d x %d parent", size - 1,
+                 K * K + 1, K * K);
+        expect(bad, HURRAY_ERR_INVALID_SHAPE, needle, size - 1);
+        if (bad != part) hurray_coo_free(bad);
+        /* Rank 1 holds rank 0's box again: the same entries on two ranks. */
+        {
+            hurray_coo *zero = NULL;
+            hurray_coo **parts = calloc((size_t)size, sizeof *parts);
+            hurray_coo_partition(whole, HURRAY_PARTITION_EQUAL_ROWS, (uint32_t)size, NULL, parts);
+            zero = parts[0];
+            for (int k = 1; k < size; k++) hurray_coo_free(parts[k]);
+            free(parts);
+            bad = me == 1 ? zero : part;
+            expect(bad, HURRAY_ERR_INVALID_SHAPE,
+                   "the boxes of rank 0 (offset 0 x 0) and rank 1 (offset 0 x 0) overlap: entries "
+                   "in the overlap would be duplicates across ranks",
+                   1);
+            hurray_coo_free(zero);
+        }
+        /* Rank 1's box slides down one row into rank 2's (or past the end). */
+        {
+            const uint64_t *p = NULL, *o = NULL;
+            bool present = false;
+            uint64_t off[2];
+            hurray_coo_shard(part, &p, &o, &present);
+            off[0] = o[0] + (me == 1 && size > 2 ? 1 : 0);
+            off[1] = 0;
+            bad = me == 1 && size > 2 ? reshard(part, off, NULL, NULL, 0) : part;
+            if (size > 2) expect(bad, HURRAY_ERR_INVALID_SHAPE, "overlap", 2);
+            if (bad != part) hurray_coo_free(bad);
+        }
+    }
+    /* The last rank's box one row short: a row of the parent is nobody's. */
+    {
+        const uint64_t *sh = hurray_coo_shape(part);
+        const uint64_t shorter[2] = {sh[0] - 1, sh[1]};
+        size_t vb = 0, ib = 0;
+        /* Only the rows that remain: drop the last row's entries. */
+        const void *v = hurray_coo_values(part, &vb);
+        const uint64_t *idx = hurray_coo_indices(part, &ib);
+        uint64_t n = hurray_coo_nnz(part), keep = n;
+        const uint64_t *p = NULL, *o = NULL;
+        bool present = false;
+        hurray_coo_shard(part, &p, &o, &present);
+        while (keep > 0 && idx[2 * (keep - 1)] == sh[0] - 1) keep--;
+        if (me == size - 1) {
+            CHECK(hurray_coo_create_shard(HURRAY_TYPE_FLOAT64, 2, shorter, keep, true, v,
+                                          keep * sizeof(double), idx, 2 * keep * sizeof(uint64_t),
+                                          HURRAY_COO_COPY, p, o, &bad) == HURRAY_OK);
+        } else {
+            bad = part;
+        }
+        snprintf(needle, sizeof needle, "the %d shards' boxes cover %d of the %d elements", size,
+                 K * K * K * K - K * K, K * K * K * K);
+        expect(bad, HURRAY_ERR_INVALID_SHAPE, needle, -1);
+        if (bad != part) hurray_coo_free(bad);
+    }
+    /* And a valid one again afterwards: no state left over. */
+    CHECK(hurray_mpi_validate(part, MPI_COMM_WORLD, NULL) == HURRAY_OK);
+    CHECK(hurray_mpi_last_error_message()[0] == '\0');
+    hurray_coo_free(part);
+    hurray_coo_free(whole);
+    {
+        int all = 0;
+        MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        if (me == 0) printf("%d ranks: %s (%d failed checks)\n", size, all ? "FAILED" : "ok", all);
+        MPI_Finalize();
+        return all != 0;
+    }
+}
