@@ -703,9 +703,9 @@ module hurray_coo
 
     ! ---- Shards ------------------------------------------------------------
     integer(c_int32_t) function hurray_coo_create_shard(type_tag, rank, shape, nnz, is_sorted, &
-        values, values_bytes, indices, indices_bytes, flags, parent_shape, shard_offset, out) &
-        bind(C, name="hurray_coo_create_shard")
-      import :: c_int32_t, c_int8_t, c_int64_t, c_bool, c_ptr, c_size_t
+        values, values_bytes, indices, indices_bytes, flags, parent_shape, shard_offset, release, &
+        release_ctx, out) bind(C, name="hurray_coo_create_shard")
+      import :: c_int32_t, c_int8_t, c_int64_t, c_bool, c_ptr, c_size_t, c_funptr
       integer(c_int8_t), value :: type_tag
       integer(c_int32_t), value :: rank
       integer(c_int64_t), intent(in) :: shape(*)
@@ -718,6 +718,8 @@ module hurray_coo
       integer(c_int32_t), value :: flags
       integer(c_int64_t), intent(in) :: parent_shape(*)
       integer(c_int64_t), intent(in) :: shard_offset(*)
+      type(c_funptr), value :: release
+      type(c_ptr), value :: release_ctx
       type(c_ptr), intent(out) :: out
     end function hurray_coo_create_shard
 

@@ -1502,7 +1502,9 @@ hurray_status hurray_coo_write_tns_file(const struct hurray_coo *coo,
  * dimension); it is written in the descriptor's shard section
  * (hurray_coo_encode_descriptor, Hurray files), reported by
  * hurray_coo_shard, and used by hurray_coo_to_local and
- * hurray_coo_lookup_global_f64. Everything else is hurray_coo_create.
+ * hurray_coo_lookup_global_f64. release and release_ctx are those of
+ * hurray_coo_create_with_release (release may be NULL; called exactly
+ * once, whatever happens). Everything else is hurray_coo_create.
  *
  * Returns HURRAY_OK, HURRAY_ERR_INVALID_SHAPE (a box that does not fit
  * the parent), or any status of hurray_coo_create.
@@ -1520,6 +1522,8 @@ hurray_status hurray_coo_create_shard(uint8_t type_tag,
                                       uint32_t flags,
                                       const uint64_t *parent_shape,
                                       const uint64_t *shard_offset,
+                                      hurray_release_fn release,
+                                      void *release_ctx,
                                       struct hurray_coo **out);
 
 /**

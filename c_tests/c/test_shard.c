@@ -26,14 +26,14 @@ static int test_shard_handle_and_global_lookups(void) {
     bool present = false, found = false;
     double v = 0.0;
     CHECK_STATUS(hurray_coo_create_shard(HURRAY_TYPE_FLOAT64, 2, SHAPE, 3, true, VALS, sizeof VALS,
-                                         IDX, sizeof IDX, HURRAY_COO_COPY, PARENT, bad_offset, &s),
+                                         IDX, sizeof IDX, HURRAY_COO_COPY, PARENT, bad_offset, NULL, NULL, &s),
                  HURRAY_ERR_INVALID_SHAPE, "dimension 0: offset 17 + extent 4 exceeds parent extent 20");
     CHECK(s == NULL);
     CHECK_STATUS(hurray_coo_create_shard(HURRAY_TYPE_FLOAT64, 2, SHAPE, 3, true, VALS, sizeof VALS,
-                                         IDX, sizeof IDX, HURRAY_COO_COPY, NULL, OFFSET, &s),
+                                         IDX, sizeof IDX, HURRAY_COO_COPY, NULL, OFFSET, NULL, NULL, &s),
                  HURRAY_ERR_NULL_POINTER, "parent_shape");
     CHECK_STATUS(hurray_coo_create_shard(HURRAY_TYPE_FLOAT64, 2, SHAPE, 3, true, VALS, sizeof VALS,
-                                         IDX, sizeof IDX, HURRAY_COO_COPY, PARENT, OFFSET, &s),
+                                         IDX, sizeof IDX, HURRAY_COO_COPY, PARENT, OFFSET, NULL, NULL, &s),
                  HURRAY_OK, "");
     CHECK_STATUS(hurray_coo_shard(s, &p, &o, &present), HURRAY_OK, "");
     CHECK(present && p[0] == 20 && o[1] == 5);
@@ -62,6 +62,28 @@ static int test_shard_handle_and_global_lookups(void) {
         CHECK(info.flags & HURRAY_DESCRIPTOR_HAS_SHARD);
     }
     hurray_coo_free(s);
+    return failures;
+}
+
+static void count_release(void *ctx) { (*(int *)ctx)++; }
+
+static int test_shard_release_runs_once(void) {
+    int failures = 0, calls = 0;
+    hurray_coo *s = NULL;
+    const uint64_t bad_offset[2] = {17, 5};
+    /* Borrowed: at free. Copied: before return. Failed: before return. */
+    CHECK_STATUS(hurray_coo_create_shard(HURRAY_TYPE_FLOAT64, 2, SHAPE, 3, true, VALS, sizeof VALS,
+                                         IDX, sizeof IDX, HURRAY_COO_COPY, PARENT, OFFSET,
+                                         count_release, &calls, &s),
+                 HURRAY_OK, "");
+    CHECK(calls == 1);
+    hurray_coo_free(s);
+    CHECK(calls == 1);
+    CHECK_STATUS(hurray_coo_create_shard(HURRAY_TYPE_FLOAT64, 2, SHAPE, 3, true, VALS, sizeof VALS,
+                                         IDX, sizeof IDX, HURRAY_COO_COPY, PARENT, bad_offset,
+                                         count_release, &calls, &s),
+                 HURRAY_ERR_INVALID_SHAPE, "exceeds parent extent");
+    CHECK(calls == 2);
     return failures;
 }
 
@@ -124,6 +146,7 @@ static const struct {
 } TESTS[] = {
     {"shard_handle_and_global_lookups", test_shard_handle_and_global_lookups},
     {"partition_and_concat", test_partition_and_concat},
+    {"shard_release_runs_once", test_shard_release_runs_once},
 };
 
 size_t ctest_shard_count(void);

@@ -81,7 +81,7 @@ static hurray_coo *reshard(const hurray_coo *part, const uint64_t *offset, const
     if (hurray_coo_create_shard(HURRAY_TYPE_FLOAT64, 2, shape ? shape : hurray_coo_shape(part),
                                 hurray_coo_nnz(part), true, v, vb, idx, ib,
                                 HURRAY_COO_COPY | flags, parent ? parent : p,
-                                offset ? offset : o, &out) != HURRAY_OK) {
+                                offset ? offset : o, NULL, NULL, &out) != HURRAY_OK) {
         fprintf(stderr, "rank %d: reshard: %s\n", me, hurray_last_error_message());
         return NULL;
     }
@@ -144,7 +144,7 @@ int main(int argc, char **argv) {
         hurray_coo_shard(part, &p, &o, &present);
         CHECK(hurray_coo_create_shard(HURRAY_TYPE_FLOAT64, 2, hurray_coo_shape(part),
                                       hurray_coo_nnz(part), true, v, vb, copy, ib,
-                                      HURRAY_COO_COPY | HURRAY_COO_PERMISSIVE, p, o,
+                                      HURRAY_COO_COPY | HURRAY_COO_PERMISSIVE, p, o, NULL, NULL,
                                       &bad) == HURRAY_OK);
         snprintf(needle, sizeof needle, "rank %d: entry 0 at (", size - 1);
         expect(bad, HURRAY_ERR_INDEX_OUT_OF_BOUNDS, needle, size - 1);
@@ -208,7 +208,7 @@ int main(int argc, char **argv) {
         if (me == size - 1) {
             CHECK(hurray_coo_create_shard(HURRAY_TYPE_FLOAT64, 2, shorter, keep, true, v,
                                           keep * sizeof(double), idx, 2 * keep * sizeof(uint64_t),
-                                          HURRAY_COO_COPY, p, o, &bad) == HURRAY_OK);
+                                          HURRAY_COO_COPY, p, o, NULL, NULL, &bad) == HURRAY_OK);
         } else {
             bad = part;
         }

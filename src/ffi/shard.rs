@@ -5,7 +5,7 @@ use std::ffi::c_void;
 
 use super::guard::{box_handle, coo_buffers, guard, handle, live, read_u64s, write_opt};
 use super::handle::{begin_create, hand_out};
-use super::{hurray_coo, hurray_status};
+use super::{hurray_coo, hurray_release_fn, hurray_status, Release};
 use crate::coo::{check_rank, CooParts};
 use crate::error::CooError;
 use crate::shard::{self, ShardBox, Split};
@@ -25,7 +25,9 @@ pub const HURRAY_PARTITION_BOUNDARIES: u32 = 2;
 /// dimension); it is written in the descriptor's shard section
 /// (hurray_coo_encode_descriptor, Hurray files), reported by
 /// hurray_coo_shard, and used by hurray_coo_to_local and
-/// hurray_coo_lookup_global_f64. Everything else is hurray_coo_create.
+/// hurray_coo_lookup_global_f64. release and release_ctx are those of
+/// hurray_coo_create_with_release (release may be NULL; called exactly
+/// once, whatever happens). Everything else is hurray_coo_create.
 ///
 /// Returns HURRAY_OK, HURRAY_ERR_INVALID_SHAPE (a box that does not fit
 /// the parent), or any status of hurray_coo_create.
@@ -44,9 +46,16 @@ pub unsafe extern "C" fn hurray_coo_create_shard(
     flags: u32,
     parent_shape: *const u64,
     shard_offset: *const u64,
+    release: hurray_release_fn,
+    release_ctx: *mut c_void,
     out: *mut *mut hurray_coo,
 ) -> hurray_status {
-    guard(|| {
+    // Made first so that the callback runs exactly once on every path.
+    let release = release.map(|f| Release {
+        f,
+        ctx: release_ctx,
+    });
+    guard(move || {
         // SAFETY: `out` is NULL or writable, per the contract.
         let opts = unsafe { begin_create(out, flags) }?;
         check_rank(rank)?;
@@ -78,11 +87,12 @@ pub unsafe extern "C" fn hurray_coo_create_shard(
         let coo = crate::coo::Coo::new(parts, opts)
             .and_then(|c| c.with_shard(b))
             .map_err(|e| e.one_based(one_based))?;
+        let release = if opts.copy { None } else { release };
         let h = box_handle(hurray_coo {
             coo,
             desc: None,
             one_based,
-            _release: None,
+            _release: release,
             _file: None,
         })?;
         // SAFETY: `out` was checked non-null by begin_create.
