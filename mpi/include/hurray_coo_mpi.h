@@ -66,6 +66,81 @@ typedef struct hurray_mpi_report {
  */
 hurray_status hurray_mpi_validate(const hurray_coo *local, MPI_Comm comm, hurray_mpi_report *out);
 
+/** Row ownership of hurray_mpi_assemble: rank k owns rows k * rows / size
+ * to (k + 1) * rows / size. */
+#define HURRAY_MPI_ROWS_EQUAL 0u
+/** Row ownership: blocks of about equal triplet counts (from a histogram
+ * of the triplets' rows over every rank: one extra allreduce). */
+#define HURRAY_MPI_ROWS_BALANCED 1u
+/** Row ownership: the caller's size + 1 boundaries (the same on every
+ * rank): 0, non-decreasing, ending at the row extent. */
+#define HURRAY_MPI_ROWS_GIVEN 2u
+
+/** A distributed re-assembly plan (opaque): what hurray_mpi_assemble
+ * learned, so that new values of the same triplets move and combine with
+ * one MPI_Alltoallv of values and no sort. */
+typedef struct hurray_mpi_plan hurray_mpi_plan;
+
+/**
+ * Assemble a tensor from triplets spread over the ranks, each triplet
+ * possibly owned by another rank: rank k owns a block of rows (dimension
+ * 0), chosen by ownership (HURRAY_MPI_ROWS_*; boundaries: size + 1 row
+ * numbers for HURRAY_MPI_ROWS_GIVEN, else NULL). Every rank passes its own
+ * triplets (as hurray_coo_assemble takes them; the same rank, shape, type
+ * and index base on every rank; whole-byte element types or
+ * HURRAY_PATTERN), and the same duplicates_policy and flags (those of
+ * hurray_coo_assemble; HURRAY_ASSEMBLE_SKIP_NEGATIVE drops triplets with a
+ * negative coordinate before they are sent).
+ *
+ * The result equals hurray_coo_assemble of all triplets in rank order
+ * (rank 0's in their order, then rank 1's, ...), which is what the first
+ * and last policies and the order of floating-point sums refer to: *out
+ * (not NULL) receives this rank's rows as a shard (hurray_coo_shard: the
+ * parent is the triplets' shape, the offset the block's first row),
+ * validated, canonical, owned by the caller. Cost: an MPI_Alltoall of
+ * counts, one MPI_Alltoallv of the triplets, the local assembly, and one
+ * MPI_Allgather of statuses; triplets are sent once.
+ *
+ * out_plan (may be NULL) receives the re-assembly plan (release with
+ * hurray_mpi_plan_free).
+ *
+ * Returns, on every rank, HURRAY_OK or the first failing rank's status
+ * (its message names the rank and, for a problem in the triplets, the
+ * triplet as its rank numbered it): the statuses of hurray_coo_assemble,
+ * HURRAY_ERR_INDEX_OUT_OF_BOUNDS (a row outside the shape),
+ * HURRAY_ERR_INVALID_ARGUMENT (ownership, boundaries, ranks disagreeing
+ * on shape, type or base), HURRAY_ERR_UNSUPPORTED_TYPE (sub-byte types),
+ * HURRAY_ERR_OVERFLOW (more than 2^31 - 1 triplets between two ranks),
+ * HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL (an MPI call failed).
+ */
+hurray_status hurray_mpi_assemble(const hurray_triplets *triplets, uint32_t duplicates_policy,
+                                  uint32_t flags, uint32_t ownership, const uint64_t *boundaries,
+                                  MPI_Comm comm, hurray_coo **out, hurray_mpi_plan **out_plan);
+
+/**
+ * Re-assemble with new values: values holds this rank's new values, one
+ * per triplet it passed to hurray_mpi_assemble, in that order and type
+ * (values_bytes of them); out_values receives this rank's entries' values
+ * (out_bytes: its shard's values buffer size), in the order of its shard
+ * and of its CSR export. Collective over the communicator of the plan's
+ * assembly. Moves only values: one MPI_Alltoallv, then the local plan; no
+ * sort, no allocation.
+ *
+ * Returns, on every rank, HURRAY_OK or the first failing rank's status:
+ * HURRAY_ERR_NULL_POINTER, HURRAY_ERR_BUFFER_SIZE, the statuses of
+ * hurray_assembly_plan_apply (HURRAY_ERR_OVERFLOW for an integer sum),
+ * HURRAY_ERR_INTERNAL.
+ */
+hurray_status hurray_mpi_plan_apply(hurray_mpi_plan *plan, const void *values, size_t values_bytes,
+                                    void *out_values, size_t out_bytes);
+
+/** Bytes this rank sends to other ranks per hurray_mpi_plan_apply (values
+ * that cross ranks, and nothing else); 0 for NULL. */
+uint64_t hurray_mpi_plan_bytes_sent(const hurray_mpi_plan *plan);
+
+/** Free a plan (NULL is a no-op). Not collective. */
+void hurray_mpi_plan_free(hurray_mpi_plan *plan);
+
 /**
  * The calling thread's message of its last failed hurray_mpi_* call (the
  * same text on every rank), "" after a success. Never NULL; valid until

@@ -1,5 +1,6 @@
 /* libhurray_coo_mpi: distributed validation of sharded COO tensors, on the
  * public C API of libhurray_coo. See hurray_coo_mpi.h for the contract. */
+#define _POSIX_C_SOURCE 200112L
 #include "hurray_coo_mpi.h"
 
 #include <math.h>
@@ -19,6 +20,20 @@
 static THREAD_LOCAL char last_message[MSG_LEN + 32];
 
 const char *hurray_mpi_last_error_message(void) { return last_message; }
+
+/* Copy src into dst (n bytes), cut if it must be. */
+static void copy_text(char *dst, size_t n, const char *src) {
+    size_t len = strlen(src);
+    if (len >= n) len = n - 1;
+    memcpy(dst, src, len);
+    dst[len] = '\0';
+}
+
+/* Append src to the NUL-terminated dst (n bytes), cut if it must be. */
+static void append_text(char *dst, size_t n, const char *src) {
+    size_t at = strlen(dst);
+    if (at + 1 < n) copy_text(dst + at, n - at, src);
+}
 
 static hurray_status fail(hurray_status st, const char *fmt, ...) {
     va_list ap;
@@ -56,7 +71,7 @@ static void local_record(const hurray_coo *local, record *r) {
     }
     r->status = hurray_coo_validate(local);
     if (r->status != HURRAY_OK) {
-        snprintf(r->msg, MSG_LEN, "%s", hurray_last_error_message());
+        copy_text(r->msg, MSG_LEN, hurray_last_error_message());
     }
     r->rank = hurray_coo_rank(local);
     r->type_tag = hurray_coo_type_tag(local);
@@ -275,4 +290,599 @@ hurray_status hurray_mpi_validate(const hurray_coo *local, MPI_Comm comm, hurray
     }
     free(all);
     return HURRAY_OK;
+}
+
+/* ---- Distributed assembly ----------------------------------------------- */
+
+__extension__ typedef unsigned __int128 u128;
+
+/* A rank's status and message, gathered so that every rank returns the
+ * first failing rank's. */
+typedef struct verdict {
+    int32_t status;
+    char msg[MSG_LEN];
+} verdict;
+
+/* Agree on the first failing rank's status; on failure every rank's
+ * message is "rank R: <its message>". */
+static hurray_status agree(hurray_status mine, MPI_Comm comm) {
+    int size = 0, i;
+    verdict v, *all;
+    hurray_status st = HURRAY_OK;
+    int bad = mine != HURRAY_OK, any = 0;
+    /* The common case, success everywhere, costs one small allreduce. */
+    if (MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) {
+        return fail(HURRAY_ERR_INTERNAL, "MPI_Allreduce failed");
+    }
+    if (!any) {
+        last_message[0] = '\0';
+        return HURRAY_OK;
+    }
+    MPI_Comm_size(comm, &size);
+    memset(&v, 0, sizeof v);
+    v.status = mine;
+    if (mine != HURRAY_OK) copy_text(v.msg, MSG_LEN, last_message);
+    all = (verdict *)calloc((size_t)size, sizeof *all);
+    if (all == NULL) {
+        /* Every rank is in this branch (any is global): this one cannot
+         * gather, so it reports that, and the others fall back as well. */
+        int ok = 0, all_ok = 0;
+        MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+        return fail(HURRAY_ERR_ALLOC, "a rank cannot allocate the error report");
+    }
+    {
+        int ok = 1, all_ok = 0;
+        MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+        if (!all_ok) {
+            free(all);
+            return fail(HURRAY_ERR_ALLOC, "a rank cannot allocate the error report");
+        }
+    }
+    if (MPI_Allgather(&v, (int)sizeof v, MPI_BYTE, all, (int)sizeof v, MPI_BYTE, comm) !=
+        MPI_SUCCESS) {
+        free(all);
+        return fail(HURRAY_ERR_INTERNAL, "MPI_Allgather failed");
+    }
+    for (i = 0; i < size; i++) {
+        if (all[i].status != HURRAY_OK) {
+            st = all[i].status;
+            fail(st, "rank %d: %s", i, all[i].msg);
+            break;
+        }
+    }
+    free(all);
+    return st;
+}
+
+struct hurray_mpi_plan {
+    MPI_Comm comm;
+    int size, me;
+    size_t width;         /* bytes per value (0 for a pattern) */
+    uint64_t n_triplets;  /* this rank's triplets */
+    uint64_t n_send;      /* of them sent (not skipped) */
+    uint64_t *pick;       /* send slot -> triplet */
+    int *scount, *sdispl, *rcount, *rdispl;
+    uint64_t n_recv;
+    hurray_assembly_plan *local;
+    uint64_t nnz;
+    uint64_t bytes_sent;
+    unsigned char *sendbuf, *recvbuf;
+};
+
+void hurray_mpi_plan_free(hurray_mpi_plan *p) {
+    if (p == NULL) return;
+    free(p->pick);
+    free(p->scount);
+    free(p->sdispl);
+    free(p->rcount);
+    free(p->rdispl);
+    free(p->sendbuf);
+    free(p->recvbuf);
+    hurray_assembly_plan_free(p->local);
+    free(p);
+}
+
+uint64_t hurray_mpi_plan_bytes_sent(const hurray_mpi_plan *p) { return p ? p->bytes_sent : 0; }
+
+/* The width of an index type, 0 when unknown. */
+static size_t index_width(uint32_t t) {
+    switch (t) {
+    case HURRAY_INDEX_INT32:
+    case HURRAY_INDEX_UINT32: return 4;
+    case HURRAY_INDEX_INT64:
+    case HURRAY_INDEX_UINT64: return 8;
+    default: return 0;
+    }
+}
+
+/* Coordinate d of triplet i as the caller wrote it, as int64 (UINT64
+ * values past INT64_MAX become INT64_MAX: out of bounds either way). */
+static int64_t coord(const hurray_triplets *t, uint64_t i, uint32_t d) {
+    const void *p;
+    uint64_t k;
+    int64_t v;
+    if (t->indices != NULL) {
+        p = t->indices;
+        k = i * t->rank + d;
+    } else {
+        p = t->dim_indices[d];
+        k = i;
+    }
+    switch (t->index_type) {
+    case HURRAY_INDEX_INT32: v = ((const int32_t *)p)[k]; break;
+    case HURRAY_INDEX_UINT32: v = ((const uint32_t *)p)[k]; break;
+    case HURRAY_INDEX_INT64: v = ((const int64_t *)p)[k]; break;
+    default: {
+        uint64_t u = ((const uint64_t *)p)[k];
+        v = u > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)u;
+    }
+    }
+    return v;
+}
+
+/* Check what the router reads of the caller's triplets; the width of a
+ * value into *width. */
+static hurray_status check_triplets(const hurray_triplets *t, size_t *width) {
+    size_t iw;
+    uint64_t vb = 0, v8 = 0;
+    uint32_t d;
+    if (t == NULL) return fail(HURRAY_ERR_NULL_POINTER, "triplets is NULL");
+    if (t->rank == 0 || t->rank > 64)
+        return fail(HURRAY_ERR_INVALID_RANK, "triplets rank %u is not 1 to 64", t->rank);
+    if (t->shape == NULL) return fail(HURRAY_ERR_NULL_POINTER, "triplets shape is NULL");
+    iw = index_width(t->index_type);
+    if (iw == 0)
+        return fail(HURRAY_ERR_INVALID_ARGUMENT, "index_type %u is not a HURRAY_INDEX_* type",
+                    t->index_type);
+    if (t->index_base > 1)
+        return fail(HURRAY_ERR_INVALID_ARGUMENT, "index_base %u is not 0 or 1", t->index_base);
+    if ((t->indices == NULL) == (t->dim_indices == NULL) && t->n > 0)
+        return fail(HURRAY_ERR_INVALID_ARGUMENT, "exactly one of indices and dim_indices is set");
+    if (t->n > SIZE_MAX / 8 / 64) return fail(HURRAY_ERR_OVERFLOW, "%llu triplets do not fit memory", (unsigned long long)t->n);
+    if (t->indices != NULL && t->indices_bytes != t->n * t->rank * iw)
+        return fail(HURRAY_ERR_BUFFER_SIZE, "indices_bytes is %zu; n %llu x rank %u x %zu is %llu",
+                    t->indices_bytes, (unsigned long long)t->n, t->rank, iw,
+                    (unsigned long long)(t->n * t->rank * iw));
+    if (t->dim_indices != NULL) {
+        if (t->dim_indices_bytes != t->n * iw)
+            return fail(HURRAY_ERR_BUFFER_SIZE, "dim_indices_bytes is %zu; n %llu x %zu is %llu",
+                        t->dim_indices_bytes, (unsigned long long)t->n, iw,
+                        (unsigned long long)(t->n * iw));
+        for (d = 0; d < t->rank; d++)
+            if (t->dim_indices[d] == NULL && t->n > 0)
+                return fail(HURRAY_ERR_NULL_POINTER, "dim_indices[%u] is NULL", d);
+    }
+    if (t->type_tag == HURRAY_PATTERN) {
+        *width = 0;
+        return HURRAY_OK;
+    }
+    if (hurray_type_values_bytes(t->type_tag, 8, &v8) != HURRAY_OK)
+        return fail(hurray_type_values_bytes(t->type_tag, 8, &v8), "%s",
+                    hurray_last_error_message());
+    if (v8 % 8 != 0)
+        return fail(HURRAY_ERR_UNSUPPORTED_TYPE,
+                    "type tag 0x%02X packs several values per byte; distributed assembly moves "
+                    "whole-byte values only",
+                    t->type_tag);
+    *width = (size_t)(v8 / 8);
+    hurray_type_values_bytes(t->type_tag, t->n, &vb);
+    if (t->values_bytes != vb || (t->values == NULL && t->n > 0))
+        return fail(HURRAY_ERR_BUFFER_SIZE, "values_bytes is %zu; %llu values need %llu",
+                    t->values_bytes, (unsigned long long)t->n, (unsigned long long)vb);
+    return HURRAY_OK;
+}
+
+/* The size + 1 row boundaries of the ownership. */
+static hurray_status row_blocks(const hurray_triplets *t, uint32_t ownership,
+                                const uint64_t *given, int size, MPI_Comm comm, uint64_t *b) {
+    uint64_t rows = t->shape[0];
+    int k;
+    if (ownership == HURRAY_MPI_ROWS_EQUAL) {
+        for (k = 0; k <= size; k++) b[k] = (uint64_t)((u128)rows * (u128)k / (u128)size);
+        return HURRAY_OK;
+    }
+    if (ownership == HURRAY_MPI_ROWS_GIVEN) {
+        if (given == NULL) return fail(HURRAY_ERR_NULL_POINTER, "boundaries is NULL");
+        for (k = 0; k <= size; k++) {
+            b[k] = given[k];
+            if ((k == 0 && b[k] != 0) || (k > 0 && b[k] < b[k - 1]) || (k == size && b[k] != rows))
+                return fail(HURRAY_ERR_INVALID_ARGUMENT,
+                            "boundaries must start at 0, never decrease and end at the row "
+                            "extent %llu (boundary %d is %llu)",
+                            (unsigned long long)rows, k, (unsigned long long)b[k]);
+        }
+        return HURRAY_OK;
+    }
+    if (ownership == HURRAY_MPI_ROWS_BALANCED) {
+        /* A histogram of rows over up to 64 bins per rank, summed over the
+         * ranks; blocks cut at bin starts. */
+        uint64_t bins = rows < (uint64_t)size * 64 ? rows : (uint64_t)size * 64, i, sum = 0, total = 0;
+        uint64_t *h, *g;
+        if (bins == 0) bins = 1;
+        h = (uint64_t *)calloc(bins, sizeof *h);
+        g = (uint64_t *)calloc(bins, sizeof *g);
+        if (h == NULL || g == NULL) {
+            free(h);
+            free(g);
+            return fail(HURRAY_ERR_ALLOC, "cannot allocate the row histogram");
+        }
+        for (i = 0; i < t->n; i++) {
+            int64_t r = coord(t, i, 0) - (int64_t)t->index_base;
+            if (r >= 0 && (uint64_t)r < rows) h[(uint64_t)((u128)(uint64_t)r * bins / rows)]++;
+        }
+        if (MPI_Allreduce(h, g, (int)bins, MPI_UINT64_T, MPI_SUM, comm) != MPI_SUCCESS) {
+            free(h);
+            free(g);
+            return fail(HURRAY_ERR_INTERNAL, "MPI_Allreduce failed");
+        }
+        for (i = 0; i < bins; i++) total += g[i];
+        b[0] = 0;
+        k = 1;
+        for (i = 0; i < bins && k < size; i++) {
+            sum += g[i];
+            while (k < size && (u128)sum * (u128)size >= (u128)total * (u128)k) {
+                /* Block k starts after bin i. */
+                b[k++] = (uint64_t)(((u128)(i + 1) * rows + bins - 1) / bins);
+            }
+        }
+        while (k <= size) b[k++] = rows;
+        for (k = 1; k <= size; k++)
+            if (b[k] < b[k - 1]) b[k] = b[k - 1];
+        free(h);
+        free(g);
+        return HURRAY_OK;
+    }
+    return fail(HURRAY_ERR_INVALID_ARGUMENT,
+                "ownership %u is not HURRAY_MPI_ROWS_EQUAL, _BALANCED or _GIVEN", ownership);
+}
+
+/* The rank owning row r (the last block with b[k] <= r). */
+static int owner(const uint64_t *b, int size, uint64_t r) {
+    int lo = 0, hi = size; /* b[lo] <= r < b[hi] */
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (b[mid] <= r) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Facts every rank must agree on. */
+typedef struct facts {
+    uint32_t rank, base, ownership, policy, flags;
+    uint8_t type_tag;
+    uint8_t pad[3];
+    uint64_t shape[64];
+} facts;
+
+typedef struct keep {
+    hurray_coo *assembled;
+    void *indices;
+} keep;
+
+static void release_keep(void *ctx) {
+    keep *k = (keep *)ctx;
+    hurray_coo_free(k->assembled);
+    free(k->indices);
+    free(k);
+}
+
+/* The triplet numbers of a core message ("triplet 7 duplicates triplet
+ * 3") translated back to the ranks and numbers their senders gave them. */
+static void name_triplets(const char *core, const uint64_t *src_rank, const uint64_t *src_index,
+                          uint64_t n, uint32_t base) {
+    char out[MSG_LEN];
+    const char *p = core;
+    size_t at = 0;
+    out[0] = '\0';
+    while ((p = strstr(p, "triplet ")) != NULL && at + 80 < sizeof out) {
+        /* The core counts triplets from the caller's base, as it is told. */
+        unsigned long long k = strtoull(p + 8, NULL, 10), i = k - base;
+        if (k >= base && i < n) {
+            at += (size_t)snprintf(out + at, sizeof out - at, "%striplet %llu is rank %llu's triplet %llu",
+                                   at ? "; " : " (", k, (unsigned long long)src_rank[i],
+                                   (unsigned long long)src_index[i] + base);
+        }
+        p += 8;
+    }
+    copy_text(last_message, sizeof last_message, core);
+    append_text(last_message, sizeof last_message, out);
+    if (at) {
+        append_text(last_message, sizeof last_message,
+                    "; triplets are numbered in the order this rank received them)");
+    }
+}
+
+hurray_status hurray_mpi_assemble(const hurray_triplets *t, uint32_t policy, uint32_t flags,
+                                  uint32_t ownership, const uint64_t *given, MPI_Comm comm,
+                                  hurray_coo **out, hurray_mpi_plan **out_plan) {
+    int size = 0, me = 0, k;
+    hurray_status st = HURRAY_OK;
+    hurray_mpi_plan *p = NULL;
+    uint64_t *b = NULL, i, *dest = NULL;
+    size_t width = 0, rec = 0;
+    unsigned char *sbuf = NULL, *rbuf = NULL;
+    MPI_Datatype rtype = MPI_DATATYPE_NULL;
+    facts mine, *all = NULL;
+    hurray_coo *assembled = NULL, *shard = NULL;
+    hurray_assembly_plan *lplan = NULL;
+    int64_t *lidx = NULL;
+    unsigned char *lval = NULL;
+    uint64_t *src_rank = NULL, *src_index = NULL;
+    last_message[0] = '\0';
+    if (out != NULL) *out = NULL;
+    if (out_plan != NULL) *out_plan = NULL;
+    if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &me) != MPI_SUCCESS)
+        return fail(HURRAY_ERR_INTERNAL, "MPI_Comm_size or MPI_Comm_rank failed");
+
+    /* 1. Local checks, facts, ownership. */
+    memset(&mine, 0, sizeof mine);
+    if (out == NULL) st = fail(HURRAY_ERR_NULL_POINTER, "out is NULL");
+    if (st == HURRAY_OK) st = check_triplets(t, &width);
+    if (st == HURRAY_OK) {
+        mine.rank = t->rank;
+        mine.base = t->index_base;
+        mine.ownership = ownership;
+        mine.policy = policy;
+        mine.flags = flags;
+        mine.type_tag = t->type_tag;
+        memcpy(mine.shape, t->shape, t->rank * sizeof(uint64_t));
+    }
+    /* The facts travel with the statuses: one allgather. */
+    all = (facts *)calloc((size_t)size, sizeof *all);
+    b = (uint64_t *)calloc((size_t)size + 1, sizeof *b);
+    p = (hurray_mpi_plan *)calloc(1, sizeof *p);
+    if (st == HURRAY_OK && (all == NULL || b == NULL || p == NULL))
+        st = fail(HURRAY_ERR_ALLOC, "cannot allocate the assembly's bookkeeping");
+    if ((st = agree(st, comm)) != HURRAY_OK) goto done;
+    if (MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, comm) !=
+        MPI_SUCCESS) {
+        st = fail(HURRAY_ERR_INTERNAL, "MPI_Allgather failed");
+        goto done;
+    }
+    for (k = 1; k < size; k++) {
+        if (memcmp(&all[k], &all[0], sizeof mine) != 0) {
+            st = fail(HURRAY_ERR_INVALID_ARGUMENT,
+                      "rank %d's call differs from rank 0's in rank, shape, element type, index "
+                      "base, ownership, duplicate policy or flags: every rank assembles the same "
+                      "tensor the same way",
+                      k);
+            goto done;
+        }
+    }
+    st = row_blocks(t, ownership, given, size, comm, b);
+    if ((st = agree(st, comm)) != HURRAY_OK) goto done;
+
+    /* 2. Route: each triplet to the owner of its row. */
+    p->comm = comm;
+    p->size = size;
+    p->me = me;
+    p->width = width;
+    p->n_triplets = t->n;
+    p->scount = (int *)calloc((size_t)size, sizeof(int));
+    p->sdispl = (int *)calloc((size_t)size, sizeof(int));
+    p->rcount = (int *)calloc((size_t)size, sizeof(int));
+    p->rdispl = (int *)calloc((size_t)size, sizeof(int));
+    dest = (uint64_t *)malloc((t->n ? t->n : 1) * sizeof *dest);
+    if (!p->scount || !p->sdispl || !p->rcount || !p->rdispl || !dest) {
+        st = fail(HURRAY_ERR_ALLOC, "cannot allocate the routing of %llu triplets",
+                  (unsigned long long)t->n);
+    }
+    for (i = 0; st == HURRAY_OK && i < t->n; i++) {
+        int64_t raw = coord(t, i, 0), r = raw == INT64_MIN ? raw : raw - (int64_t)t->index_base;
+        uint32_t d;
+        int negative = 0;
+        for (d = 0; d < t->rank; d++) negative |= coord(t, i, d) < 0;
+        if (negative && (flags & HURRAY_ASSEMBLE_SKIP_NEGATIVE)) {
+            dest[i] = UINT64_MAX;
+            continue;
+        }
+        if (r < 0 || (uint64_t)r >= t->shape[0]) {
+            st = fail(HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+                      "triplet %llu: row coordinate %lld is outside the shape (%llu rows, counted "
+                      "from %u)",
+                      (unsigned long long)i, (long long)raw,
+                      (unsigned long long)t->shape[0], t->index_base);
+            break;
+        }
+        dest[i] = (uint64_t)owner(b, size, (uint64_t)r);
+        if (p->scount[dest[i]] == INT32_MAX) {
+            st = fail(HURRAY_ERR_OVERFLOW, "more than 2^31 - 1 triplets go to rank %d",
+                      (int)dest[i]);
+            break;
+        }
+        p->scount[dest[i]]++;
+    }
+    if ((st = agree(st, comm)) != HURRAY_OK) goto done;
+    if (MPI_Alltoall(p->scount, 1, MPI_INT, p->rcount, 1, MPI_INT, comm) != MPI_SUCCESS) {
+        st = fail(HURRAY_ERR_INTERNAL, "MPI_Alltoall failed");
+        goto done;
+    }
+    for (k = 0; k < size; k++) {
+        p->n_send += (uint64_t)p->scount[k];
+        p->n_recv += (uint64_t)p->rcount[k];
+        if (k != me) p->bytes_sent += (uint64_t)p->scount[k] * width;
+    }
+    for (k = 1; k < size; k++) {
+        p->sdispl[k] = p->sdispl[k - 1] + p->scount[k - 1];
+        p->rdispl[k] = p->rdispl[k - 1] + p->rcount[k - 1];
+    }
+    if (p->n_send > INT32_MAX || p->n_recv > INT32_MAX)
+        st = fail(HURRAY_ERR_OVERFLOW, "more than 2^31 - 1 triplets leave or reach rank %d", me);
+
+    /* 3. One alltoallv of records: coordinates, the sender's number, value. */
+    rec = 8 * (size_t)t->rank + 8 + width;
+    if (st == HURRAY_OK) {
+        int *fill = (int *)calloc((size_t)size, sizeof(int));
+        p->pick = (uint64_t *)malloc((p->n_send ? p->n_send : 1) * sizeof(uint64_t));
+        sbuf = (unsigned char *)malloc((p->n_send ? p->n_send : 1) * rec);
+        rbuf = (unsigned char *)malloc((p->n_recv ? p->n_recv : 1) * rec);
+        if (!fill || !p->pick || !sbuf || !rbuf) {
+            st = fail(HURRAY_ERR_ALLOC, "cannot allocate the exchange buffers");
+        } else {
+            for (i = 0; i < t->n; i++) {
+                uint64_t slot;
+                unsigned char *r;
+                uint32_t d;
+                if (dest[i] == UINT64_MAX) continue;
+                slot = (uint64_t)p->sdispl[dest[i]] + (uint64_t)fill[dest[i]]++;
+                p->pick[slot] = i;
+                r = sbuf + slot * rec;
+                for (d = 0; d < t->rank; d++) {
+                    int64_t c = coord(t, i, d);
+                    memcpy(r + 8 * d, &c, 8);
+                }
+                memcpy(r + 8 * t->rank, &i, 8);
+                if (width) memcpy(r + 8 * t->rank + 8, (const unsigned char *)t->values + i * width, width);
+            }
+        }
+        free(fill);
+    }
+    if ((st = agree(st, comm)) != HURRAY_OK) goto done;
+    MPI_Type_contiguous((int)rec, MPI_BYTE, &rtype);
+    MPI_Type_commit(&rtype);
+    if (MPI_Alltoallv(sbuf, p->scount, p->sdispl, rtype, rbuf, p->rcount, p->rdispl, rtype, comm) !=
+        MPI_SUCCESS) {
+        st = fail(HURRAY_ERR_INTERNAL, "MPI_Alltoallv failed");
+        goto done;
+    }
+
+    /* 4. Local assembly of the received triplets (global coordinates), in
+     * source-rank order, then this rank's rows as a shard. */
+    lidx = (int64_t *)malloc((p->n_recv ? p->n_recv : 1) * t->rank * 8);
+    lval = (unsigned char *)malloc((p->n_recv ? p->n_recv : 1) * (width ? width : 1));
+    src_rank = (uint64_t *)malloc((p->n_recv ? p->n_recv : 1) * 8);
+    src_index = (uint64_t *)malloc((p->n_recv ? p->n_recv : 1) * 8);
+    if (!lidx || !lval || !src_rank || !src_index) {
+        st = fail(HURRAY_ERR_ALLOC, "cannot allocate %llu received triplets",
+                  (unsigned long long)p->n_recv);
+    } else {
+        hurray_triplets lt;
+        int src = 0;
+        for (i = 0; i < p->n_recv; i++) {
+            const unsigned char *r = rbuf + i * rec;
+            while (src + 1 < size && (uint64_t)p->rdispl[src + 1] <= i) src++;
+            memcpy(lidx + i * t->rank, r, 8 * t->rank);
+            memcpy(&src_index[i], r + 8 * t->rank, 8);
+            src_rank[i] = (uint64_t)src;
+            if (width) memcpy(lval + i * width, r + 8 * t->rank + 8, width);
+        }
+        memset(&lt, 0, sizeof lt);
+        lt.rank = t->rank;
+        lt.shape = t->shape;
+        lt.n = p->n_recv;
+        lt.index_type = HURRAY_INDEX_INT64;
+        lt.index_base = t->index_base; /* so that messages count as the caller does */
+        lt.indices = p->n_recv ? lidx : NULL;
+        lt.indices_bytes = p->n_recv * t->rank * 8;
+        lt.type_tag = t->type_tag;
+        lt.values = width && p->n_recv ? lval : NULL;
+        lt.values_bytes = p->n_recv * width;
+        st = hurray_coo_assemble(&lt, policy, flags, 1, &assembled, out_plan ? &lplan : NULL);
+        if (st != HURRAY_OK) {
+            char core[MSG_LEN];
+            copy_text(core, sizeof core, hurray_last_error_message());
+            name_triplets(core, src_rank, src_index, p->n_recv, t->index_base);
+        }
+    }
+    if (st == HURRAY_OK) {
+        /* Shift rows into the block; values stay where assembly put them. */
+        uint32_t rank = t->rank, d;
+        uint64_t nnz = hurray_coo_nnz(assembled), shard_shape[64], offset[64];
+        size_t vb = 0, ib = 0;
+        const void *vals = hurray_coo_values(assembled, &vb);
+        const uint64_t *idx = hurray_coo_indices(assembled, &ib);
+        keep *kp = (keep *)calloc(1, sizeof *kp);
+        void *shifted = NULL;
+        if (kp == NULL || (ib > 0 && posix_memalign(&shifted, 64, ib) != 0)) {
+            free(kp);
+            st = fail(HURRAY_ERR_ALLOC, "cannot allocate the shard's %zu-byte indices", ib);
+        } else {
+            uint64_t *s = (uint64_t *)shifted;
+            for (i = 0; i < nnz; i++) {
+                s[i * rank] = idx[i * rank] - b[me]; /* the handle is 0-based */
+                for (d = 1; d < rank; d++) s[i * rank + d] = idx[i * rank + d];
+            }
+            for (d = 0; d < rank; d++) {
+                shard_shape[d] = d == 0 ? b[me + 1] - b[me] : t->shape[d];
+                offset[d] = d == 0 ? b[me] : 0;
+            }
+            kp->assembled = assembled;
+            kp->indices = shifted;
+            assembled = NULL; /* now the shard's, through the release callback */
+            st = hurray_coo_create_shard(hurray_coo_type_tag(kp->assembled), rank, shard_shape,
+                                         nnz, true, vals, vb, (const uint64_t *)shifted, ib,
+                                         HURRAY_COO_BORROW, t->shape, offset, release_keep, kp,
+                                         &shard);
+            if (st != HURRAY_OK)
+                copy_text(last_message, sizeof last_message, hurray_last_error_message());
+            p->nnz = nnz;
+        }
+    }
+    if ((st = agree(st, comm)) != HURRAY_OK) goto done;
+
+    /* 5. Keep what re-assembly needs: the send order, the counts, the local
+     * plan, and value buffers allocated once. */
+    if (out_plan != NULL) {
+        p->local = lplan;
+        lplan = NULL;
+        p->sendbuf = (unsigned char *)malloc((p->n_send ? p->n_send : 1) * (width ? width : 1));
+        p->recvbuf = (unsigned char *)malloc((p->n_recv ? p->n_recv : 1) * (width ? width : 1));
+        st = p->sendbuf && p->recvbuf ? HURRAY_OK
+                                      : fail(HURRAY_ERR_ALLOC, "cannot allocate the plan's buffers");
+        if ((st = agree(st, comm)) != HURRAY_OK) goto done;
+        *out_plan = p;
+        p = NULL;
+    }
+    *out = shard;
+    shard = NULL;
+
+done:
+    if (rtype != MPI_DATATYPE_NULL) MPI_Type_free(&rtype);
+    hurray_coo_free(shard);
+    hurray_coo_free(assembled);
+    hurray_assembly_plan_free(lplan);
+    hurray_mpi_plan_free(p);
+    free(all);
+    free(b);
+    free(dest);
+    free(sbuf);
+    free(rbuf);
+    free(lidx);
+    free(lval);
+    free(src_rank);
+    free(src_index);
+    return st;
+}
+
+hurray_status hurray_mpi_plan_apply(hurray_mpi_plan *p, const void *values, size_t values_bytes,
+                                    void *out_values, size_t out_bytes) {
+    hurray_status st = HURRAY_OK;
+    MPI_Datatype vtype = MPI_DATATYPE_NULL;
+    uint64_t i;
+    last_message[0] = '\0';
+    if (p == NULL) return fail(HURRAY_ERR_NULL_POINTER, "plan is NULL");
+    if (values_bytes != p->n_triplets * p->width || (values == NULL && values_bytes > 0))
+        st = fail(HURRAY_ERR_BUFFER_SIZE, "values_bytes is %zu; the plan's %llu triplets need %llu",
+                  values_bytes, (unsigned long long)p->n_triplets,
+                  (unsigned long long)(p->n_triplets * p->width));
+    if (st == HURRAY_OK && p->width == 0) return agree(st, p->comm); /* a pattern */
+    if (st == HURRAY_OK) {
+        for (i = 0; i < p->n_send; i++)
+            memcpy(p->sendbuf + i * p->width, (const unsigned char *)values + p->pick[i] * p->width,
+                   p->width);
+    }
+    if ((st = agree(st, p->comm)) != HURRAY_OK) return st;
+    MPI_Type_contiguous((int)p->width, MPI_BYTE, &vtype);
+    MPI_Type_commit(&vtype);
+    if (MPI_Alltoallv(p->sendbuf, p->scount, p->sdispl, vtype, p->recvbuf, p->rcount, p->rdispl,
+                      vtype, p->comm) != MPI_SUCCESS) {
+        MPI_Type_free(&vtype);
+        return fail(HURRAY_ERR_INTERNAL, "MPI_Alltoallv failed");
+    }
+    MPI_Type_free(&vtype);
+    st = hurray_assembly_plan_apply(p->local, p->recvbuf, p->n_recv * p->width, out_values,
+                                    out_bytes, 1);
+    if (st != HURRAY_OK) copy_text(last_message, sizeof last_message, hurray_last_error_message());
+    return agree(st, p->comm);
 }
