@@ -359,10 +359,14 @@ struct hurray_mpi_plan {
     int size, me;
     size_t width;         /* bytes per value (0 for a pattern) */
     uint64_t n_triplets;  /* this rank's triplets */
-    uint64_t n_send;      /* of them sent (not skipped) */
-    uint64_t *pick;       /* send slot -> triplet */
-    int *scount, *sdispl, *rcount, *rdispl;
-    uint64_t n_recv;
+    uint64_t n_send;      /* of them sent to other ranks */
+    uint64_t *pick;       /* send slot -> triplet (other ranks' blocks) */
+    uint64_t n_self;      /* of them this rank owns */
+    uint64_t *self_pick;  /* received position rdispl[me] + k -> triplet */
+    int identity;         /* one rank, nothing skipped: values arrive in order */
+    int *scount, *sdispl, *rcount, *rdispl; /* MPI counts: self excluded */
+    uint64_t self_at;     /* where this rank's own triplets go among the received */
+    uint64_t n_recv;      /* received, own included */
     hurray_assembly_plan *local;
     uint64_t nnz;
     uint64_t bytes_sent;
@@ -372,6 +376,7 @@ struct hurray_mpi_plan {
 void hurray_mpi_plan_free(hurray_mpi_plan *p) {
     if (p == NULL) return;
     free(p->pick);
+    free(p->self_pick);
     free(p->scount);
     free(p->sdispl);
     free(p->rcount);
@@ -418,6 +423,57 @@ static int64_t coord(const hurray_triplets *t, uint64_t i, uint32_t d) {
     }
     }
     return v;
+}
+
+/* Dimension d of every triplet, as written, into out (n int64): one
+ * typed loop per index type and layout. */
+static void read_dim(const hurray_triplets *t, uint32_t d, int64_t *out) {
+    const uint64_t n = t->n, stride = t->indices != NULL ? t->rank : 1;
+    const void *base = t->indices != NULL ? t->indices : t->dim_indices[d];
+    const uint64_t first = t->indices != NULL ? d : 0;
+    uint64_t i;
+    switch (t->index_type) {
+    case HURRAY_INDEX_INT32: {
+        const int32_t *p = (const int32_t *)base + first;
+        for (i = 0; i < n; i++) out[i] = p[i * stride];
+        break;
+    }
+    case HURRAY_INDEX_UINT32: {
+        const uint32_t *p = (const uint32_t *)base + first;
+        for (i = 0; i < n; i++) out[i] = p[i * stride];
+        break;
+    }
+    case HURRAY_INDEX_INT64: {
+        const int64_t *p = (const int64_t *)base + first;
+        for (i = 0; i < n; i++) out[i] = p[i * stride];
+        break;
+    }
+    default: {
+        const uint64_t *p = (const uint64_t *)base + first;
+        for (i = 0; i < n; i++) out[i] = p[i * stride] > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)p[i * stride];
+    }
+    }
+}
+
+/* dst[k] = src[idx[k]] for n values of `width` bytes (constant-size copies
+ * for the common widths). */
+static void gather_values(unsigned char *dst, const unsigned char *src, const uint64_t *idx,
+                          uint64_t n, size_t width) {
+    uint64_t k;
+#define GATHER(W)                                                        \
+    for (k = 0; k < n; k++) memcpy(dst + k * (W), src + idx[k] * (W), (W)); \
+    break
+    switch (width) {
+    case 0: break;
+    case 1: GATHER(1);
+    case 2: GATHER(2);
+    case 4: GATHER(4);
+    case 8: GATHER(8);
+    case 16: GATHER(16);
+    default:
+        for (k = 0; k < n; k++) memcpy(dst + k * width, src + idx[k] * width, width);
+    }
+#undef GATHER
 }
 
 /* Check what the router reads of the caller's triplets; the width of a
@@ -600,13 +656,11 @@ hurray_status hurray_mpi_assemble(const hurray_triplets *t, uint32_t policy, uin
     hurray_status st = HURRAY_OK;
     hurray_mpi_plan *p = NULL;
     uint64_t *b = NULL, i, *dest = NULL;
-    size_t width = 0, rec = 0;
-    unsigned char *sbuf = NULL, *rbuf = NULL;
-    MPI_Datatype rtype = MPI_DATATYPE_NULL;
+    size_t width = 0;
     facts mine, *all = NULL;
     hurray_coo *assembled = NULL, *shard = NULL;
     hurray_assembly_plan *lplan = NULL;
-    int64_t *lidx = NULL;
+    int64_t *lidx = NULL, *tmp = NULL;
     unsigned char *lval = NULL;
     uint64_t *src_rank = NULL, *src_index = NULL;
     last_message[0] = '\0';
@@ -653,7 +707,21 @@ hurray_status hurray_mpi_assemble(const hurray_triplets *t, uint32_t policy, uin
     st = row_blocks(t, ownership, given, size, comm, b);
     if ((st = agree(st, comm)) != HURRAY_OK) goto done;
 
-    /* 2. Route: each triplet to the owner of its row. */
+    /* One rank: nothing to route; the core assembles the caller's triplets
+     * as they are, and the plan reads the caller's values in place. */
+    if (size == 1) {
+        p->comm = comm;
+        p->size = 1;
+        p->width = width;
+        p->n_triplets = p->n_recv = p->n_self = t->n;
+        p->identity = 1;
+        st = hurray_coo_assemble(t, policy, flags, 1, &assembled, out_plan ? &lplan : NULL);
+        if (st != HURRAY_OK) copy_text(last_message, sizeof last_message, hurray_last_error_message());
+        goto shard;
+    }
+
+    /* 2. Route: each triplet to the owner of its row; this rank's own go
+     * straight to where the received ones will be, never through MPI. */
     p->comm = comm;
     p->size = size;
     p->me = me;
@@ -664,109 +732,183 @@ hurray_status hurray_mpi_assemble(const hurray_triplets *t, uint32_t policy, uin
     p->rcount = (int *)calloc((size_t)size, sizeof(int));
     p->rdispl = (int *)calloc((size_t)size, sizeof(int));
     dest = (uint64_t *)malloc((t->n ? t->n : 1) * sizeof *dest);
-    if (!p->scount || !p->sdispl || !p->rcount || !p->rdispl || !dest) {
+    tmp = (int64_t *)malloc((t->n ? t->n : 1) * sizeof *tmp);
+    if (!p->scount || !p->sdispl || !p->rcount || !p->rdispl || !dest || !tmp) {
         st = fail(HURRAY_ERR_ALLOC, "cannot allocate the routing of %llu triplets",
                   (unsigned long long)t->n);
     }
-    for (i = 0; st == HURRAY_OK && i < t->n; i++) {
-        int64_t raw = coord(t, i, 0), r = raw == INT64_MIN ? raw : raw - (int64_t)t->index_base;
+    if (st == HURRAY_OK) {
         uint32_t d;
-        int negative = 0;
-        for (d = 0; d < t->rank; d++) negative |= coord(t, i, d) < 0;
-        if (negative && (flags & HURRAY_ASSEMBLE_SKIP_NEGATIVE)) {
-            dest[i] = UINT64_MAX;
-            continue;
+        uint64_t *counts = (uint64_t *)calloc((size_t)size, sizeof(uint64_t));
+        /* Skipped triplets first (any negative coordinate), then rows. */
+        for (i = 0; i < t->n; i++) dest[i] = 0;
+        if (flags & HURRAY_ASSEMBLE_SKIP_NEGATIVE) {
+            for (d = 0; d < t->rank; d++) {
+                read_dim(t, d, tmp);
+                for (i = 0; i < t->n; i++)
+                    if (tmp[i] < 0) dest[i] = UINT64_MAX;
+            }
         }
-        if (r < 0 || (uint64_t)r >= t->shape[0]) {
-            st = fail(HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
-                      "triplet %llu: row coordinate %lld is outside the shape (%llu rows, counted "
-                      "from %u)",
-                      (unsigned long long)i, (long long)raw,
-                      (unsigned long long)t->shape[0], t->index_base);
-            break;
+        read_dim(t, 0, tmp);
+        if (counts == NULL) st = fail(HURRAY_ERR_ALLOC, "cannot allocate the counts");
+        for (i = 0; st == HURRAY_OK && i < t->n; i++) {
+            int64_t raw = tmp[i], r = raw == INT64_MIN ? raw : raw - (int64_t)t->index_base;
+            if (dest[i] == UINT64_MAX) continue;
+            if (r < 0 || (uint64_t)r >= t->shape[0]) {
+                st = fail(HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+                          "triplet %llu: row coordinate %lld is outside the shape (%llu rows, "
+                          "counted from %u)",
+                          (unsigned long long)i + t->index_base, (long long)raw,
+                          (unsigned long long)t->shape[0], t->index_base);
+                break;
+            }
+            dest[i] = (uint64_t)owner(b, size, (uint64_t)r);
+            counts[dest[i]]++;
         }
-        dest[i] = (uint64_t)owner(b, size, (uint64_t)r);
-        if (p->scount[dest[i]] == INT32_MAX) {
-            st = fail(HURRAY_ERR_OVERFLOW, "more than 2^31 - 1 triplets go to rank %d",
-                      (int)dest[i]);
-            break;
+        for (k = 0; st == HURRAY_OK && k < size; k++) {
+            /* MPI counts are ints, and coordinates travel rank per triplet. */
+            if (counts[k] * t->rank > INT32_MAX)
+                st = fail(HURRAY_ERR_OVERFLOW, "more than 2^31 - 1 coordinates go to rank %d", k);
+            p->scount[k] = (int)counts[k];
         }
-        p->scount[dest[i]]++;
+        free(counts);
     }
     if ((st = agree(st, comm)) != HURRAY_OK) goto done;
     if (MPI_Alltoall(p->scount, 1, MPI_INT, p->rcount, 1, MPI_INT, comm) != MPI_SUCCESS) {
         st = fail(HURRAY_ERR_INTERNAL, "MPI_Alltoall failed");
         goto done;
     }
+    /* Own triplets keep their place among the received (source-rank
+     * order), but are not counted in the MPI exchange. */
+    p->n_self = (uint64_t)p->scount[me];
     for (k = 0; k < size; k++) {
+        if (k == me) {
+            p->self_at = p->n_recv;
+            p->n_recv += p->n_self;
+            p->scount[k] = p->rcount[k] = 0;
+            continue;
+        }
         p->n_send += (uint64_t)p->scount[k];
+        p->rdispl[k] = (int)p->n_recv;
         p->n_recv += (uint64_t)p->rcount[k];
-        if (k != me) p->bytes_sent += (uint64_t)p->scount[k] * width;
+        p->bytes_sent += (uint64_t)p->scount[k] * width;
     }
-    for (k = 1; k < size; k++) {
-        p->sdispl[k] = p->sdispl[k - 1] + p->scount[k - 1];
-        p->rdispl[k] = p->rdispl[k - 1] + p->rcount[k - 1];
-    }
-    if (p->n_send > INT32_MAX || p->n_recv > INT32_MAX)
-        st = fail(HURRAY_ERR_OVERFLOW, "more than 2^31 - 1 triplets leave or reach rank %d", me);
+    for (k = 1; k < size; k++) p->sdispl[k] = p->sdispl[k - 1] + p->scount[k - 1];
+    if (p->n_send * t->rank > INT32_MAX || p->n_recv * t->rank > INT32_MAX)
+        st = fail(HURRAY_ERR_OVERFLOW, "more than 2^31 - 1 coordinates leave or reach rank %d", me);
 
-    /* 3. One alltoallv of records: coordinates, the sender's number, value. */
-    rec = 8 * (size_t)t->rank + 8 + width;
-    if (st == HURRAY_OK) {
+    /* 3. Exchange coordinates, the senders' numbers and values, each as one
+     * array (MPI_Alltoallv per array). The received arrays hold every
+     * rank's triplets in rank order, own ones at self_at. */
+    {
+        uint64_t nr = p->n_recv ? p->n_recv : 1, ns = p->n_send ? p->n_send : 1;
+        uint64_t *slot = (uint64_t *)malloc((t->n ? t->n : 1) * sizeof(uint64_t));
+        int64_t *sc = NULL;
+        uint64_t *si = NULL;
+        unsigned char *sv = NULL;
         int *fill = (int *)calloc((size_t)size, sizeof(int));
-        p->pick = (uint64_t *)malloc((p->n_send ? p->n_send : 1) * sizeof(uint64_t));
-        sbuf = (unsigned char *)malloc((p->n_send ? p->n_send : 1) * rec);
-        rbuf = (unsigned char *)malloc((p->n_recv ? p->n_recv : 1) * rec);
-        if (!fill || !p->pick || !sbuf || !rbuf) {
-            st = fail(HURRAY_ERR_ALLOC, "cannot allocate the exchange buffers");
-        } else {
-            for (i = 0; i < t->n; i++) {
-                uint64_t slot;
-                unsigned char *r;
-                uint32_t d;
-                if (dest[i] == UINT64_MAX) continue;
-                slot = (uint64_t)p->sdispl[dest[i]] + (uint64_t)fill[dest[i]]++;
-                p->pick[slot] = i;
-                r = sbuf + slot * rec;
-                for (d = 0; d < t->rank; d++) {
-                    int64_t c = coord(t, i, d);
-                    memcpy(r + 8 * d, &c, 8);
+        uint64_t own = 0;
+        int *cc = (int *)calloc((size_t)size, sizeof(int)), *cd = (int *)calloc((size_t)size, sizeof(int));
+        int *rc2 = (int *)calloc((size_t)size, sizeof(int)), *rd2 = (int *)calloc((size_t)size, sizeof(int));
+        if (st == HURRAY_OK) {
+            p->pick = (uint64_t *)malloc(ns * sizeof(uint64_t));
+            p->self_pick = (uint64_t *)malloc((p->n_self ? p->n_self : 1) * sizeof(uint64_t));
+            sc = (int64_t *)malloc(ns * t->rank * sizeof(int64_t));
+            si = (uint64_t *)malloc(ns * sizeof(uint64_t));
+            sv = (unsigned char *)malloc(ns * (width ? width : 1));
+            lidx = (int64_t *)malloc(nr * t->rank * sizeof(int64_t));
+            lval = (unsigned char *)malloc(nr * (width ? width : 1));
+            src_rank = (uint64_t *)malloc(nr * sizeof(uint64_t));
+            src_index = (uint64_t *)malloc(nr * sizeof(uint64_t));
+            if (!slot || !fill || !cc || !cd || !rc2 || !rd2 || !p->pick || !p->self_pick || !sc ||
+                !si || !sv || !lidx || !lval || !src_rank || !src_index)
+                st = fail(HURRAY_ERR_ALLOC, "cannot allocate the exchange of %llu triplets",
+                          (unsigned long long)t->n);
+        }
+        if (st == HURRAY_OK) {
+            uint32_t d;
+            uint64_t r = t->rank, self0 = p->n_send, dump = p->n_send + p->n_self;
+            /* Where each triplet goes in one staging area: its send slot,
+             * or after the sends (own triplets, copied to their received
+             * place below), or a last slot for skipped ones; the scatters
+             * below then have no branch. */
+            int64_t *stage = (int64_t *)realloc(sc, (dump + 1) * r * sizeof(int64_t));
+            uint64_t *stage_i = (uint64_t *)realloc(si, (dump + 1) * sizeof(uint64_t));
+            if (stage == NULL || stage_i == NULL) {
+                free(stage ? stage : sc);
+                free(stage_i ? stage_i : si);
+                sc = NULL;
+                si = NULL;
+                st = fail(HURRAY_ERR_ALLOC, "cannot allocate the exchange staging");
+            } else {
+                sc = stage;
+                si = stage_i;
+                for (i = 0; i < t->n; i++) {
+                    uint64_t to = dest[i];
+                    if (to == UINT64_MAX) {
+                        slot[i] = dump;
+                    } else if ((int)to == me) {
+                        p->self_pick[own] = i;
+                        slot[i] = self0 + own++;
+                    } else {
+                        uint64_t at = (uint64_t)p->sdispl[to] + (uint64_t)fill[to]++;
+                        p->pick[at] = i;
+                        slot[i] = at;
+                    }
                 }
-                memcpy(r + 8 * t->rank, &i, 8);
-                if (width) memcpy(r + 8 * t->rank + 8, (const unsigned char *)t->values + i * width, width);
+                p->identity = 0;
+                for (d = 0; d < r; d++) {
+                    read_dim(t, d, tmp);
+                    for (i = 0; i < t->n; i++) sc[slot[i] * r + d] = tmp[i];
+                }
+                for (i = 0; i < t->n; i++) si[slot[i]] = i;
+                memcpy(lidx + p->self_at * r, sc + self0 * r, p->n_self * r * sizeof(int64_t));
+                memcpy(src_index + p->self_at, si + self0, p->n_self * sizeof(uint64_t));
+                for (i = 0; i < p->n_self; i++) src_rank[p->self_at + i] = (uint64_t)me;
+                gather_values(sv, (const unsigned char *)t->values, p->pick, p->n_send, width);
+                gather_values(lval + p->self_at * width, (const unsigned char *)t->values,
+                              p->self_pick, p->n_self, width);
+                for (k = 0; k < size; k++) {
+                    cc[k] = p->scount[k] * (int)r;
+                    cd[k] = p->sdispl[k] * (int)r;
+                    rc2[k] = p->rcount[k] * (int)r;
+                    rd2[k] = p->rdispl[k] * (int)r;
+                    for (uint64_t q = 0; q < (uint64_t)p->rcount[k]; q++)
+                        src_rank[(uint64_t)p->rdispl[k] + q] = (uint64_t)k;
+                }
             }
         }
+        if ((st = agree(st, comm)) == HURRAY_OK) {
+            MPI_Datatype vt = MPI_DATATYPE_NULL;
+            int bad = MPI_Alltoallv(sc, cc, cd, MPI_INT64_T, lidx, rc2, rd2, MPI_INT64_T, comm) !=
+                          MPI_SUCCESS ||
+                      MPI_Alltoallv(si, p->scount, p->sdispl, MPI_UINT64_T, src_index, p->rcount,
+                                    p->rdispl, MPI_UINT64_T, comm) != MPI_SUCCESS;
+            if (!bad && width > 0) {
+                MPI_Type_contiguous((int)width, MPI_BYTE, &vt);
+                MPI_Type_commit(&vt);
+                bad = MPI_Alltoallv(sv, p->scount, p->sdispl, vt, lval, p->rcount, p->rdispl, vt,
+                                    comm) != MPI_SUCCESS;
+                MPI_Type_free(&vt);
+            }
+            if (bad) st = fail(HURRAY_ERR_INTERNAL, "MPI_Alltoallv failed");
+        }
+        free(slot);
+        free(sc);
+        free(si);
+        free(sv);
         free(fill);
-    }
-    if ((st = agree(st, comm)) != HURRAY_OK) goto done;
-    MPI_Type_contiguous((int)rec, MPI_BYTE, &rtype);
-    MPI_Type_commit(&rtype);
-    if (MPI_Alltoallv(sbuf, p->scount, p->sdispl, rtype, rbuf, p->rcount, p->rdispl, rtype, comm) !=
-        MPI_SUCCESS) {
-        st = fail(HURRAY_ERR_INTERNAL, "MPI_Alltoallv failed");
-        goto done;
+        free(cc);
+        free(cd);
+        free(rc2);
+        free(rd2);
+        if (st != HURRAY_OK) goto done;
     }
 
-    /* 4. Local assembly of the received triplets (global coordinates), in
-     * source-rank order, then this rank's rows as a shard. */
-    lidx = (int64_t *)malloc((p->n_recv ? p->n_recv : 1) * t->rank * 8);
-    lval = (unsigned char *)malloc((p->n_recv ? p->n_recv : 1) * (width ? width : 1));
-    src_rank = (uint64_t *)malloc((p->n_recv ? p->n_recv : 1) * 8);
-    src_index = (uint64_t *)malloc((p->n_recv ? p->n_recv : 1) * 8);
-    if (!lidx || !lval || !src_rank || !src_index) {
-        st = fail(HURRAY_ERR_ALLOC, "cannot allocate %llu received triplets",
-                  (unsigned long long)p->n_recv);
-    } else {
+    /* 4. Local assembly of every triplet this rank owns (global
+     * coordinates), in source-rank order, then its rows as a shard. */
+    {
         hurray_triplets lt;
-        int src = 0;
-        for (i = 0; i < p->n_recv; i++) {
-            const unsigned char *r = rbuf + i * rec;
-            while (src + 1 < size && (uint64_t)p->rdispl[src + 1] <= i) src++;
-            memcpy(lidx + i * t->rank, r, 8 * t->rank);
-            memcpy(&src_index[i], r + 8 * t->rank, 8);
-            src_rank[i] = (uint64_t)src;
-            if (width) memcpy(lval + i * width, r + 8 * t->rank + 8, width);
-        }
         memset(&lt, 0, sizeof lt);
         lt.rank = t->rank;
         lt.shape = t->shape;
@@ -785,6 +927,7 @@ hurray_status hurray_mpi_assemble(const hurray_triplets *t, uint32_t policy, uin
             name_triplets(core, src_rank, src_index, p->n_recv, t->index_base);
         }
     }
+shard:
     if (st == HURRAY_OK) {
         /* Shift rows into the block; values stay where assembly put them. */
         uint32_t rank = t->rank, d;
@@ -827,7 +970,8 @@ hurray_status hurray_mpi_assemble(const hurray_triplets *t, uint32_t policy, uin
         p->local = lplan;
         lplan = NULL;
         p->sendbuf = (unsigned char *)malloc((p->n_send ? p->n_send : 1) * (width ? width : 1));
-        p->recvbuf = (unsigned char *)malloc((p->n_recv ? p->n_recv : 1) * (width ? width : 1));
+        p->recvbuf = p->identity ? (unsigned char *)malloc(1)
+                                 : (unsigned char *)malloc((p->n_recv ? p->n_recv : 1) * (width ? width : 1));
         st = p->sendbuf && p->recvbuf ? HURRAY_OK
                                       : fail(HURRAY_ERR_ALLOC, "cannot allocate the plan's buffers");
         if ((st = agree(st, comm)) != HURRAY_OK) goto done;
@@ -838,7 +982,6 @@ hurray_status hurray_mpi_assemble(const hurray_triplets *t, uint32_t policy, uin
     shard = NULL;
 
 done:
-    if (rtype != MPI_DATATYPE_NULL) MPI_Type_free(&rtype);
     hurray_coo_free(shard);
     hurray_coo_free(assembled);
     hurray_assembly_plan_free(lplan);
@@ -846,8 +989,7 @@ done:
     free(all);
     free(b);
     free(dest);
-    free(sbuf);
-    free(rbuf);
+    free(tmp);
     free(lidx);
     free(lval);
     free(src_rank);
@@ -858,8 +1000,7 @@ done:
 hurray_status hurray_mpi_plan_apply(hurray_mpi_plan *p, const void *values, size_t values_bytes,
                                     void *out_values, size_t out_bytes) {
     hurray_status st = HURRAY_OK;
-    MPI_Datatype vtype = MPI_DATATYPE_NULL;
-    uint64_t i;
+    const unsigned char *src;
     last_message[0] = '\0';
     if (p == NULL) return fail(HURRAY_ERR_NULL_POINTER, "plan is NULL");
     if (values_bytes != p->n_triplets * p->width || (values == NULL && values_bytes > 0))
@@ -867,22 +1008,26 @@ hurray_status hurray_mpi_plan_apply(hurray_mpi_plan *p, const void *values, size
                   values_bytes, (unsigned long long)p->n_triplets,
                   (unsigned long long)(p->n_triplets * p->width));
     if (st == HURRAY_OK && p->width == 0) return agree(st, p->comm); /* a pattern */
-    if (st == HURRAY_OK) {
-        for (i = 0; i < p->n_send; i++)
-            memcpy(p->sendbuf + i * p->width, (const unsigned char *)values + p->pick[i] * p->width,
-                   p->width);
-    }
     if ((st = agree(st, p->comm)) != HURRAY_OK) return st;
-    MPI_Type_contiguous((int)p->width, MPI_BYTE, &vtype);
-    MPI_Type_commit(&vtype);
-    if (MPI_Alltoallv(p->sendbuf, p->scount, p->sdispl, vtype, p->recvbuf, p->rcount, p->rdispl,
-                      vtype, p->comm) != MPI_SUCCESS) {
-        MPI_Type_free(&vtype);
-        return fail(HURRAY_ERR_INTERNAL, "MPI_Alltoallv failed");
+    if (p->identity) {
+        /* One rank, nothing skipped: the values are already in order. */
+        src = (const unsigned char *)values;
+    } else {
+        MPI_Datatype vt;
+        gather_values(p->sendbuf, (const unsigned char *)values, p->pick, p->n_send, p->width);
+        gather_values(p->recvbuf + p->self_at * p->width, (const unsigned char *)values,
+                      p->self_pick, p->n_self, p->width);
+        MPI_Type_contiguous((int)p->width, MPI_BYTE, &vt);
+        MPI_Type_commit(&vt);
+        if (MPI_Alltoallv(p->sendbuf, p->scount, p->sdispl, vt, p->recvbuf, p->rcount, p->rdispl,
+                          vt, p->comm) != MPI_SUCCESS) {
+            MPI_Type_free(&vt);
+            return fail(HURRAY_ERR_INTERNAL, "MPI_Alltoallv failed");
+        }
+        MPI_Type_free(&vt);
+        src = p->recvbuf;
     }
-    MPI_Type_free(&vtype);
-    st = hurray_assembly_plan_apply(p->local, p->recvbuf, p->n_recv * p->width, out_values,
-                                    out_bytes, 1);
+    st = hurray_assembly_plan_apply(p->local, src, p->n_recv * p->width, out_values, out_bytes, 1);
     if (st != HURRAY_OK) copy_text(last_message, sizeof last_message, hurray_last_error_message());
     return agree(st, p->comm);
 }

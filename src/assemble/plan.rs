@@ -210,6 +210,22 @@ impl Plan {
     ) -> Result<(), CooError> {
         let first = range.start;
         if self.ty.encoding == Encoding::F64 && self.dup == Duplicates::Sum {
+            // Aligned buffers (the usual case: double arrays) are read and
+            // written as f64 slices, which the compiler keeps in registers.
+            if let (Ok(vals), Ok(outf)) = (
+                bytemuck::try_cast_slice::<u8, f64>(values),
+                bytemuck::try_cast_slice_mut::<u8, f64>(out),
+            ) {
+                for (o, e) in outf.iter_mut().zip(range) {
+                    let m = &self.members[self.starts[e] as usize..self.starts[e + 1] as usize];
+                    let mut s = vals[m[0] as usize];
+                    for &i in &m[1..] {
+                        s += vals[i as usize];
+                    }
+                    *o = s;
+                }
+                return Ok(());
+            }
             let read = |k: u64| {
                 let k = k as usize;
                 f64::from_le_bytes(values[k * 8..k * 8 + 8].try_into().unwrap_or([0; 8]))
