@@ -256,6 +256,7 @@ module hurray_coo
   public :: hurray_coo_partition, hurray_coo_concat
   public :: hurray_file_open, hurray_file_open_bytes, hurray_file_close, hurray_file_tensor_count
   public :: hurray_file_tensor_info, hurray_file_find, hurray_file_get, hurray_file_get_at
+  public :: hurray_file_get_rows
   public :: hurray_file_kv_count, hurray_file_kv, hurray_file_kv_item
   public :: hurray_file_writer_create, hurray_file_writer_add, hurray_file_writer_kv_string
   public :: hurray_file_writer_kv_int64, hurray_file_writer_kv_uint64, hurray_file_writer_kv_float64
@@ -815,6 +816,17 @@ module hurray_coo
       integer(c_int32_t), value :: flags
       type(c_ptr), intent(out) :: out
     end function hurray_file_get_at
+
+    integer(c_int32_t) function hurray_file_get_rows(file, name, row_lo, row_hi, flags, out) &
+        bind(C, name="hurray_file_get_rows")
+      import :: c_int32_t, c_int64_t, c_ptr, c_char
+      type(c_ptr), value :: file
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int64_t), value :: row_lo
+      integer(c_int64_t), value :: row_hi
+      integer(c_int32_t), value :: flags
+      type(c_ptr), intent(out) :: out
+    end function hurray_file_get_rows
 
     integer(c_int64_t) function hurray_file_kv_count(file) bind(C, name="hurray_file_kv_count")
       import :: c_int64_t, c_ptr

@@ -1914,6 +1914,33 @@ hurray_status hurray_file_get_at(const struct hurray_file *file,
                                  struct hurray_coo **out);
 
 /**
+ * Rows row_lo to row_hi - 1 of the sorted COO tensor named name
+ * (NUL-terminated UTF-8, not NULL) as a shard handle (parent: the tensor,
+ * offset: row_lo), reading only the entries of those rows (found by binary
+ * search) and the one before them: the way each rank of a parallel job
+ * reads its part of a large file. The part is copied (rows made local)
+ * and validated completely; the entry before it must come before its
+ * first. When every rank reads its row block, the whole tensor is checked,
+ * each part once. flags: 0. out (not NULL) receives the handle, owned by
+ * the caller; NULL on failure.
+ *
+ * Returns HURRAY_OK, or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS,
+ * HURRAY_ERR_NOT_FOUND, HURRAY_ERR_INVALID_LAYOUT,
+ * HURRAY_ERR_INVALID_ARGUMENT (rows outside the tensor, a tensor that is
+ * not sorted), HURRAY_ERR_NOT_SORTED, HURRAY_ERR_DUPLICATE,
+ * HURRAY_ERR_INDEX_OUT_OF_BOUNDS (messages count the tensor's entries, at
+ * its coordinates), the descriptor statuses of hurray_file_get,
+ * HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: safe on a shared file.
+ */
+hurray_status hurray_file_get_rows(const struct hurray_file *file,
+                                   const char *name,
+                                   uint64_t row_lo,
+                                   uint64_t row_hi,
+                                   uint32_t flags,
+                                   struct hurray_coo **out);
+
+/**
  * The number of KV metadata entries, or 0 when file is NULL.
  * Thread safety: safe on a shared file.
  */

@@ -240,3 +240,60 @@ fn bad_partitions_and_concatenations_are_refused() {
     let e = concat(&[&parts[0], &other]).unwrap_err();
     assert!(e.to_string().contains("share type and parent shape"), "{e}");
 }
+
+#[test]
+fn row_blocks_read_only_their_rows_and_check_the_whole_together() {
+    use hurray_coo::shard::row_block;
+    let mut rng = Rng::new(8);
+    for ty in TYPES.iter().step_by(4) {
+        for rank in [1usize, 2, 3] {
+            let f = random_tensor(&mut rng, ty.tag, rank, true, 60);
+            let coo = f.strict().unwrap();
+            let rows = coo.shape()[0];
+            let cuts = [0, rows / 2, rows / 2, rows];
+            let want = partition(&coo, Split::Boundaries(&cuts)).unwrap();
+            // From the permissive view a reader of a large file has.
+            let lax = f.permissive();
+            for k in 0..3 {
+                let got = row_block(&lax, cuts[k], cuts[k + 1]).unwrap();
+                assert_eq!(got.shard(), want[k].shard());
+                assert_eq!(got.indices_bytes(), want[k].indices_bytes());
+                assert_eq!(got.values(), want[k].values());
+            }
+        }
+    }
+    // A tensor that lies about its order: the block holding the lie, or
+    // the one after a lie at its boundary, refuses it with the tensor's
+    // entry numbers and coordinates.
+    let lying = Fixture::f32s(&[4, 3], &[&[0, 1], &[2, 0], &[1, 2], &[3, 0]], true);
+    let lax = lying.permissive();
+    let e = row_block(&lax, 0, 4).unwrap_err();
+    assert_eq!(e.status(), Status::NotSorted);
+    assert!(e.to_string().starts_with("entry 2 at (1, 2) is not after entry 1 at (2, 0)"), "{e}");
+    // Read as two blocks (two ranks), the lie is caught by one of them:
+    // the binary search gives block 0 entries 0..3, whose order fails.
+    let e = row_block(&lax, 0, 2).unwrap_err();
+    assert!(matches!(e.status(), Status::NotSorted | Status::IndexOutOfBounds), "{e}");
+    assert!(row_block(&lax, 2, 4).is_ok());
+    // Not sorted at all, or rows outside: refused up front.
+    let unsorted = Fixture::f32s(&[4, 3], &[&[2, 0], &[0, 1]], false);
+    assert_eq!(
+        row_block(&unsorted.strict().unwrap(), 0, 2).unwrap_err().status(),
+        Status::InvalidArgument
+    );
+    let seed = Fixture::seed();
+    assert_eq!(
+        row_block(&seed.strict().unwrap(), 3, 5).unwrap_err().status(),
+        Status::InvalidArgument
+    );
+    // Through a file: the part of a tensor, nothing else read.
+    let coo = seed.strict().unwrap();
+    let mut w = Writer::new(Vec::new(), "m", WriteOptions::default()).unwrap();
+    w.add_coo("A", &coo).unwrap();
+    let file = HurrayFile::from_bytes(&w.finish().unwrap()).unwrap();
+    let part = file.coo_rows(0, 2, 4).unwrap();
+    assert_eq!(part.nnz(), 2);
+    assert_eq!(part.lookup_global_f64(&[3, 3]).unwrap(), (2.0, true));
+    let e = file.coo_rows(0, 0, 9).unwrap_err();
+    assert!(e.to_string().starts_with("tensor \"A\" (descriptor at byte 64): row block 0 to 9"), "{e}");
+}

@@ -506,6 +506,52 @@ pub unsafe extern "C" fn hurray_file_get_at(
     })
 }
 
+/// Rows row_lo to row_hi - 1 of the sorted COO tensor named name
+/// (NUL-terminated UTF-8, not NULL) as a shard handle (parent: the tensor,
+/// offset: row_lo), reading only the entries of those rows (found by binary
+/// search) and the one before them: the way each rank of a parallel job
+/// reads its part of a large file. The part is copied (rows made local)
+/// and validated completely; the entry before it must come before its
+/// first. When every rank reads its row block, the whole tensor is checked,
+/// each part once. flags: 0. out (not NULL) receives the handle, owned by
+/// the caller; NULL on failure.
+///
+/// Returns HURRAY_OK, or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS,
+/// HURRAY_ERR_NOT_FOUND, HURRAY_ERR_INVALID_LAYOUT,
+/// HURRAY_ERR_INVALID_ARGUMENT (rows outside the tensor, a tensor that is
+/// not sorted), HURRAY_ERR_NOT_SORTED, HURRAY_ERR_DUPLICATE,
+/// HURRAY_ERR_INDEX_OUT_OF_BOUNDS (messages count the tensor's entries, at
+/// its coordinates), the descriptor statuses of hurray_file_get,
+/// HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC.
+/// Thread safety: safe on a shared file.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_file_get_rows(
+    file: *const hurray_file,
+    name: *const c_char,
+    row_lo: u64,
+    row_hi: u64,
+    flags: u32,
+    out: *mut *mut hurray_coo,
+) -> hurray_status {
+    guard(|| {
+        // SAFETY: `out` is NULL or writable, per the contract.
+        unsafe { write_req(out, std::ptr::null_mut(), "out")? };
+        if flags != 0 {
+            return Err(CooError::InvalidFlags {
+                flags,
+                unknown: flags,
+                allowed: "hurray_file_get_rows takes 0",
+            });
+        }
+        // SAFETY: NULL or live / NUL-terminated, per the contract.
+        let (f, name) = unsafe { (open_file(file)?, c_name(name, "name")?) };
+        let i = f.file.position(name)?;
+        let coo = f.file.coo_rows(i, row_lo, row_hi)?;
+        // SAFETY: `out` checked above.
+        unsafe { super::handle::hand_out(coo, false, out) }
+    })
+}
+
 /// The number of KV metadata entries, or 0 when file is NULL.
 /// Thread safety: safe on a shared file.
 #[no_mangle]

@@ -8,7 +8,7 @@ mod concat;
 mod partition;
 
 pub use concat::concat;
-pub use partition::{partition, Split};
+pub use partition::{partition, row_block, Split};
 
 use crate::element::size::DYNAMIC_DIM;
 use crate::error::CooError;

@@ -144,3 +144,132 @@ fn boundaries(coo: &Coo<'_>, split: Split<'_>, rows: u64) -> Result<Vec<u64>, Co
         }
     })
 }
+
+/// Rows `lo..hi` of a tensor that claims to be sorted, as a validated
+/// shard, reading only those rows' entries (and the one before them): the
+/// entries are found by binary search, copied with rows made local, and
+/// checked (bounds, order, duplicates); the entry before the block must
+/// come before the block's first. When every row block of a tensor is read
+/// this way (one per rank), the whole tensor is checked, each part once,
+/// and no reader touched another's entries.
+///
+/// `coo` may be permissive (structure checked only): this is how a part of
+/// a large file is read without validating the rest.
+pub fn row_block(coo: &Coo<'_>, lo: u64, hi: u64) -> Result<Coo<'static>, CooError> {
+    let rows = coo.shape()[0];
+    if lo > hi || hi > rows {
+        return Err(CooError::Argument(format!(
+            "row block {lo} to {hi} is not inside the tensor's {rows} rows"
+        )));
+    }
+    if !coo.is_sorted() {
+        return Err(CooError::Argument(
+            "reading a row block needs a sorted tensor (is_sorted set): the rows of an unsorted \
+             one may be anywhere, so the whole tensor would have to be read"
+                .into(),
+        ));
+    }
+    let n = coo.nnz() as usize;
+    // The first entry whose row is at least `row`.
+    let first = |row: u64| {
+        let (mut a, mut b) = (0usize, n);
+        while a < b {
+            let m = a + (b - a) / 2;
+            if coo.entry(m)[0] < row {
+                a = m + 1;
+            } else {
+                b = m;
+            }
+        }
+        a
+    };
+    let (k_lo, k_hi) = (first(lo), first(hi));
+    if k_lo > k_hi {
+        return Err(CooError::Argument(format!(
+            "rows {lo} to {hi}: a binary search over the entries puts row {lo} at entry {k_lo}, \
+             after row {hi} at entry {k_hi}: the tensor is not sorted as it claims"
+        )));
+    }
+    if k_lo > 0 && k_lo < n && coo.entry(k_lo - 1) >= coo.entry(k_lo) {
+        return Err(CooError::NotSorted {
+            entry: k_lo as u64,
+            prev: k_lo as u64 - 1,
+            coords: coo.entry(k_lo).into(),
+            prev_coords: coo.entry(k_lo - 1).into(),
+        });
+    }
+    let picks: Vec<usize> = (k_lo..k_hi).collect();
+    let mut shape = coo.shape().to_vec();
+    shape[0] = hi - lo;
+    let t = gather(
+        coo,
+        &shape,
+        &picks,
+        true,
+        |i, c| {
+            c.copy_from_slice(coo.entry(i));
+            // A row below the block (a file that lied about its order)
+            // wraps to a huge row and is refused as out of bounds.
+            c[0] = c[0].wrapping_sub(lo);
+        },
+        "a row block",
+    )
+    .map_err(|e| renumber(e, k_lo as u64, lo))?;
+    let (parent, base) = match coo.shard() {
+        Some(b) => (b.parent_shape.clone(), b.offset.clone()),
+        None => (coo.shape().to_vec(), vec![0; shape.len()]),
+    };
+    let mut offset = base;
+    offset[0] += lo;
+    t.with_shard(ShardBox {
+        parent_shape: parent,
+        offset,
+    })
+}
+
+/// An error about the block's entry k as one about the tensor's entry
+/// `k + first`, its coordinates the tensor's (row + `lo`).
+fn renumber(e: CooError, first: u64, lo: u64) -> CooError {
+    let global = |mut c: crate::error::Coords| {
+        if let Some(r) = c.0.first_mut() {
+            *r = r.wrapping_add(lo);
+        }
+        c
+    };
+    match e {
+        CooError::NotSorted {
+            entry,
+            prev,
+            coords,
+            prev_coords,
+        } => CooError::NotSorted {
+            entry: entry + first,
+            prev: prev + first,
+            coords: global(coords),
+            prev_coords: global(prev_coords),
+        },
+        CooError::Duplicate {
+            entry,
+            first: f,
+            coords,
+        } => CooError::Duplicate {
+            entry: entry + first,
+            first: f + first,
+            coords: global(coords),
+        },
+        CooError::OutOfBounds {
+            entry,
+            dim,
+            coord,
+            extent,
+            coords,
+        } => CooError::OutOfBounds {
+            entry: entry + first,
+            dim,
+            coord: if dim == 0 { coord.wrapping_add(lo) } else { coord },
+            extent,
+            coords: global(coords),
+        },
+        e => e,
+    }
+}

@@ -274,6 +274,22 @@ impl HurrayFile {
         Ok((coo, desc))
     }
 
+    /// Rows `lo..hi` of the sorted COO tensor `i` as a validated,
+    /// library-owned shard, reading only those rows' entries from the file
+    /// (see `shard::row_block`): how each rank of a parallel job reads its
+    /// part of a large tensor.
+    pub fn coo_rows(&self, i: usize, lo: u64, hi: u64) -> Result<Coo<'static>, CooError> {
+        let lax = Options {
+            permissive: true,
+            ..Options::default()
+        };
+        let (coo, _) = self.coo(i, lax)?;
+        crate::shard::row_block(&coo, lo, hi).map_err(|e| CooError::InFile {
+            context: self.tensors()[i].context(),
+            inner: Box::new(e),
+        })
+    }
+
     /// Where a COO tensor's two buffers are, after checking that the index
     /// entry's data_length agrees with the descriptor, that each buffer is
     /// where the alignments put it and that the padding around them is zero.
