@@ -102,6 +102,21 @@ static int test_write_open_list_get(void) {
         CHECK_STATUS(hurray_file_kv(f, 5, &kv), HURRAY_OK, "");
         CHECK(kv.tag == HURRAY_KV_BYTES && kv.data_len == 3 &&
               memcmp(kv.data, "\x01\x00\x02", 3) == 0);
+        /* A row block: rows 1..2 of K hold (1,2)=-1 and (2,1)=2.5. */
+        {
+            hurray_coo *part = NULL;
+            const uint64_t g[2] = {2, 1};
+            CHECK_STATUS(hurray_file_get_rows(f, "K", 1, 3, 0, &part), HURRAY_OK, "");
+            CHECK(hurray_coo_nnz(part) == 2 && hurray_coo_shape(part)[0] == 2);
+            CHECK_STATUS(hurray_coo_lookup_global_f64(part, g, 2, &d, &found), HURRAY_OK, "");
+            CHECK(found && d == 2.5);
+            hurray_coo_free(part);
+            part = (hurray_coo *)&failures;
+            CHECK_STATUS(hurray_file_get_rows(f, "K", 2, 9, 0, &part), HURRAY_ERR_INVALID_ARGUMENT,
+                         "row block 2 to 9 is not inside the tensor's 3 rows");
+            CHECK(part == NULL);
+            CHECK_STATUS(hurray_file_get_rows(f, "K", 0, 1, 1, &part), HURRAY_ERR_INVALID_FLAGS, "");
+        }
         /* A handle that reads the file in place and outlives it. */
         CHECK_STATUS(hurray_file_get(f, "K", HURRAY_COO_INDEX, &k), HURRAY_OK, "");
         hurray_file_close(f);

@@ -142,6 +142,24 @@ uint64_t hurray_mpi_plan_bytes_sent(const hurray_mpi_plan *plan);
 void hurray_mpi_plan_free(hurray_mpi_plan *plan);
 
 /**
+ * Read the sorted COO tensor name (NUL-terminated) of the Hurray file path
+ * (NUL-terminated; the same on every rank, on a file system every rank
+ * sees), each rank only its block of rows: the file is mapped, the block's
+ * entries found by binary search and copied into a shard (as
+ * hurray_file_get_rows does), so a rank reads its own part of the file and
+ * not the rest. Together the ranks check the whole tensor, each part once.
+ * ownership: HURRAY_MPI_ROWS_EQUAL, HURRAY_MPI_ROWS_GIVEN (boundaries: size
+ * + 1 rows) or HURRAY_MPI_ROWS_BALANCED (blocks of about equal entry
+ * counts, from the entries at the cuts: each rank reads size entries, no
+ * communication). *out (not NULL) receives this rank's shard.
+ *
+ * Returns, on every rank, HURRAY_OK or the first failing rank's status (the
+ * statuses of hurray_file_open and hurray_file_get_rows).
+ */
+hurray_status hurray_mpi_read_hrry(const char *path, const char *name, uint32_t ownership,
+                                   const uint64_t *boundaries, MPI_Comm comm, hurray_coo **out);
+
+/**
  * The calling thread's message of its last failed hurray_mpi_* call (the
  * same text on every rank), "" after a success. Never NULL; valid until
  * the next hurray_mpi_* call on this thread.

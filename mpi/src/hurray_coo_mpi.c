@@ -1031,3 +1031,73 @@ hurray_status hurray_mpi_plan_apply(hurray_mpi_plan *p, const void *values, size
     if (st != HURRAY_OK) copy_text(last_message, sizeof last_message, hurray_last_error_message());
     return agree(st, p->comm);
 }
+
+/* ---- Parallel reading --------------------------------------------------- */
+
+hurray_status hurray_mpi_read_hrry(const char *path, const char *name, uint32_t ownership,
+                                   const uint64_t *given, MPI_Comm comm, hurray_coo **out) {
+    int size = 0, me = 0, k;
+    hurray_status st = HURRAY_OK;
+    hurray_file *f = NULL;
+    hurray_coo *whole = NULL;
+    uint64_t *b = NULL;
+    last_message[0] = '\0';
+    if (out != NULL) *out = NULL;
+    if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &me) != MPI_SUCCESS)
+        return fail(HURRAY_ERR_INTERNAL, "MPI_Comm_size or MPI_Comm_rank failed");
+    b = (uint64_t *)calloc((size_t)size + 1, sizeof *b);
+    if (out == NULL) st = fail(HURRAY_ERR_NULL_POINTER, "out is NULL");
+    else if (name == NULL) st = fail(HURRAY_ERR_NULL_POINTER, "name is NULL");
+    else if (b == NULL) st = fail(HURRAY_ERR_ALLOC, "cannot allocate the row blocks");
+    else if ((st = hurray_file_open(path, 0, &f)) != HURRAY_OK ||
+             /* Structure only: the view every rank reads its block through. */
+             (st = hurray_file_get(f, name, HURRAY_COO_PERMISSIVE, &whole)) != HURRAY_OK)
+        copy_text(last_message, sizeof last_message, hurray_last_error_message());
+    if (st == HURRAY_OK) {
+        uint64_t rows = hurray_coo_shape(whole)[0], n = hurray_coo_nnz(whole);
+        uint32_t rank = hurray_coo_rank(whole);
+        size_t ib = 0;
+        const uint64_t *idx = hurray_coo_indices(whole, &ib);
+        switch (ownership) {
+        case HURRAY_MPI_ROWS_EQUAL:
+            for (k = 0; k <= size; k++) b[k] = (uint64_t)((u128)rows * (u128)k / (u128)size);
+            break;
+        case HURRAY_MPI_ROWS_GIVEN:
+            if (given == NULL) {
+                st = fail(HURRAY_ERR_NULL_POINTER, "boundaries is NULL");
+                break;
+            }
+            for (k = 0; k <= size; k++) b[k] = given[k];
+            break;
+        case HURRAY_MPI_ROWS_BALANCED:
+            /* Block k starts at the row of entry k * n / size (the file's
+             * order, checked as the blocks are read). */
+            b[0] = 0;
+            for (k = 1; k < size; k++) {
+                uint64_t e = (uint64_t)((u128)n * (u128)k / (u128)size);
+                b[k] = e < n ? idx[e * rank] : rows;
+                if (b[k] > rows) b[k] = rows;
+                if (b[k] < b[k - 1]) b[k] = b[k - 1];
+            }
+            b[size] = rows;
+            break;
+        default:
+            st = fail(HURRAY_ERR_INVALID_ARGUMENT,
+                      "ownership %u is not HURRAY_MPI_ROWS_EQUAL, _BALANCED or _GIVEN", ownership);
+        }
+        (void)ib;
+    }
+    if (st == HURRAY_OK) {
+        st = hurray_file_get_rows(f, name, b[me], b[me + 1], 0, out);
+        if (st != HURRAY_OK) copy_text(last_message, sizeof last_message, hurray_last_error_message());
+    }
+    hurray_coo_free(whole);
+    hurray_file_close(f);
+    free(b);
+    st = agree(st, comm);
+    if (st != HURRAY_OK && out != NULL) {
+        hurray_coo_free(*out);
+        *out = NULL;
+    }
+    return st;
+}

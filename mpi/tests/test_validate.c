@@ -2,12 +2,15 @@
  * matrix partitioned by rows validates and reduces to the single-process
  * statistics; an overlap of boxes, a disagreement of parent shapes, an
  * out-of-bounds entry on one rank, a duplicate across ranks, a gap and a
- * NULL handle each give the same status and message on every rank.
+ * NULL handle each give the same status and message on every rank; a
+ * Hurray file read in row blocks (one per rank) gives the same blocks and
+ * catches a file that lies about its order on every rank.
  * Exit status 0 when every check passed on this rank. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hurray_coo_mpi.h"
 
@@ -216,6 +219,85 @@ int main(int argc, char **argv) {
                  K * K * K * K - K * K, K * K * K * K);
         expect(bad, HURRAY_ERR_INVALID_SHAPE, needle, -1);
         if (bad != part) hurray_coo_free(bad);
+    }
+    /* Parallel reading of a Hurray file: each rank reads its row block;
+     * the blocks are the single-process tensor's, and validate together. */
+    {
+        char path[256];
+        hurray_file_writer *w = NULL;
+        hurray_coo *mine = NULL, *lax = NULL;
+        hurray_file *f = NULL;
+        unsigned long long job = 0;
+        if (me == 0) job = (unsigned long long)getpid();
+        MPI_Bcast(&job, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+        snprintf(path, sizeof path, "/tmp/hurray-mpi-read-%llu.hrry", job);
+        if (me == 0) {
+            CHECK(hurray_file_writer_create(path, 0, 0, &w) == HURRAY_OK);
+            CHECK(hurray_file_writer_add(w, "A", whole) == HURRAY_OK);
+            CHECK(hurray_file_writer_finish(w) == HURRAY_OK);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (uint32_t own = HURRAY_MPI_ROWS_EQUAL; own <= HURRAY_MPI_ROWS_BALANCED; own++) {
+            uint64_t lo, *bounds = calloc((size_t)size + 1, sizeof *bounds);
+            hurray_coo **parts = calloc((size_t)size, sizeof *parts);
+            const uint64_t *p = NULL, *o = NULL;
+            bool present = false;
+            size_t a = 0, b = 0;
+            CHECK(hurray_mpi_read_hrry(path, "A", own, NULL, MPI_COMM_WORLD, &mine) == HURRAY_OK);
+            if (mine == NULL) {
+                fprintf(stderr, "rank %d: %s\n", me, hurray_mpi_last_error_message());
+                break;
+            }
+            CHECK(hurray_mpi_validate(mine, MPI_COMM_WORLD, &rep) == HURRAY_OK);
+            CHECK(rep.global_nnz == hurray_coo_nnz(whole));
+            hurray_coo_shard(mine, &p, &o, &present);
+            lo = o[0];
+            MPI_Allgather(&lo, 1, MPI_UINT64_T, bounds, 1, MPI_UINT64_T, MPI_COMM_WORLD);
+            bounds[size] = K * K;
+            CHECK(hurray_coo_partition(whole, HURRAY_PARTITION_BOUNDARIES, (uint32_t)size, bounds,
+                                       parts) == HURRAY_OK);
+            CHECK(memcmp(hurray_coo_indices(mine, &a), hurray_coo_indices(parts[me], &b), a) == 0 &&
+                  a == b);
+            for (int k = 0; k < size; k++) hurray_coo_free(parts[k]);
+            free(parts);
+            free(bounds);
+            hurray_coo_free(mine);
+            mine = NULL;
+        }
+        /* A file that lies about its order: two entries swapped in place.
+         * Some rank's block fails, and every rank says so. */
+        if (me == 0) {
+            hurray_file_tensor info;
+            FILE *fp;
+            uint64_t e[4];
+            CHECK(hurray_file_open(path, HURRAY_FILE_READ_INTO_MEMORY, &f) == HURRAY_OK);
+            CHECK(hurray_file_tensor_info(f, 0, &info) == HURRAY_OK);
+            CHECK(hurray_file_get(f, "A", HURRAY_COO_PERMISSIVE, &lax) == HURRAY_OK);
+            {
+                size_t vb = 0;
+                long at;
+                (void)hurray_coo_values(lax, &vb);
+                at = (long)(info.data_offset + (vb + 4095) / 4096 * 4096 + 16 * 100);
+                hurray_coo_free(lax);
+                hurray_file_close(f);
+                fp = fopen(path, "r+b");
+                fseek(fp, at, SEEK_SET);
+                CHECK(fread(e, 8, 4, fp) == 4);
+                fseek(fp, at, SEEK_SET);
+                fwrite(e + 2, 8, 2, fp); /* entry 101 where entry 100 was */
+                fwrite(e, 8, 2, fp);
+                fclose(fp);
+            }
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        {
+            hurray_status st = hurray_mpi_read_hrry(path, "A", HURRAY_MPI_ROWS_EQUAL, NULL,
+                                                    MPI_COMM_WORLD, &mine);
+            CHECK(st == HURRAY_ERR_NOT_SORTED && mine == NULL);
+            CHECK(strstr(hurray_mpi_last_error_message(), "entry 101 at (") != NULL);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (me == 0) remove(path);
     }
     /* And a valid one again afterwards: no state left over. */
     CHECK(hurray_mpi_validate(part, MPI_COMM_WORLD, NULL) == HURRAY_OK);
