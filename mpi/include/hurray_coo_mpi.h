@@ -160,6 +160,30 @@ hurray_status hurray_mpi_read_hrry(const char *path, const char *name, uint32_t 
                                    const uint64_t *boundaries, MPI_Comm comm, hurray_coo **out);
 
 /**
+ * Read a Matrix Market coordinate file (path, NUL-terminated, the same on
+ * every rank) in parallel: every rank reads the header and its own byte
+ * range of the entry lines (cut at line ends), parses it as
+ * hurray_coo_read_mtx does (symmetric files mirrored unless flags has
+ * HURRAY_TEXT_KEEP_TRIANGULAR, duplicates within the range combined by
+ * duplicates_policy), then the entries go to the owners of their rows
+ * (hurray_mpi_assemble: ownership and boundaries as there), which combine
+ * duplicates across ranges in file order. *out (not NULL) receives this
+ * rank's rows as a shard; out_symmetry (may be NULL) the banner's
+ * HURRAY_MTX_*. Messages give the path and the line as the file numbers
+ * it ("m.mtx: line 70012, column 9: ..."). HURRAY_DUP_SUM adds duplicates
+ * that fall in different ranges in range order, so a floating-point sum
+ * may differ in its last bits from a one-process read.
+ *
+ * Returns, on every rank, HURRAY_OK or the first failing rank's status:
+ * HURRAY_ERR_IO, HURRAY_ERR_PARSE, HURRAY_ERR_UNSUPPORTED_FEATURE (an
+ * array file: read it with hurray_coo_read_mtx_file), and the statuses of
+ * hurray_coo_read_mtx and hurray_mpi_assemble.
+ */
+hurray_status hurray_mpi_read_mtx(const char *path, uint32_t duplicates_policy, uint32_t flags,
+                                  uint32_t ownership, const uint64_t *boundaries, MPI_Comm comm,
+                                  uint32_t *out_symmetry, hurray_coo **out);
+
+/**
  * The calling thread's message of its last failed hurray_mpi_* call (the
  * same text on every rank), "" after a success. Never NULL; valid until
  * the next hurray_mpi_* call on this thread.

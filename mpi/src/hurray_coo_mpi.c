@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200112L
 #include "hurray_coo_mpi.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1099,5 +1100,210 @@ hurray_status hurray_mpi_read_hrry(const char *path, const char *name, uint32_t 
         hurray_coo_free(*out);
         *out = NULL;
     }
+    return st;
+}
+
+/* Bytes [at, at + n) of the file into buf; 0 on success. */
+static int read_at(FILE *fp, long at, unsigned char *buf, size_t n) {
+    return fseek(fp, at, SEEK_SET) != 0 || fread(buf, 1, n, fp) != n;
+}
+
+/* "line N" in a core message about the synthesized text, as the file
+ * numbers it: synthesized line L (3 and on) is file line L - 3 + first. */
+static void renumber_lines(const char *core, uint64_t first) {
+    char out[MSG_LEN];
+    const char *p = core;
+    size_t at = 0;
+    out[0] = '\0';
+    while (*p && at + 32 < sizeof out) {
+        if (strncmp(p, "line ", 5) == 0 && isdigit((unsigned char)p[5])) {
+            char *end;
+            unsigned long long l = strtoull(p + 5, &end, 10);
+            at += (size_t)snprintf(out + at, sizeof out - at, "line %llu",
+                                   l >= 3 ? l - 3 + (unsigned long long)first : l);
+            p = end;
+        } else {
+            out[at++] = *p++;
+            out[at] = '\0';
+        }
+    }
+    copy_text(last_message, sizeof last_message, out);
+}
+
+hurray_status hurray_mpi_read_mtx(const char *path, uint32_t policy, uint32_t flags,
+                                  uint32_t ownership, const uint64_t *given, MPI_Comm comm,
+                                  uint32_t *out_symmetry, hurray_coo **out) {
+    int size = 0, me = 0;
+    hurray_status st = HURRAY_OK;
+    FILE *fp = NULL;
+    long fsize = 0, data = 0, a = 0, e = 0;
+    unsigned char *head = NULL, *text = NULL;
+    size_t headn = 0, banner_len = 0;
+    unsigned long long rows = 0, cols = 0, declared = 0, lines_before = 0;
+    unsigned long long my_lines = 0, first_line = 0, header_lines = 0;
+    hurray_coo *local = NULL;
+    uint32_t sym = 0;
+    last_message[0] = '\0';
+    if (out != NULL) *out = NULL;
+    if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &me) != MPI_SUCCESS)
+        return fail(HURRAY_ERR_INTERNAL, "MPI_Comm_size or MPI_Comm_rank failed");
+    if (out == NULL) st = fail(HURRAY_ERR_NULL_POINTER, "out is NULL");
+    else if (path == NULL) st = fail(HURRAY_ERR_NULL_POINTER, "path is NULL");
+    else if ((fp = fopen(path, "rb")) == NULL || fseek(fp, 0, SEEK_END) != 0 ||
+             (fsize = ftell(fp)) < 0)
+        st = fail(HURRAY_ERR_IO, "%s: cannot open or size the file", path);
+    /* 1. The header: banner, comments, size line (within the first MiB). */
+    if (st == HURRAY_OK) {
+        size_t i, line_start = 0;
+        int seen_banner = 0;
+        headn = (size_t)(fsize < (1L << 20) ? fsize : (1L << 20));
+        head = (unsigned char *)malloc(headn + 1);
+        if (head == NULL || read_at(fp, 0, head, headn)) {
+            st = fail(HURRAY_ERR_IO, "%s: cannot read the header", path);
+        } else {
+            head[headn] = '\0';
+            for (i = 0; i <= headn && st == HURRAY_OK; i++) {
+                if (i < headn && head[i] != '\n') continue;
+                {
+                    const char *l = (const char *)head + line_start;
+                    size_t len = i - line_start;
+                    header_lines++;
+                    if (!seen_banner) {
+                        char low[256];
+                        size_t k;
+                        banner_len = len;
+                        for (k = 0; k < len && k + 1 < sizeof low; k++) low[k] = (char)tolower((unsigned char)l[k]);
+                        low[k] = '\0';
+                        if (strncmp(low, "%%matrixmarket", 14) != 0) {
+                            st = fail(HURRAY_ERR_PARSE, "%s: line 1: not a Matrix Market file (no %%%%MatrixMarket banner)", path);
+                        } else if (strstr(low, "array") != NULL) {
+                            st = fail(HURRAY_ERR_UNSUPPORTED_FEATURE,
+                                      "%s: an array (dense) file has no entry lines to split; read it "
+                                      "with hurray_coo_read_mtx_file", path);
+                        } else {
+                            sym = strstr(low, "skew-symmetric") ? HURRAY_MTX_SKEW_SYMMETRIC
+                                  : strstr(low, "symmetric")    ? HURRAY_MTX_SYMMETRIC
+                                  : strstr(low, "hermitian")    ? HURRAY_MTX_HERMITIAN
+                                                                : HURRAY_MTX_GENERAL;
+                        }
+                        seen_banner = 1;
+                    } else if (len > 0 && l[0] != '%' && strspn(l, " \t\r") < len) {
+                        if (sscanf(l, "%llu %llu %llu", &rows, &cols, &declared) != 3)
+                            st = fail(HURRAY_ERR_PARSE, "%s: line %llu: the size line needs rows, "
+                                      "columns and entries", path, header_lines);
+                        data = (long)(i + 1 < headn + 1 ? i + 1 : headn);
+                        break;
+                    }
+                }
+                line_start = i + 1;
+            }
+            if (st == HURRAY_OK && data == 0)
+                st = fail(HURRAY_ERR_PARSE, "%s: no size line in the first MiB", path);
+        }
+    }
+    /* 2. This rank's byte range of the entry lines, cut at line ends. */
+    if (st == HURRAY_OK) {
+        long span = fsize - data;
+        long lo = data + (long)((u128)span * (u128)me / (u128)size);
+        long hi = data + (long)((u128)span * (u128)(me + 1) / (u128)size);
+        unsigned char c;
+        /* A range starts after the line end at or before its start ... */
+        a = lo;
+        if (me > 0) {
+            while (a < fsize && (read_at(fp, a - 1, &c, 1) == 0 && c != '\n')) a++;
+        }
+        /* ... and ends where the next one starts. */
+        e = hi;
+        if (me < size - 1) {
+            while (e < fsize && (read_at(fp, e - 1, &c, 1) == 0 && c != '\n')) e++;
+        } else {
+            e = fsize;
+        }
+        if (e < a) e = a;
+        text = (unsigned char *)malloc((size_t)(e - a) + banner_len + 64);
+        if (text == NULL) st = fail(HURRAY_ERR_ALLOC, "cannot allocate %ld bytes", e - a);
+    }
+    /* 3. Number the lines: entry lines of this range, and the lines before. */
+    if (st == HURRAY_OK) {
+        unsigned char *chunk = text;
+        long i;
+        if (read_at(fp, a, chunk, (size_t)(e - a))) st = fail(HURRAY_ERR_IO, "%s: cannot read bytes %ld to %ld", path, a, e);
+        for (i = 0; st == HURRAY_OK && i < e - a; i++) my_lines += chunk[i] == '\n';
+        if (st == HURRAY_OK && e - a > 0 && chunk[e - a - 1] != '\n') my_lines++;
+    }
+    {
+        unsigned long long mine_l = st == HURRAY_OK ? my_lines : 0;
+        if (MPI_Exscan(&mine_l, &lines_before, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS)
+            st = fail(HURRAY_ERR_INTERNAL, "MPI_Exscan failed");
+        if (me == 0) lines_before = 0;
+        first_line = header_lines + 1 + lines_before;
+    }
+    /* 4. Parse the range as a file of its own: the banner, a size line for
+     * its entry lines, then the lines. */
+    if (st == HURRAY_OK) {
+        unsigned long long entries = 0;
+        long i, len = e - a;
+        int blank = 1;
+        unsigned char *buf;
+        for (i = 0; i < len; i++) {
+            unsigned char c = text[i];
+            if (c == '\n') {
+                entries += !blank;
+                blank = 1;
+            } else if (!isspace(c)) {
+                blank = 0;
+            }
+        }
+        entries += !blank;
+        buf = (unsigned char *)malloc((size_t)len + banner_len + 80);
+        if (buf == NULL) {
+            st = fail(HURRAY_ERR_ALLOC, "cannot allocate %ld bytes", len);
+        } else {
+            int n = 0;
+            memcpy(buf, head, banner_len);
+            n = (int)banner_len;
+            n += snprintf((char *)buf + n, 80, "\n%llu %llu %llu\n", rows, cols, entries);
+            memcpy(buf + n, text, (size_t)len);
+            st = hurray_coo_read_mtx(buf, (size_t)n + (size_t)len, policy, flags, 1, NULL, &local);
+            if (st != HURRAY_OK) {
+                char core[MSG_LEN];
+                snprintf(core, sizeof core, "%s: ", path);
+                append_text(core, sizeof core, hurray_last_error_message());
+                renumber_lines(core, first_line);
+            }
+            free(buf);
+        }
+    }
+    if (fp != NULL) fclose(fp);
+    free(head);
+    free(text);
+    if ((st = agree(st, comm)) != HURRAY_OK) {
+        hurray_coo_free(local);
+        return st;
+    }
+    /* 5. Every entry to the owner of its row, duplicates across ranges
+     * combined in range (file) order. */
+    {
+        const uint64_t shape[2] = {rows, cols};
+        size_t vb = 0, ib = 0;
+        const void *vals = hurray_coo_values(local, &vb);
+        const uint64_t *idx = hurray_coo_indices(local, &ib);
+        uint8_t tag = hurray_coo_type_tag(local);
+        hurray_triplets t;
+        memset(&t, 0, sizeof t);
+        t.rank = 2;
+        t.shape = shape;
+        t.n = hurray_coo_nnz(local);
+        t.index_type = HURRAY_INDEX_UINT64;
+        t.indices = idx;
+        t.indices_bytes = ib;
+        t.type_tag = tag == HURRAY_TYPE_BOOL ? HURRAY_PATTERN : tag; /* pattern files */
+        t.values = tag == HURRAY_TYPE_BOOL ? NULL : vals;
+        t.values_bytes = tag == HURRAY_TYPE_BOOL ? 0 : vb;
+        st = hurray_mpi_assemble(&t, policy, flags & HURRAY_ASSEMBLE_DROP_ZEROS, ownership, given,
+                                 comm, out, NULL);
+        hurray_coo_free(local);
+    }
+    if (st == HURRAY_OK && out_symmetry != NULL) *out_symmetry = sym;
     return st;
 }

@@ -299,6 +299,77 @@ int main(int argc, char **argv) {
         MPI_Barrier(MPI_COMM_WORLD);
         if (me == 0) remove(path);
     }
+    /* Parallel reading of a Matrix Market file: a symmetric file (lower
+     * triangle stored, a comment in the header), each rank parsing its
+     * byte range; the result is the one-process read, cut the same way. */
+    {
+        char path[200];
+        unsigned long long job = 0, entry_lines = 0;
+        hurray_coo *mine = NULL, *ref = NULL;
+        uint32_t sym = 99;
+        const uint64_t n = K * K;
+        if (me == 0) job = (unsigned long long)getpid();
+        MPI_Bcast(&job, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+        snprintf(path, sizeof path, "/tmp/hurray-mpi-read-%llu.mtx", job);
+        if (me == 0) {
+            FILE *fp = fopen(path, "w");
+            uint64_t r, lines = 0;
+            for (r = 0; r < n; r++) lines += 1 + (r >= 1 && r % K != 0) + (r >= K);
+            entry_lines = (unsigned long long)lines;
+            fprintf(fp, "%%%%MatrixMarket matrix coordinate real symmetric\n%% a 2-D Laplacian\n");
+            fprintf(fp, "%llu %llu %llu\n", (unsigned long long)n, (unsigned long long)n,
+                    (unsigned long long)lines);
+            for (r = 0; r < n; r++) {
+                if (r >= K) fprintf(fp, "%llu %llu -1\n", (unsigned long long)r + 1, (unsigned long long)(r - K) + 1);
+                if (r >= 1 && r % K != 0) fprintf(fp, "%llu %llu -1\n", (unsigned long long)r + 1, (unsigned long long)r);
+                fprintf(fp, "%llu %llu %.17g\n", (unsigned long long)r + 1, (unsigned long long)r + 1, 4.0 + (double)r * 1e-3);
+            }
+            fclose(fp);
+        }
+        MPI_Bcast(&entry_lines, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+        CHECK(hurray_mpi_read_mtx(path, HURRAY_DUP_ERROR, 0, HURRAY_MPI_ROWS_EQUAL, NULL,
+                                  MPI_COMM_WORLD, &sym, &mine) == HURRAY_OK);
+        if (mine == NULL) fprintf(stderr, "rank %d: %s\n", me, hurray_mpi_last_error_message());
+        CHECK(sym == HURRAY_MTX_SYMMETRIC);
+        CHECK(hurray_coo_read_mtx_file(path, HURRAY_DUP_ERROR, 0, 1, NULL, &ref) == HURRAY_OK);
+        if (mine != NULL && ref != NULL) {
+            hurray_coo **parts = calloc((size_t)size, sizeof *parts);
+            size_t a = 0, b = 0, va = 0, vb = 0;
+            CHECK(hurray_mpi_validate(mine, MPI_COMM_WORLD, &rep) == HURRAY_OK);
+            CHECK(rep.global_nnz == hurray_coo_nnz(ref) && hurray_coo_nnz(ref) == hurray_coo_nnz(whole));
+            CHECK(hurray_coo_partition(ref, HURRAY_PARTITION_EQUAL_ROWS, (uint32_t)size, NULL, parts) ==
+                  HURRAY_OK);
+            CHECK(memcmp(hurray_coo_indices(mine, &a), hurray_coo_indices(parts[me], &b), a) == 0 && a == b);
+            CHECK(memcmp(hurray_coo_values(mine, &va), hurray_coo_values(parts[me], &vb), va) == 0 && va == vb);
+            for (int k = 0; k < size; k++) hurray_coo_free(parts[k]);
+            free(parts);
+        }
+        hurray_coo_free(mine);
+        hurray_coo_free(ref);
+        mine = NULL;
+        /* A bad token on the last line: every rank names its file line. */
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (me == 0) {
+            FILE *fp = fopen(path, "a");
+            fprintf(fp, "3 2 x\n");
+            fclose(fp);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        {
+            char needle[256];
+            hurray_status st = hurray_mpi_read_mtx(path, HURRAY_DUP_ERROR, 0,
+                                                   HURRAY_MPI_ROWS_EQUAL, NULL, MPI_COMM_WORLD,
+                                                   NULL, &mine);
+            CHECK(st == HURRAY_ERR_PARSE && mine == NULL);
+            /* 3 header lines, the entry lines, then the bad one. */
+            snprintf(needle, sizeof needle, "%s: line %llu, column 5", path, entry_lines + 4);
+            if (strstr(hurray_mpi_last_error_message(), needle) == NULL)
+                fprintf(stderr, "rank %d: %s lacks %s\n", me, hurray_mpi_last_error_message(), needle);
+            CHECK(strstr(hurray_mpi_last_error_message(), needle) != NULL);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (me == 0) remove(path);
+    }
     /* And a valid one again afterwards: no state left over. */
     CHECK(hurray_mpi_validate(part, MPI_COMM_WORLD, NULL) == HURRAY_OK);
     CHECK(hurray_mpi_last_error_message()[0] == '\0');
