@@ -1024,8 +1024,9 @@ typedef struct hurray_triplets {
  * NULL on failure. out_plan (may be NULL): receives a plan that maps a new
  * values array of the same triplets into the handle's value order
  * (hurray_assembly_plan_apply), to be released with
- * hurray_assembly_plan_free; NULL on failure. Memory: the plan holds 8
- * bytes per contributing triplet plus 8 per entry; assembly uses about 24
+ * hurray_assembly_plan_free; NULL on failure. Memory: the plan holds 4
+ * bytes per contributing triplet (8 beyond 2^32 triplets) plus 8 per
+ * entry; assembly uses about 24
  * bytes per triplet while it runs, beyond the result.
  *
  * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS

@@ -269,21 +269,32 @@ fn row_blocks_read_only_their_rows_and_check_the_whole_together() {
     let lax = lying.permissive();
     let e = row_block(&lax, 0, 4).unwrap_err();
     assert_eq!(e.status(), Status::NotSorted);
-    assert!(e.to_string().starts_with("entry 2 at (1, 2) is not after entry 1 at (2, 0)"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("entry 2 at (1, 2) is not after entry 1 at (2, 0)"),
+        "{e}"
+    );
     // Read as two blocks (two ranks), the lie is caught by one of them:
     // the binary search gives block 0 entries 0..3, whose order fails.
     let e = row_block(&lax, 0, 2).unwrap_err();
-    assert!(matches!(e.status(), Status::NotSorted | Status::IndexOutOfBounds), "{e}");
+    assert!(
+        matches!(e.status(), Status::NotSorted | Status::IndexOutOfBounds),
+        "{e}"
+    );
     assert!(row_block(&lax, 2, 4).is_ok());
     // Not sorted at all, or rows outside: refused up front.
     let unsorted = Fixture::f32s(&[4, 3], &[&[2, 0], &[0, 1]], false);
     assert_eq!(
-        row_block(&unsorted.strict().unwrap(), 0, 2).unwrap_err().status(),
+        row_block(&unsorted.strict().unwrap(), 0, 2)
+            .unwrap_err()
+            .status(),
         Status::InvalidArgument
     );
     let seed = Fixture::seed();
     assert_eq!(
-        row_block(&seed.strict().unwrap(), 3, 5).unwrap_err().status(),
+        row_block(&seed.strict().unwrap(), 3, 5)
+            .unwrap_err()
+            .status(),
         Status::InvalidArgument
     );
     // Through a file: the part of a tensor, nothing else read.
@@ -295,5 +306,9 @@ fn row_blocks_read_only_their_rows_and_check_the_whole_together() {
     assert_eq!(part.nnz(), 2);
     assert_eq!(part.lookup_global_f64(&[3, 3]).unwrap(), (2.0, true));
     let e = file.coo_rows(0, 0, 9).unwrap_err();
-    assert!(e.to_string().starts_with("tensor \"A\" (descriptor at byte 64): row block 0 to 9"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("tensor \"A\" (descriptor at byte 64): row block 0 to 9"),
+        "{e}"
+    );
 }

@@ -24,7 +24,7 @@ pub struct Plan {
     triplets: usize,
     /// The contributing triplets, entry by entry, each entry's in triplet
     /// order (FIRST and LAST keep one per entry).
-    members: Vec<u64>,
+    members: Members,
     /// Entry `e` is made of `members[starts[e]..starts[e + 1]]`.
     starts: Vec<u64>,
 }
@@ -41,10 +41,7 @@ impl Plan {
             bytes,
             what: "the re-assembly plan",
         };
-        let mut members = Vec::new();
-        members
-            .try_reserve_exact(n)
-            .map_err(|_| alloc(n.saturating_mul(8)))?;
+        let members = Members::with_capacity(n).map_err(|_| alloc(n.saturating_mul(8)))?;
         let mut starts = Vec::new();
         starts
             .try_reserve(n.min(1 << 20) + 1)
@@ -89,7 +86,7 @@ impl Plan {
         self.members
             .try_reserve(members.len())
             .map_err(|_| grow(members.len() * 8))?;
-        self.members.extend_from_slice(members);
+        self.members.extend(members.iter().copied());
         self.starts
             .try_reserve(ends.len())
             .map_err(|_| grow(ends.len() * 8))?;
@@ -114,7 +111,7 @@ impl Plan {
 
     /// Bytes of memory the plan holds.
     pub fn bytes(&self) -> usize {
-        (self.members.len() + self.starts.len()) * 8
+        self.members.bytes() + self.starts.len() * 8
     }
 
     /// Combine `values` (one per triplet, as at assembly) into `out` (one per
@@ -208,7 +205,21 @@ impl Plan {
         out: &mut [u8],
         range: std::ops::Range<usize>,
     ) -> Result<(), CooError> {
+        match &self.members {
+            Members::Narrow(m) => self.apply_members(m, values, out, range),
+            Members::Wide(m) => self.apply_members(m, values, out, range),
+        }
+    }
+
+    fn apply_members<T: Member>(
+        &self,
+        members: &[T],
+        values: &[u8],
+        out: &mut [u8],
+        range: std::ops::Range<usize>,
+    ) -> Result<(), CooError> {
         let first = range.start;
+        let of = |e: usize| &members[self.starts[e] as usize..self.starts[e + 1] as usize];
         if self.ty.encoding == Encoding::F64 && self.dup == Duplicates::Sum {
             // Aligned buffers (the usual case: double arrays) are read and
             // written as f64 slices, which the compiler keeps in registers.
@@ -217,24 +228,23 @@ impl Plan {
                 bytemuck::try_cast_slice_mut::<u8, f64>(out),
             ) {
                 for (o, e) in outf.iter_mut().zip(range) {
-                    let m = &self.members[self.starts[e] as usize..self.starts[e + 1] as usize];
-                    let mut s = vals[m[0] as usize];
+                    let m = of(e);
+                    let mut s = vals[m[0].index()];
                     for &i in &m[1..] {
-                        s += vals[i as usize];
+                        s += vals[i.index()];
                     }
                     *o = s;
                 }
                 return Ok(());
             }
-            let read = |k: u64| {
-                let k = k as usize;
+            let read = |k: usize| {
                 f64::from_le_bytes(values[k * 8..k * 8 + 8].try_into().unwrap_or([0; 8]))
             };
             for e in range {
-                let m = &self.members[self.starts[e] as usize..self.starts[e + 1] as usize];
-                let mut s = read(m[0]);
+                let m = of(e);
+                let mut s = read(m[0].index());
                 for &i in &m[1..] {
-                    s += read(i);
+                    s += read(i.index());
                 }
                 let at = (e - first) * 8;
                 out[at..at + 8].copy_from_slice(&s.to_le_bytes());
@@ -243,12 +253,12 @@ impl Plan {
         }
         let (mut acc, mut x) = ([0u8; 16], [0u8; 16]);
         for e in range {
-            let m = &self.members[self.starts[e] as usize..self.starts[e + 1] as usize];
-            copy_element(self.ty, values, m[0] as usize, &mut acc);
+            let m = of(e);
+            copy_element(self.ty, values, m[0].index(), &mut acc);
             for &i in &m[1..] {
-                copy_element(self.ty, values, i as usize, &mut x);
+                copy_element(self.ty, values, i.index(), &mut x);
                 if !self.combine(&mut acc, &x) {
-                    return Err(self.overflow(i as usize, e));
+                    return Err(self.overflow(i.index(), e));
                 }
             }
             store_element(self.ty, out, e - first, &acc);
@@ -280,5 +290,74 @@ impl Plan {
             triplet as u64 + b,
             counted_from(self.base)
         ))
+    }
+}
+
+/// A triplet number in a plan: 4 bytes while they fit (halving the plan's
+/// largest array and what re-assembly reads), else 8.
+trait Member: Copy {
+    fn index(self) -> usize;
+}
+
+impl Member for u32 {
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl Member for u64 {
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+#[derive(Debug)]
+enum Members {
+    Narrow(Vec<u32>),
+    Wide(Vec<u64>),
+}
+
+impl Members {
+    /// Room for `n` triplet numbers, narrow when every number fits 32 bits.
+    fn with_capacity(n: usize) -> Result<Members, std::collections::TryReserveError> {
+        Ok(if n <= u32::MAX as usize {
+            let mut v = Vec::new();
+            v.try_reserve_exact(n)?;
+            Members::Narrow(v)
+        } else {
+            let mut v = Vec::new();
+            v.try_reserve_exact(n)?;
+            Members::Wide(v)
+        })
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Members::Narrow(v) => v.len(),
+            Members::Wide(v) => v.len(),
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        match self {
+            Members::Narrow(v) => v.len() * 4,
+            Members::Wide(v) => v.len() * 8,
+        }
+    }
+
+    fn try_reserve(&mut self, n: usize) -> Result<(), std::collections::TryReserveError> {
+        match self {
+            Members::Narrow(v) => v.try_reserve(n),
+            Members::Wide(v) => v.try_reserve(n),
+        }
+    }
+
+    /// Append triplet numbers (below the plan's triplet count, so they fit
+    /// a narrow list).
+    fn extend(&mut self, it: impl Iterator<Item = u64>) {
+        match self {
+            Members::Narrow(v) => v.extend(it.map(|i| i as u32)),
+            Members::Wide(v) => v.extend(it),
+        }
     }
 }

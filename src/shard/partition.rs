@@ -266,7 +266,11 @@ fn renumber(e: CooError, first: u64, lo: u64) -> CooError {
         } => CooError::OutOfBounds {
             entry: entry + first,
             dim,
-            coord: if dim == 0 { coord.wrapping_add(lo) } else { coord },
+            coord: if dim == 0 {
+                coord.wrapping_add(lo)
+            } else {
+                coord
+            },
             extent,
             coords: global(coords),
         },
