@@ -5,7 +5,7 @@
 #     suites (cc crate); the link, allocation-failure, ctypes, README-block,
 #     GraphBLAS/Eigen/PETSc client and install-prefix consumer tests (C with
 #     pkg-config, C++ with CMake, Fortran); the MPI layer under mpirun with
-#     1, 2 and 4 ranks (Open MPI);
+#     1, 2 and 4 ranks (Open MPI, and MPICH beside it);
 #  2. the C suites again under AddressSanitizer + UndefinedBehaviorSanitizer;
 #  3. the C suites under valgrind memcheck (no leaks, no errors);
 #  4. the thread stress test under valgrind helgrind (no data races).
@@ -26,6 +26,7 @@ command -v readelf >/dev/null || missing+=(binutils)
 [ -d /usr/include/eigen3 ] || missing+=(libeigen3-dev)
 pkg-config --exists petsc 2>/dev/null || missing+=(petsc-dev)
 command -v mpicc >/dev/null && command -v mpirun >/dev/null || missing+=(libopenmpi-dev openmpi-bin)
+command -v mpicc.mpich >/dev/null || missing+=(libmpich-dev mpich)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing ${missing[*]}" >&2
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
