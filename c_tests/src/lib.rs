@@ -182,3 +182,35 @@ pub fn build_shared_library() -> std::path::PathBuf {
     std::os::unix::fs::symlink("libhurray_coo.so", &link).unwrap();
     dir
 }
+
+/// Whether `tool --version` runs.
+pub fn have(tool: &str) -> bool {
+    std::process::Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Run `cmd` as a user's shell would (without the LD_LIBRARY_PATH cargo
+/// points at the build tree, so an installed library must be found on its
+/// own); fail the test with its output unless it succeeds; return standard
+/// output and error together.
+pub fn run_as_user(cmd: &mut std::process::Command) -> String {
+    let out = cmd
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{cmd:?} failed:\n{text}");
+    text
+}
+
+/// target/ of this build (from target/<profile>/deps/<test binary>).
+pub fn target_dir() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.ancestors().nth(3).unwrap().to_path_buf()
+}

@@ -6,44 +6,10 @@
 //! cmake and gfortran (scripts/test.sh installs them): without them the test
 //! fails and says so; HURRAY_SKIP_CONSUMERS=1 skips it explicitly.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn have(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-fn run(cmd: &mut Command) -> String {
-    // cargo points LD_LIBRARY_PATH at the build tree: a consumer must find
-    // the installed library on its own.
-    let out = cmd
-        .env_remove("LD_LIBRARY_PATH")
-        .output()
-        .unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "{cmd:?} failed:\n{text}");
-    text
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-/// target/ of this build (from target/<profile>/deps/<test binary>).
-fn target_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.ancestors().nth(3).unwrap().to_path_buf()
-}
+use hurray_coo_c_tests::{have, repo_root as root, run_as_user as run, target_dir};
 
 /// PATH without the directories that hold a `cargo`.
 fn path_without_cargo() -> String {

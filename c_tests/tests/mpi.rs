@@ -6,41 +6,10 @@
 //! MPI from Debian here, which scripts/test.sh installs); without one the
 //! test fails and says so, and HURRAY_SKIP_MPI=1 skips it on purpose.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn have(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-fn run(cmd: &mut Command) -> String {
-    let out = cmd
-        .env_remove("LD_LIBRARY_PATH")
-        .output()
-        .unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "{cmd:?} failed:\n{text}");
-    text
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn target_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.ancestors().nth(3).unwrap().to_path_buf()
-}
+use hurray_coo_c_tests::{have, repo_root as root, run_as_user as run, target_dir};
 
 /// mpirun as this machine allows it: oversubscribed (2 cores, 4 ranks), as
 /// root when the tests run as root.

@@ -14,16 +14,7 @@
 
 #include "hurray_coo_mpi.h"
 
-static int me, size, failures;
-
-#define CHECK(c)                                                                          \
-    do {                                                                                  \
-        if (!(c)) {                                                                       \
-            fprintf(stderr, "rank %d: %s:%d: CHECK failed: %s\n", me, __FILE__, __LINE__, \
-                    #c);                                                                  \
-            failures++;                                                                   \
-        }                                                                                 \
-    } while (0)
+#include "mpitest.h"
 
 #define K 30 /* grid side: K*K rows */
 
