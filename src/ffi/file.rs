@@ -741,7 +741,7 @@ unsafe fn writer<'w>(w: *mut hurray_file_writer) -> Result<&'w mut FileWriter, C
     // SAFETY: forwarded contract.
     unsafe { w.as_mut() }
         .map(|w| &mut w.w)
-        .ok_or(CooError::null("writer"))
+        .ok_or_else(|| CooError::null("writer"))
 }
 
 /// Write the tensor coo (not NULL) under name (NUL-terminated UTF-8, 1 to

@@ -6,6 +6,7 @@
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::ffi::{c_void, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -25,15 +26,45 @@ thread_local! {
     static HAS_MESSAGE: Cell<bool> = const { Cell::new(false) };
 }
 
+/// How many threads hold a message. A successful call clears its thread's
+/// message; while no thread holds one (a program that has seen no error, or
+/// whose failures were followed by successes), that costs one load of this
+/// counter and no thread-local access at all, which in a shared library is
+/// a call into the dynamic loader. Relaxed is enough: a thread only acts on
+/// its own flag, and sees its own increments in program order.
+static THREADS_WITH_MESSAGE: AtomicUsize = AtomicUsize::new(0);
+
+/// Set the calling thread's message (a failure).
+#[cold]
+#[inline(never)]
 fn set_message(msg: &str) {
-    if msg.is_empty() && !HAS_MESSAGE.get() {
-        return;
+    let c = CString::new(msg.replace('\0', "\\0")).unwrap_or_default();
+    if !HAS_MESSAGE.get() {
+        HAS_MESSAGE.set(true);
+        THREADS_WITH_MESSAGE.fetch_add(1, Ordering::Relaxed);
     }
-    let c = (!msg.is_empty()).then(|| CString::new(msg.replace('\0', "\\0")).unwrap_or_default());
-    HAS_MESSAGE.set(c.is_some());
     // `try_with` fails only while the thread is being torn down; then there is
     // nobody left to read the message.
-    let _ = LAST_ERROR.try_with(|m| *m.borrow_mut() = c);
+    let _ = LAST_ERROR.try_with(|m| *m.borrow_mut() = Some(c));
+}
+
+/// Empty the calling thread's message (a success): almost always a single
+/// load that finds no thread holding one.
+#[inline(always)]
+fn clear_message() {
+    if THREADS_WITH_MESSAGE.load(Ordering::Relaxed) != 0 {
+        clear_message_slow();
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn clear_message_slow() {
+    if HAS_MESSAGE.get() {
+        HAS_MESSAGE.set(false);
+        THREADS_WITH_MESSAGE.fetch_sub(1, Ordering::Relaxed);
+        let _ = LAST_ERROR.try_with(|m| *m.borrow_mut() = None);
+    }
 }
 
 /// The calling thread's last message (empty after a success).
@@ -56,15 +87,22 @@ fn panic_text(payload: Box<dyn Any + Send>) -> String {
 /// Run a fallible export body behind the panic barrier: success clears the
 /// thread's message and returns `HURRAY_OK`; an error sets the message and
 /// returns its status; a panic becomes `HURRAY_ERR_INTERNAL_PANIC`.
+#[inline(always)]
 pub(crate) fn guard(f: impl FnOnce() -> Result<(), CooError>) -> i32 {
-    let err = match catch_unwind(AssertUnwindSafe(f)) {
+    match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => {
-            set_message("");
-            return Status::Ok.code();
+            clear_message();
+            Status::Ok.code()
         }
-        Ok(Err(e)) => e,
-        Err(payload) => CooError::Panic(panic_text(payload)),
-    };
+        Ok(Err(e)) => failed(e),
+        Err(payload) => failed(CooError::Panic(panic_text(payload))),
+    }
+}
+
+/// The failure path of `guard`, out of line.
+#[cold]
+#[inline(never)]
+fn failed(err: CooError) -> i32 {
     set_message(&err.to_string());
     err.status().code()
 }
@@ -159,7 +197,7 @@ pub(crate) unsafe fn handle<'h>(coo: *const hurray_coo) -> Result<&'h hurray_coo
 /// `p` is NULL or a live object from `box_handle`, not freed meanwhile.
 pub(crate) unsafe fn live<'h, T>(p: *const T, what: &'static str) -> Result<&'h T, CooError> {
     // SAFETY: non-null objects are live per the C contract.
-    unsafe { p.as_ref() }.ok_or(CooError::null(what))
+    unsafe { p.as_ref() }.ok_or_else(|| CooError::null(what))
 }
 
 /// Copy `src` to the caller's memory at `out`.
@@ -354,36 +392,22 @@ pub(crate) unsafe fn write_req<T>(
     Ok(())
 }
 
-/// A query's coordinates: the caller's array itself when it is aligned,
-/// else a copy. (One per call, on the stack: the size of the copy variant
-/// costs nothing, and boxing it would allocate.)
-#[allow(clippy::large_enum_variant)]
-pub(crate) enum Query<'a> {
-    Borrowed(&'a [u64]),
-    Copied(Small),
-}
-
-impl Query<'_> {
-    pub(crate) fn as_slice(&self) -> &[u64] {
-        match self {
-            Query::Borrowed(q) => q,
-            Query::Copied(q) => q.as_slice(),
-        }
-    }
-}
-
-/// Read a query of `rank` coordinates after checking `rank` against the
-/// tensor (so that no more than the tensor's rank is ever read). Aligned
-/// (the common case) it is read in place; misaligned, copied.
+/// Run `f` on a query of `rank` coordinates, after checking `rank`
+/// against the tensor (so that no more than the tensor's rank is ever
+/// read): the caller's array itself when it is aligned (the common case),
+/// else a copy on this frame's stack. Nothing large is moved or returned:
+/// a point lookup's whole fixed cost stays a few dozen instructions.
 ///
 /// # Safety
-/// `index`, when not NULL, must be valid for reads of `rank` `uint64_t` for
-/// `'a` (the documented contract of every lookup).
-pub(crate) unsafe fn read_query<'a>(
+/// `index`, when not NULL, must be valid for reads of `rank` `uint64_t`
+/// for the duration of the call (the documented contract of every lookup).
+#[inline(always)]
+pub(crate) unsafe fn with_query<R>(
     coo: &Coo<'_>,
     index: *const u64,
     rank: u32,
-) -> Result<Query<'a>, CooError> {
+    f: impl FnOnce(&[u64]) -> Result<R, CooError>,
+) -> Result<R, CooError> {
     if rank != coo.rank() {
         return Err(CooError::RankMismatch {
             got: rank,
@@ -394,12 +418,11 @@ pub(crate) unsafe fn read_query<'a>(
         // SAFETY: the caller guarantees `rank` readable coordinates at
         // `index` for the duration of the call, and rank equals the tensor's
         // rank (1..=64).
-        return Ok(Query::Borrowed(unsafe {
-            array(index, rank as usize, "index")
-        }?));
+        return f(unsafe { array(index, rank as usize, "index") }?);
     }
     // SAFETY: as above; the copy tolerates the misalignment.
-    Ok(Query::Copied(unsafe { read_u64s(index, rank, "index") }?))
+    let copy = unsafe { read_u64s(index, rank, "index") }?;
+    f(copy.as_slice())
 }
 
 /// A C path as a `Path` (any bytes on Unix).

@@ -2,29 +2,35 @@
 
 use std::ffi::c_void;
 
-use super::guard::{array, array_mut, guard, handle, read_query, write_bytes, write_opt, Query};
+use super::guard::{array, array_mut, guard, handle, with_query, write_bytes, write_opt};
 use super::{hurray_coo, hurray_status, HURRAY_LOOKUP_MAX_BYTES};
 use crate::error::CooError;
 
 /// The prologue of both point lookups, in the documented order: the handle,
-/// the query (rank checked first), then `out_value` not NULL.
+/// the query (rank checked first), then `out_value` not NULL; then `f` on
+/// the handle and the query.
 ///
 /// # Safety
 /// `coo` is NULL or live; `index`, when not NULL, holds `rank` coordinates.
-unsafe fn point_query<'h>(
+#[inline(always)]
+unsafe fn point_query(
     coo: *const hurray_coo,
     index: *const u64,
     rank: u32,
     out_value: *const c_void,
-) -> Result<(&'h hurray_coo, Query<'h>), CooError> {
+    f: impl FnOnce(&hurray_coo, &[u64]) -> Result<(), CooError>,
+) -> Result<(), CooError> {
     // SAFETY: forwarded contract.
     let h = unsafe { handle(coo) }?;
     // SAFETY: forwarded contract.
-    let query = unsafe { read_query(&h.coo, index, rank) }?;
-    if out_value.is_null() {
-        return Err(CooError::null("out_value"));
+    unsafe {
+        with_query(&h.coo, index, rank, |q| {
+            if out_value.is_null() {
+                return Err(CooError::null("out_value"));
+            }
+            f(h, q)
+        })
     }
-    Ok((h, query))
 }
 
 /// Look up the element at a coordinate tuple.
@@ -67,20 +73,24 @@ pub unsafe extern "C" fn hurray_coo_lookup(
 ) -> hurray_status {
     guard(|| {
         // SAFETY: per this function's contract.
-        let (h, query) = unsafe { point_query(coo, index, rank, out_value.cast()) }?;
-        let coo = &h.coo;
-        let mut tmp = [0u8; HURRAY_LOOKUP_MAX_BYTES];
-        let avail = out_value_bytes.min(HURRAY_LOOKUP_MAX_BYTES);
-        let found = coo
-            .lookup(query.as_slice(), &mut tmp[..avail])
-            .map_err(|e| h.err(e))?;
-        let written = coo.type_info().map_or(0, |t| t.lookup_bytes());
-        // SAFETY: out_value is non-null and, per the contract, writable for
-        // out_value_bytes >= written bytes (checked by lookup above).
-        unsafe { write_bytes(out_value.cast::<u8>(), &tmp[..written]) };
-        // SAFETY: NULL or writable, per the contract.
-        unsafe { write_opt(out_found, found) };
-        Ok(())
+        unsafe {
+            point_query(coo, index, rank, out_value.cast(), |h, query| {
+                let coo = &h.coo;
+                let mut tmp = [0u8; HURRAY_LOOKUP_MAX_BYTES];
+                let avail = out_value_bytes.min(HURRAY_LOOKUP_MAX_BYTES);
+                let found = coo
+                    .lookup(query, &mut tmp[..avail])
+                    .map_err(|e| h.err(e))?;
+                let written = coo.type_info().map_or(0, |t| t.lookup_bytes());
+                // SAFETY: out_value is non-null and, per the contract,
+                // writable for out_value_bytes >= written bytes (checked by
+                // lookup above).
+                write_bytes(out_value.cast::<u8>(), &tmp[..written]);
+                // SAFETY: NULL or writable, per the contract.
+                write_opt(out_found, found);
+                Ok(())
+            })
+        }
     })
 }
 
@@ -110,15 +120,16 @@ pub unsafe extern "C" fn hurray_coo_lookup_f64(
 ) -> hurray_status {
     guard(|| {
         // SAFETY: per this function's contract.
-        let (h, query) = unsafe { point_query(coo, index, rank, out_value.cast()) }?;
-        let coo = &h.coo;
-        let (value, found) = coo.lookup_f64(query.as_slice()).map_err(|e| h.err(e))?;
-        // SAFETY: non-null, and writable per the contract; NULL or writable.
         unsafe {
-            write_opt(out_value, value);
-            write_opt(out_found, found);
+            point_query(coo, index, rank, out_value.cast(), |h, query| {
+                let (value, found) = h.coo.lookup_f64(query).map_err(|e| h.err(e))?;
+                // SAFETY: non-null, and writable per the contract; NULL or
+                // writable.
+                write_opt(out_value, value);
+                write_opt(out_found, found);
+                Ok(())
+            })
         }
-        Ok(())
     })
 }
 

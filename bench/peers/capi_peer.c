@@ -1,0 +1,132 @@
+/* libhurray_coo through its C header, on the exported datasets: what a C
+ * caller gets (one call per query, a panic barrier and NULL checks per
+ * call), beside the C streaming baseline over the same index bytes.
+ *   validate       hurray_coo_create, strict (all rules), borrowed buffers
+ *   lookup         1M hurray_coo_lookup_f64, sorted handle, no index
+ *   lookup_index   the same on a handle with HURRAY_COO_INDEX
+ *   batch_random   hurray_coo_lookup_batch (index), 1 thread; batch_random2: 2
+ *   c-stream       a C sum of the index bytes (gcc -O3 -march=native)
+ * Median of 3, milliseconds, as the other peers print. Also, to stderr, the
+ * fixed cost of a call in ns (hurray_coo_nnz; a lookup on a 1-entry tensor). */
+#include "common.h" /* first: it sets _POSIX_C_SOURCE */
+
+#include "hurray_coo.h"
+
+static void *aligned_copy(const void *src, size_t n) {
+    void *p = NULL;
+    if (posix_memalign(&p, 64, n ? n : 64) != 0) return NULL;
+    memcpy(p, src, n);
+    return p;
+}
+
+static volatile uint64_t sink;
+
+static uint64_t sum(const uint64_t *p, size_t n) {
+    uint64_t a = 0, b = 0, c = 0, d = 0;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        a += p[i];
+        b += p[i + 1];
+        c += p[i + 2];
+        d += p[i + 3];
+    }
+    for (; i < n; i++) a += p[i];
+    return a + b + c + d;
+}
+
+int main(int argc, char **argv) {
+    for (int a = 2; a < argc; a++) {
+        dataset d;
+        double t[3];
+        uint64_t *idx;
+        double *val;
+        size_t ib, vb;
+        if (load(argv[1], argv[a], &d) != 0) continue;
+        ib = d.nnz * (size_t)d.rank * 8;
+        vb = d.nnz * 8;
+        idx = aligned_copy(d.idx, ib);
+        val = aligned_copy(d.val, vb);
+        for (int r = 0; r < 3; r++) {
+            hurray_coo *h = NULL;
+            double s = now_ms();
+            hurray_status st = hurray_coo_create(HURRAY_TYPE_FLOAT64, (uint32_t)d.rank, d.shape,
+                                                 d.nnz, d.sorted, val, vb, idx, ib, 0, &h);
+            t[r] = now_ms() - s;
+            if (st != HURRAY_OK) fprintf(stderr, "%s: %s\n", argv[a], hurray_last_error_message());
+            hurray_coo_free(h);
+        }
+        printf("ours\tvalidate\t%s\t%.4f\n", argv[a], median3(t[0], t[1], t[2]));
+        for (int r = 0; r < 3; r++) {
+            double s = now_ms();
+            sink = sum(idx, ib / 8);
+            t[r] = now_ms() - s;
+        }
+        printf("c-stream\tvalidate\t%s\t%.4f\n", argv[a], median3(t[0], t[1], t[2]));
+        if (d.q) {
+            const uint32_t flags[2] = {0, HURRAY_COO_INDEX};
+            const char *names[2] = {"lookup", "lookup_index"};
+            for (int f = 0; f < 2; f++) {
+                hurray_coo *h = NULL;
+                double x = 0, total = 0;
+                bool found = false;
+                hurray_coo_create(HURRAY_TYPE_FLOAT64, (uint32_t)d.rank, d.shape, d.nnz, d.sorted,
+                                  val, vb, idx, ib, flags[f], &h);
+                for (int r = 0; r < 3; r++) {
+                    double s = now_ms();
+                    for (uint64_t k = 0; k < d.nq; k++) {
+                        hurray_coo_lookup_f64(h, d.q + k * (uint64_t)d.rank, (uint32_t)d.rank, &x,
+                                              &found);
+                        total += x;
+                    }
+                    t[r] = now_ms() - s;
+                }
+                sink = (uint64_t)total;
+                printf("ours\t%s\t%s\t%.4f\n", names[f], argv[a], median3(t[0], t[1], t[2]));
+                if (f == 1) {
+                    double *out = malloc(d.nq * sizeof *out);
+                    for (uint32_t th = 1; th <= 2; th++) {
+                        for (int r = 0; r < 3; r++) {
+                            double s = now_ms();
+                            hurray_coo_lookup_batch(h, d.q, d.nq, (uint32_t)d.rank, out, NULL, th);
+                            t[r] = now_ms() - s;
+                        }
+                        printf("ours\t%s\t%s\t%.4f\n", th == 1 ? "batch_random" : "batch_random2",
+                               argv[a], median3(t[0], t[1], t[2]));
+                    }
+                    free(out);
+                }
+                hurray_coo_free(h);
+            }
+        }
+        free(idx);
+        free(val);
+    }
+    {
+        /* The fixed cost of a call: 10M calls each. */
+        static const double v1[8] = {1.0};
+        static const uint64_t i1[2] = {0, 0};
+        const uint64_t shape[2] = {4, 4}, q[2] = {0, 0};
+        hurray_coo *h = NULL;
+        void *vv = aligned_copy(v1, 8), *ii = aligned_copy(i1, 16);
+        double x = 0, s, acc = 0;
+        const uint64_t n = 10000000;
+        uint64_t total = 0;
+        bool found;
+        hurray_coo_create(HURRAY_TYPE_FLOAT64, 2, shape, 1, true, vv, 8, ii, 16, 0, &h);
+        s = now_ms();
+        for (uint64_t k = 0; k < n; k++) total += hurray_coo_nnz(h);
+        fprintf(stderr, "call cost: hurray_coo_nnz %.2f ns/call", (now_ms() - s) * 1e6 / (double)n);
+        s = now_ms();
+        for (uint64_t k = 0; k < n; k++) {
+            hurray_coo_lookup_f64(h, q, 2, &x, &found);
+            acc += x;
+        }
+        fprintf(stderr, ", hurray_coo_lookup_f64 on a 1-entry tensor %.2f ns/call\n",
+                (now_ms() - s) * 1e6 / (double)n);
+        sink = total + (uint64_t)acc;
+        hurray_coo_free(h);
+        free(vv);
+        free(ii);
+    }
+    return 0;
+}
