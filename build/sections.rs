@@ -53,6 +53,7 @@ const SECTIONS: &[Section] = &[
                     | "HURRAY_COO_ONE_BASED_MESSAGES"
                     | "hurray_coo_create"
                     | "hurray_coo_create_with_release"
+                    | "hurray_coo_create_threads"
                     | "hurray_coo_free"
                     | "hurray_coo_rank"
                     | "hurray_coo_shape"
@@ -69,7 +70,7 @@ const SECTIONS: &[Section] = &[
     (
         "Validation",
         "Every rule of the specification, whatever flags the handle was made with.",
-        |n| n == "hurray_coo_validate",
+        |n| n == "hurray_coo_validate" || n == "hurray_coo_validate_threads",
     ),
     ("Lookup", "One element, or many in one call.", |n| {
         n == "HURRAY_LOOKUP_MAX_BYTES" || n.starts_with("hurray_coo_lookup")

@@ -236,6 +236,7 @@ module hurray_coo
 
   ! ---- The C API, one interface per function -----------------------------
   public :: hurray_coo_create, hurray_coo_create_with_release, hurray_coo_free
+  public :: hurray_coo_create_threads, hurray_coo_validate_threads
   public :: hurray_coo_validate, hurray_coo_lookup, hurray_coo_lookup_f64, hurray_coo_lookup_batch
   public :: hurray_coo_rank, hurray_coo_shape, hurray_coo_nnz, hurray_coo_type_tag
   public :: hurray_coo_is_sorted, hurray_coo_flags, hurray_coo_values, hurray_coo_indices
@@ -701,6 +702,32 @@ module hurray_coo
       integer(c_int32_t), value :: precision
       integer(c_int32_t), value :: threads
     end function hurray_coo_write_tns_file
+
+    ! ---- Threaded create and validate -----------------------------------------
+    integer(c_int32_t) function hurray_coo_create_threads(type_tag, rank, shape, nnz, is_sorted, &
+        values, values_bytes, indices, indices_bytes, flags, threads, out) &
+        bind(C, name="hurray_coo_create_threads")
+      import :: c_int32_t, c_int8_t, c_int64_t, c_bool, c_ptr, c_size_t
+      integer(c_int8_t), value :: type_tag
+      integer(c_int32_t), value :: rank
+      integer(c_int64_t), intent(in) :: shape(*)
+      integer(c_int64_t), value :: nnz
+      logical(c_bool), value :: is_sorted
+      type(c_ptr), value :: values
+      integer(c_size_t), value :: values_bytes
+      type(c_ptr), value :: indices
+      integer(c_size_t), value :: indices_bytes
+      integer(c_int32_t), value :: flags
+      integer(c_int32_t), value :: threads
+      type(c_ptr), intent(out) :: out
+    end function hurray_coo_create_threads
+
+    integer(c_int32_t) function hurray_coo_validate_threads(coo, threads) &
+        bind(C, name="hurray_coo_validate_threads")
+      import :: c_int32_t, c_ptr
+      type(c_ptr), value :: coo
+      integer(c_int32_t), value :: threads
+    end function hurray_coo_validate_threads
 
     ! ---- Shards ------------------------------------------------------------
     integer(c_int32_t) function hurray_coo_create_shard(type_tag, rank, shape, nnz, is_sorted, &

@@ -593,6 +593,30 @@ hurray_status hurray_coo_create(uint8_t type_tag,
                                 struct hurray_coo **out);
 
 /**
+ * hurray_coo_create with the validation on up to threads threads (0 or 1:
+ * the calling thread), started and joined within the call: the same
+ * handle, the same first violation, sooner on large tensors (ranges of at
+ * least 65536 entries per thread; the order scan and the duplicate
+ * detection both split).
+ *
+ * Returns HURRAY_OK or the statuses of hurray_coo_create.
+ *
+ * Thread safety: may be called from any thread.
+ */
+hurray_status hurray_coo_create_threads(uint8_t type_tag,
+                                        uint32_t rank,
+                                        const uint64_t *shape,
+                                        uint64_t nnz,
+                                        bool is_sorted,
+                                        const void *values,
+                                        size_t values_bytes,
+                                        const uint64_t *indices,
+                                        size_t indices_bytes,
+                                        uint32_t flags,
+                                        uint32_t threads,
+                                        struct hurray_coo **out);
+
+/**
  * Like hurray_coo_create, with a release callback for the caller's buffers
  * (the DLPack deleter model), so that a handle can keep, say, a Julia or
  * Python array alive.
@@ -725,6 +749,18 @@ const uint64_t *hurray_coo_indices(const struct hurray_coo *coo,
  * Thread safety: safe on a handle shared between threads.
  */
 hurray_status hurray_coo_validate(const struct hurray_coo *coo);
+
+/**
+ * hurray_coo_validate on up to threads threads (0 or 1: the calling
+ * thread), started and joined within the call: the same answer and the
+ * same first violation. Ranges of at least 65536 entries per thread; the
+ * order scan and the duplicate detection both split.
+ *
+ * Returns HURRAY_OK or the statuses of hurray_coo_validate.
+ * Thread safety: safe on a handle shared between threads.
+ */
+hurray_status hurray_coo_validate_threads(const struct hurray_coo *coo,
+                                          uint32_t threads);
 
 /* ======================================================================
  * 6. Lookup

@@ -65,3 +65,80 @@ fn shared_tensor_reads_agree_across_threads() {
         });
     }
 }
+
+/// Validation on threads finds what one thread finds: the same verdict and
+/// the same first violation, on tensors large enough to split (sorted and
+/// unsorted, ranks 1 to 3, with a duplicate, an out-of-bounds entry or a
+/// disorder planted at random places, including near the cuts).
+#[test]
+fn threaded_validation_reports_the_same_first_violation() {
+    use hurray_coo::{Coo, CooParts, Options};
+    let mut state = 0x5eed_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for case in 0..24 {
+        let rank = 1 + case % 3;
+        let n: usize = 140_000 + (next() % 60_000) as usize;
+        let extent = (n as u64 * 4).pow(1) + 7;
+        let shape: Vec<u64> = (0..rank).map(|d| if d == 0 { extent } else { 5 }).collect();
+        // Distinct entries: entry i at row i (plus noise in other dims).
+        let mut idx: Vec<u64> = (0..n as u64)
+            .flat_map(|i| {
+                let mut e = vec![i * 3];
+                e.extend((1..rank).map(|d| (i + d as u64) % 5));
+                e
+            })
+            .collect();
+        let sorted = case % 2 == 0;
+        if !sorted {
+            // A reversal keeps entries distinct but out of order.
+            let r = rank;
+            let mut rows: Vec<Vec<u64>> = idx.chunks(r).map(|c| c.to_vec()).collect();
+            rows.reverse();
+            idx = rows.concat();
+        }
+        let at = match case % 4 {
+            0 => n / 2,
+            1 => n / 3 + 1,
+            2 => n - 1,
+            _ => (next() % n as u64) as usize,
+        };
+        match case % 3 {
+            0 => {
+                // a duplicate of an earlier entry
+                let src = (at / 2) * rank;
+                let e: Vec<u64> = idx[src..src + rank].to_vec();
+                idx[at * rank..at * rank + rank].copy_from_slice(&e);
+            }
+            1 => idx[at * rank + rank - 1] = 99, // out of bounds
+            _ => {}
+        }
+        let vals: Vec<u8> = (0..n).flat_map(|i| (i as f64).to_le_bytes()).collect();
+        let vbuf = common::Buf::aligned(&vals);
+        let ibuf = common::Buf::words(&idx);
+        let parts = CooParts {
+            type_tag: 0x04,
+            shape: &shape,
+            nnz: n as u64,
+            is_sorted: sorted,
+            values: vbuf.get(),
+            indices: ibuf.get(),
+        };
+        let one = Coo::new(parts, Options::default()).err();
+        for threads in [2, 3, 4] {
+            let many = Coo::new(
+                parts,
+                Options {
+                    threads,
+                    ..Options::default()
+                },
+            )
+            .err();
+            assert_eq!(many, one, "case {case}, {threads} threads");
+        }
+    }
+}

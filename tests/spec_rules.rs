@@ -27,11 +27,13 @@ const COPY: Options = Options {
     copy: true,
     permissive: false,
     index: false,
+    threads: 1,
 };
 const PERMISSIVE: Options = Options {
     copy: false,
     permissive: true,
     index: false,
+    threads: 1,
 };
 
 // ---- The seed's worked example -------------------------------------------
@@ -712,6 +714,7 @@ fn check_agreement(f: &Fixture, queries: &[Vec<u64>]) {
                 copy: false,
                 permissive: true,
                 index,
+                threads: 1,
             })
             .unwrap();
         let mut batch_q = Vec::new();

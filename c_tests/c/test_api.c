@@ -929,10 +929,58 @@ static int test_one_based_messages(void) {
     return failures;
 }
 
+/* Create and validate on threads: the same handle and the same first
+ * violation as on one thread, on a tensor large enough to split. */
+static int test_threaded_create_and_validate(void) {
+    int failures = 0;
+    const uint64_t n = 300000, shape[2] = {n + 7, 3};
+    uint64_t *idx = malloc(2 * n * sizeof *idx);
+    double *val = malloc(n * sizeof *val);
+    void *xi, *xv;
+    hurray_coo *one = NULL, *two = NULL;
+    char msg1[256];
+    uint64_t i;
+    /* Unsorted (reversed) and distinct. */
+    for (i = 0; i < n; i++) {
+        idx[2 * i] = n - i;
+        idx[2 * i + 1] = i % 3;
+        val[i] = (double)i;
+    }
+    xi = alloc64(idx, 2 * n * sizeof *idx, 0);
+    xv = alloc64(val, n * sizeof *val, 0);
+    CHECK_STATUS(hurray_coo_create_threads(HURRAY_TYPE_FLOAT64, 2, shape, n, false, xv,
+                                           n * sizeof *val, xi, 2 * n * sizeof *idx, 0, 2, &two),
+                 HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_validate_threads(two, 4), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_validate_threads(NULL, 4), HURRAY_ERR_NULL_POINTER, "coo");
+    hurray_coo_free(two);
+    two = NULL;
+    free64(xi);
+    /* A duplicate near the end: the same message from 1 and 3 threads. */
+    idx[2 * (n - 3)] = idx[2 * 5];
+    idx[2 * (n - 3) + 1] = idx[2 * 5 + 1];
+    xi = alloc64(idx, 2 * n * sizeof *idx, 0);
+    CHECK_STATUS(hurray_coo_create(HURRAY_TYPE_FLOAT64, 2, shape, n, false, xv, n * sizeof *val,
+                                   xi, 2 * n * sizeof *idx, 0, &one),
+                 HURRAY_ERR_DUPLICATE, "entry 299997 duplicates entry 5");
+    strncpy(msg1, hurray_last_error_message(), sizeof msg1 - 1);
+    msg1[sizeof msg1 - 1] = '\0';
+    CHECK_STATUS(hurray_coo_create_threads(HURRAY_TYPE_FLOAT64, 2, shape, n, false, xv,
+                                           n * sizeof *val, xi, 2 * n * sizeof *idx, 0, 3, &two),
+                 HURRAY_ERR_DUPLICATE, msg1);
+    CHECK(one == NULL && two == NULL);
+    free64(xi);
+    free64(xv);
+    free(idx);
+    free(val);
+    return failures;
+}
+
 static const struct {
     const char *name;
     ctest_fn fn;
 } TESTS[] = {
+    {"threaded_create_and_validate", test_threaded_create_and_validate},
     {"one_based_messages", test_one_based_messages},
     {"e8m0_reserved_codes", test_e8m0_reserved_codes},
     {"unvalidated_lookups_agree", test_unvalidated_lookups_agree},

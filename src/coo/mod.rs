@@ -32,6 +32,9 @@ pub struct Options {
     /// lookup costs O(1) expected instead of a scan or a binary search.
     /// About 13 bytes per entry, at most 16 (plus 256 bytes).
     pub index: bool,
+    /// Threads for the data checks (0 or 1: the calling thread only),
+    /// started and joined within the call.
+    pub threads: usize,
 }
 
 /// The description of a COO tensor, as a caller hands it over.
@@ -146,7 +149,7 @@ impl<'a> Coo<'a> {
             shard: None,
         };
         if !opts.permissive {
-            coo.check_data()?;
+            coo.check_data(opts.threads)?;
         }
         if opts.index {
             coo.index = Some(coo.build_index()?);
@@ -197,7 +200,7 @@ impl<'a> Coo<'a> {
             index: None,
             shard: None,
         };
-        coo.check_data()?;
+        coo.check_data(1)?;
         Ok(coo)
     }
 

@@ -78,9 +78,7 @@ pub unsafe extern "C" fn hurray_coo_lookup(
                 let coo = &h.coo;
                 let mut tmp = [0u8; HURRAY_LOOKUP_MAX_BYTES];
                 let avail = out_value_bytes.min(HURRAY_LOOKUP_MAX_BYTES);
-                let found = coo
-                    .lookup(query, &mut tmp[..avail])
-                    .map_err(|e| h.err(e))?;
+                let found = coo.lookup(query, &mut tmp[..avail]).map_err(|e| h.err(e))?;
                 let written = coo.type_info().map_or(0, |t| t.lookup_bytes());
                 // SAFETY: out_value is non-null and, per the contract,
                 // writable for out_value_bytes >= written bytes (checked by

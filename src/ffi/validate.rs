@@ -28,3 +28,22 @@ pub unsafe extern "C" fn hurray_coo_validate(coo: *const hurray_coo) -> hurray_s
         h.coo.validate().map_err(|e| h.err(e))
     })
 }
+
+/// hurray_coo_validate on up to threads threads (0 or 1: the calling
+/// thread), started and joined within the call: the same answer and the
+/// same first violation. Ranges of at least 65536 entries per thread; the
+/// order scan and the duplicate detection both split.
+///
+/// Returns HURRAY_OK or the statuses of hurray_coo_validate.
+/// Thread safety: safe on a handle shared between threads.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_validate_threads(
+    coo: *const hurray_coo,
+    threads: u32,
+) -> hurray_status {
+    // SAFETY: `coo` is NULL or live, per the contract.
+    guard(|| {
+        let h = unsafe { handle(coo) }?;
+        h.coo.validate_with(threads as usize).map_err(|e| h.err(e))
+    })
+}

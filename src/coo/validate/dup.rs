@@ -45,18 +45,129 @@ pub fn first_duplicate<const R: usize>(
     shape: &[u64],
     strides: &[u64],
     key_bits: u32,
+    threads: usize,
 ) -> Result<(Option<(usize, usize)>, bool), Unavailable> {
     let key = LinearKey::<R> { shape, strides };
     let r = key.rank();
     assert!(shape.len() == r && strides.len() == r);
     let count = idx.len() / r;
-    let keys = || idx.chunks_exact(r).map(|e| key.key(e));
+    let keys_of = |a: usize, b: usize| {
+        let key = &key;
+        move || idx[a * r..b * r].chunks_exact(r).map(|e| key.key(e))
+    };
     if count < 2 {
-        return Ok((None, keys().all(|(_, valid)| valid)));
+        return Ok((None, keys_of(0, count)().all(|(_, valid)| valid)));
     }
     let plan = Plan::new(count, key_bits)?;
-    let (parts, all_valid) = partition(&plan, keys)?;
-    Ok((first_repeat(&plan, parts)?, all_valid))
+    let threads = threads
+        .min(count / crate::coo::validate::scan::MIN_PER_THREAD)
+        .max(1);
+    if threads == 1 {
+        let (parts, all_valid) = partition(&plan, count, 0, keys_of(0, count))?;
+        return Ok((first_repeat(&plan, parts)?, all_valid));
+    }
+    // Threads scatter contiguous ranges of entries into their own buckets
+    // (each range in entry order), then split the buckets between them; a
+    // bucket's segments, read in range order, are in entry order, so each
+    // bucket's first repeat is still its lowest duplicate.
+    let cuts: Vec<usize> = (0..=threads).map(|t| count * t / threads).collect();
+    let scattered = in_threads(threads, |t| {
+        let (a, b) = (cuts[t], cuts[t + 1]);
+        partition(&plan, b - a, a, keys_of(a, b))
+    });
+    let mut parts = Vec::with_capacity(threads);
+    let mut all_valid = true;
+    for p in scattered {
+        let (p, valid) = p?;
+        parts.push(p);
+        all_valid &= valid;
+    }
+    let parts = &parts[..];
+    let per = plan.buckets.div_ceil(threads);
+    let found = in_threads(threads, |t| {
+        let range = (t * per).min(plan.buckets)..((t + 1) * per).min(plan.buckets);
+        first_repeat_merged(&plan, parts, range)
+    });
+    let mut best: Option<(usize, usize)> = None;
+    for f in found {
+        if let Some((j, i)) = f? {
+            if best.is_none_or(|(bj, _)| j < bj) {
+                best = Some((j, i));
+            }
+        }
+    }
+    Ok((best, all_valid))
+}
+
+/// `work(t)` for `t` in `0..threads`, each on its own thread (started and
+/// joined here), or on this one when a thread cannot be started.
+fn in_threads<T: Send>(threads: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let work = &work;
+    std::thread::scope(|s| {
+        let jobs: Vec<_> = (0..threads)
+            .map(|t| {
+                std::thread::Builder::new()
+                    .spawn_scoped(s, move || work(t))
+                    .map_err(|_| t)
+            })
+            .collect();
+        jobs.into_iter()
+            .enumerate()
+            .map(|(t, j)| match j {
+                Ok(h) => h.join().unwrap_or_else(|_| work(t)),
+                Err(t) => work(t),
+            })
+            .collect()
+    })
+}
+
+/// `first_repeat` over buckets `range` of several partitions (of
+/// consecutive entry ranges): each bucket's segments copied in range order
+/// into one scratch run, then walked as one bucket.
+fn first_repeat_merged(
+    plan: &Plan,
+    parts: &[Partition],
+    range: std::ops::Range<usize>,
+) -> Result<Option<(usize, usize)>, Unavailable> {
+    let len_of = |b: usize| parts.iter().map(|p| p.end[b] - p.start[b]).sum::<usize>();
+    let largest = range.clone().map(len_of).max().unwrap_or(0);
+    let table_limit = table_limit(plan);
+    let table_len = (largest.min(table_limit) * 4).max(16).next_power_of_two();
+    let mut table: Vec<u32> = Vec::new();
+    table
+        .try_reserve_exact(table_len)
+        .map_err(|_| Unavailable::Alloc(table_len.saturating_mul(4)))?;
+    table.resize(table_len, 0);
+    let mut run: Vec<u64> = Vec::new();
+    run.try_reserve_exact(largest)
+        .map_err(|_| Unavailable::Alloc(largest.saturating_mul(8)))?;
+    let mut best: Option<(usize, usize)> = None;
+    for b in range {
+        run.clear();
+        for p in parts {
+            run.extend_from_slice(&p.packed[p.start[b]..p.end[b]]);
+        }
+        let found = if run.len() <= table_limit {
+            first_repeat_hashed(&run, &mut table, b as u32, plan.entry_bits)
+        } else {
+            first_repeat_sorted(&mut run, plan.entry_bits)
+        };
+        if let Some((j, i)) = found {
+            if best.is_none_or(|(bj, _)| j < bj) {
+                best = Some((j, i));
+            }
+        }
+    }
+    Ok(best)
+}
+
+/// The largest bucket walked through the hash table (larger ones are
+/// sorted in place).
+fn table_limit(plan: &Plan) -> usize {
+    (plan.count / plan.buckets)
+        .saturating_mul(4)
+        .max(1 << 14)
+        .min(POS_MASK as usize - 1)
 }
 
 /// How the mixed keys are cut: the top `bucket_bits` choose the bucket, the
@@ -123,6 +234,8 @@ fn zeroed<T: bytemuck::Zeroable>(n: usize) -> Result<Vec<T>, Unavailable> {
 /// exactly, and the pass redone.
 fn partition<I: Iterator<Item = (u64, bool)>>(
     plan: &Plan,
+    n: usize,
+    offset: usize,
     keys: impl Fn() -> I,
 ) -> Result<(Partition, bool), Unavailable> {
     let buckets = plan.buckets;
@@ -132,7 +245,7 @@ fn partition<I: Iterator<Item = (u64, bool)>>(
         let mut all_valid = true;
         for (i, (k, valid)) in keys().enumerate() {
             all_valid &= valid;
-            let (b, v) = plan.place(k, i);
+            let (b, v) = plan.place(k, offset + i);
             if end[b] == limit[b] {
                 return None;
             }
@@ -141,7 +254,7 @@ fn partition<I: Iterator<Item = (u64, bool)>>(
         }
         Some(all_valid)
     };
-    let avg = plan.count.div_ceil(buckets);
+    let avg = n.div_ceil(buckets);
     let cap = avg + 4 * (avg as f64).sqrt() as usize + 16;
     let total = buckets
         .checked_mul(cap)
@@ -159,7 +272,7 @@ fn partition<I: Iterator<Item = (u64, bool)>>(
     drop(packed);
     end.fill(0);
     for (i, (k, _)) in keys().enumerate() {
-        end[plan.place(k, i).0] += 1;
+        end[plan.place(k, offset + i).0] += 1;
     }
     let mut sum = 0;
     for b in 0..buckets {
@@ -167,7 +280,7 @@ fn partition<I: Iterator<Item = (u64, bool)>>(
         sum += end[b];
         end[b] = start[b];
     }
-    let mut packed = zeroed::<u64>(plan.count)?;
+    let mut packed = zeroed::<u64>(n)?;
     // Exact limits: only entries changed under us (against the contract)
     // could make a bucket overflow; then the answer is for the entries placed.
     let all_valid = scatter(&mut packed, &mut end, &limit).unwrap_or(false);
@@ -184,10 +297,7 @@ fn first_repeat(plan: &Plan, mut parts: Partition) -> Result<Option<(usize, usiz
         .map(|b| parts.end[b] - parts.start[b])
         .max()
         .unwrap_or(0);
-    let table_limit = (plan.count / buckets)
-        .saturating_mul(4)
-        .max(1 << 14)
-        .min(POS_MASK as usize - 1);
+    let table_limit = table_limit(plan);
     let table_len = (largest.min(table_limit) * 4).max(16).next_power_of_two();
     let mut table: Vec<u32> = Vec::new();
     table
@@ -357,7 +467,7 @@ mod tests {
         for i in (1..keys.len()).rev() {
             keys.swap(i, (rng(&mut s) as usize) % (i + 1));
         }
-        let got = first_duplicate::<1>(&keys, &[1 << 20], &[1], 20).unwrap();
+        let got = first_duplicate::<1>(&keys, &[1 << 20], &[1], 20, 1).unwrap();
         assert_eq!(got, (oracle(&keys), true));
     }
 
@@ -366,7 +476,7 @@ mod tests {
         // Every entry in one bucket, far above the table limit (the in-place
         // sort's case); the answer is checked, the path is not observable.
         let keys = vec![5u64; 100_000];
-        let got = first_duplicate::<1>(&keys, &[6], &[1], 3).unwrap();
+        let got = first_duplicate::<1>(&keys, &[6], &[1], 3, 1).unwrap();
         assert_eq!(got, (Some((1, 0)), true));
     }
 
@@ -387,6 +497,8 @@ mod tests {
                 (1 << bits) - 1
             };
             // Narrow key ranges make natural repeats; sometimes inject one.
+            // Some cases large enough for the threaded path.
+            let n = if case % 11 == 0 { n * 64 + 140_000 } else { n };
             let range = if case % 3 == 0 {
                 mask
             } else {
@@ -401,7 +513,7 @@ mod tests {
             let poison = (case % 7 == 0 && n > 0).then(|| rng(&mut s) as usize % n);
             let limit = poison.map_or(u64::MAX, |p| keys[p]);
             // The shape excludes the poisoned key (and any key above it).
-            let got = first_duplicate::<1>(&keys, &[limit], &[1], bits);
+            let got = first_duplicate::<1>(&keys, &[limit], &[1], bits, 1 + case % 3);
             match got {
                 Ok((v, valid)) => {
                     let want_valid = keys.iter().all(|&k| k < limit) || limit == u64::MAX;

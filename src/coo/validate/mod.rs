@@ -21,14 +21,20 @@ impl Coo<'_> {
     /// entry number (at one entry, bounds before duplicates and order), and
     /// only when they all hold, the lowest entry with a forbidden value.
     pub fn validate(&self) -> Result<(), CooError> {
+        self.validate_with(1)
+    }
+
+    /// `validate` on up to `threads` threads (started and joined within
+    /// the call): the same answer, the same first violation.
+    pub fn validate_with(&self, threads: usize) -> Result<(), CooError> {
         check_structure(&self.parts(), !self.is_copy(), false)?;
-        self.check_data()
+        self.check_data(threads)
     }
 
     /// The O(nnz) rules: the coordinates (bounds, duplicates, order), then
     /// the values (codes the type forbids as data).
-    pub(super) fn check_data(&self) -> Result<(), CooError> {
-        self.check_coordinates()?;
+    pub(super) fn check_data(&self, threads: usize) -> Result<(), CooError> {
+        self.check_coordinates(threads.max(1))?;
         self.check_values()
     }
 
@@ -64,13 +70,14 @@ impl Coo<'_> {
         })
     }
 
-    fn check_coordinates(&self) -> Result<(), CooError> {
+    fn check_coordinates(&self, threads: usize) -> Result<(), CooError> {
         let r = self.shape.len();
         let n = self.indices().len() / r;
         if self.is_sorted {
             // A branch-free scan finds the first suspect entry; the precise
             // description comes from the slow path, for that entry only.
-            let Some(i) = scan::first_sorted_violation(self.indices(), &self.shape) else {
+            let Some(i) = scan::first_sorted_violation_par(self.indices(), &self.shape, threads)
+            else {
                 return Ok(());
             };
             if let Some(err) = self.out_of_bounds(i) {
@@ -96,18 +103,18 @@ impl Coo<'_> {
         // case for data not flagged sorted) cannot hold duplicates: one
         // streaming pass proves it and skips the sort. Unordered data fails
         // this check within its first block.
-        if scan::first_sorted_violation(self.indices(), &self.shape).is_none() {
+        if scan::first_sorted_violation_par(self.indices(), &self.shape, threads).is_none() {
             return Ok(());
         }
         // Duplicate detection over every entry checks bounds on the way; only
         // when some entry is outside the shape is it redone over the entries
         // before the first such one (a key is only meaningful in bounds).
-        let (found, all_in_bounds) = self.first_duplicate(n)?;
+        let (found, all_in_bounds) = self.first_duplicate(n, threads)?;
         let (found, first_oob) = match all_in_bounds {
             true => (found, None),
             false => match scan::first_out_of_bounds(self.indices(), &self.shape) {
                 None => (found, None),
-                Some(i) => (self.first_duplicate(i)?.0, Some(i)),
+                Some(i) => (self.first_duplicate(i, threads)?.0, Some(i)),
             },
         };
         if let Some((entry, first)) = found {
@@ -127,7 +134,11 @@ impl Coo<'_> {
     /// those of an earlier entry `i`: `(j, i)`; meaningful when all those
     /// entries are in bounds. The flag says whether they were seen to be
     /// (`false` also when this method did not look).
-    fn first_duplicate(&self, count: usize) -> Result<(Option<(usize, usize)>, bool), CooError> {
+    fn first_duplicate(
+        &self,
+        count: usize,
+        threads: usize,
+    ) -> Result<(Option<(usize, usize)>, bool), CooError> {
         let alloc_err = |bytes| CooError::Alloc {
             bytes,
             what: "duplicate detection",
@@ -143,10 +154,10 @@ impl Coo<'_> {
             let bits = key::bits_below(elements);
             let (sh, st) = (&self.shape[..], &strides[..]);
             let found = match r {
-                1 => dup::first_duplicate::<1>(idx, sh, st, bits),
-                2 => dup::first_duplicate::<2>(idx, sh, st, bits),
-                3 => dup::first_duplicate::<3>(idx, sh, st, bits),
-                _ => dup::first_duplicate::<0>(idx, sh, st, bits),
+                1 => dup::first_duplicate::<1>(idx, sh, st, bits, threads),
+                2 => dup::first_duplicate::<2>(idx, sh, st, bits, threads),
+                3 => dup::first_duplicate::<3>(idx, sh, st, bits, threads),
+                _ => dup::first_duplicate::<0>(idx, sh, st, bits, threads),
             };
             match found {
                 Ok(found) => return Ok(found),

@@ -117,6 +117,49 @@ pub fn first_sorted_violation(idx: &[u64], shape: &[u64]) -> Option<usize> {
     }
 }
 
+/// `first_sorted_violation` on up to `threads` threads: contiguous ranges
+/// of entries, each also checked against the entry before it, the lowest
+/// violation kept. Small inputs stay on the calling thread.
+pub fn first_sorted_violation_par(idx: &[u64], shape: &[u64], threads: usize) -> Option<usize> {
+    let r = shape.len();
+    let n = idx.len() / r;
+    let threads = threads.min(n / MIN_PER_THREAD).max(1);
+    if threads == 1 {
+        return first_sorted_violation(idx, shape);
+    }
+    let cuts: Vec<usize> = (0..=threads).map(|t| n * t / threads).collect();
+    // Each range but the first starts one entry early, so the pair across
+    // the cut is checked (its first entry again, as the first of a slice:
+    // bounds only).
+    let part = |a: usize, b: usize| {
+        let from = a.saturating_sub(1);
+        first_sorted_violation(&idx[from * r..b * r], shape).map(|i| i + from)
+    };
+    std::thread::scope(|s| {
+        let jobs: Vec<_> = cuts
+            .windows(2)
+            .map(|w| {
+                let (a, b) = (w[0], w[1]);
+                // A thread that cannot start: its range runs here.
+                std::thread::Builder::new()
+                    .spawn_scoped(s, move || part(a, b))
+                    .map_err(|_| (a, b))
+            })
+            .collect();
+        jobs.into_iter()
+            .filter_map(|j| match j {
+                Ok(h) => h
+                    .join()
+                    .unwrap_or_else(|_| first_sorted_violation(idx, shape)),
+                Err((a, b)) => part(a, b),
+            })
+            .min()
+    })
+}
+
+/// Below this many entries per thread, threads cost more than they save.
+pub const MIN_PER_THREAD: usize = 1 << 16;
+
 fn first_out_of_bounds_r<const R: usize>(idx: &[u64], shape: &[u64]) -> Option<usize> {
     let mut s = [0u64; R];
     s.copy_from_slice(shape);
@@ -163,6 +206,45 @@ mod tests {
         *seed ^= *seed >> 7;
         *seed ^= *seed << 17;
         *seed
+    }
+
+    #[test]
+    fn threaded_scan_finds_the_same_first_violation() {
+        let n = 3 * MIN_PER_THREAD + 17;
+        let shape = [n as u64 + 5, 4];
+        let sorted: Vec<u64> = (0..n as u64).flat_map(|i| [i, i % 4]).collect();
+        assert_eq!(first_sorted_violation_par(&sorted, &shape, 4), None);
+        // Violations at and around each cut of 2, 3 and 4 threads.
+        let mut at: Vec<usize> = vec![2, 3, n - 1];
+        for t in 2..=4 {
+            for k in 1..t {
+                let c = n * k / t;
+                at.extend([c - 1, c, c + 1]);
+            }
+        }
+        for &i in &at {
+            for kind in 0..3 {
+                let mut idx = sorted.clone();
+                match kind {
+                    0 => {
+                        // a repeat of its predecessor
+                        idx[2 * i] = idx[2 * i - 2];
+                        idx[2 * i + 1] = idx[2 * i - 1];
+                    }
+                    1 => idx[2 * i + 1] = 9, // out of bounds
+                    _ => idx[2 * i] = 0,     // before its predecessor
+                }
+                let want = first_sorted_violation(&idx, &shape);
+                assert!(want.is_some());
+                for threads in 1..=4 {
+                    assert_eq!(
+                        first_sorted_violation_par(&idx, &shape, threads),
+                        want,
+                        "{i} {kind}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
