@@ -142,3 +142,33 @@ fn threaded_validation_reports_the_same_first_violation() {
         }
     }
 }
+
+/// A batch split over threads reports the lowest query outside the shape,
+/// numbered in the whole batch, whichever thread met it.
+#[test]
+fn threaded_batches_report_the_lowest_bad_query() {
+    let f = Fixture::seed(); // 4 x 4
+    let coo = f.strict().unwrap();
+    let n = 20_000;
+    let mut queries: Vec<u64> = (0..n as u64).flat_map(|k| [k % 4, (k / 4) % 4]).collect();
+    queries[2 * 15_000] = 9;
+    queries[2 * 7_000 + 1] = 4;
+    let mut out = vec![0.0; n];
+    for threads in [1, 2, 4, 5] {
+        let e = coo
+            .lookup_batch_f64(&queries, &mut out, None, threads)
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "query 7000: coordinate 4 in dimension 1 is out of bounds (shape[1] = 4)",
+            "{threads} threads"
+        );
+    }
+    queries[2 * 7_000 + 1] = 0;
+    queries[2 * 15_000] = 0;
+    for threads in [1, 4] {
+        coo.lookup_batch_f64(&queries, &mut out, None, threads)
+            .unwrap();
+        assert_eq!(out[1], 0.0);
+    }
+}

@@ -106,18 +106,11 @@ impl Coo<'_> {
                 "batch buffers of unequal lengths".into(),
             ));
         }
-        for (k, q) in queries.chunks_exact(r).enumerate() {
-            if let Some(dim) = q.iter().zip(&self.shape).position(|(c, x)| c >= x) {
-                return Err(CooError::BatchQueryOutOfBounds {
-                    query: k,
-                    dim,
-                    coord: q[dim],
-                    extent: self.shape[dim],
-                });
-            }
-        }
         let threads = threads.clamp(1, 256).min(out.len().div_ceil(4096)).max(1);
         if threads == 1 {
+            if let Some(e) = self.first_bad_query(queries, 0) {
+                return Err(e);
+            }
             self.batch_part(ty, queries, out, found);
             return Ok(());
         }
@@ -126,7 +119,7 @@ impl Coo<'_> {
             let mut found = found;
             let mut parts = queries.chunks(per * r).zip(out.chunks_mut(per));
             let mut handles = Vec::new();
-            for (qs, os) in &mut parts {
+            for (part, (qs, os)) in (&mut parts).enumerate() {
                 let fs = match found.take() {
                     Some(f) => {
                         let (head, tail) = f.split_at_mut(os.len());
@@ -135,18 +128,60 @@ impl Coo<'_> {
                     }
                     None => None,
                 };
-                let job = move || self.batch_part(ty, qs, os, fs);
+                // Each thread checks its own queries first (the first bad
+                // one over all threads is reported; outputs are unspecified
+                // on failure), so the check is split too.
+                let first = part * per;
+                let job = move || match self.first_bad_query(qs, first) {
+                    Some(e) => Some(e),
+                    None => {
+                        self.batch_part(ty, qs, os, fs);
+                        None
+                    }
+                };
                 match std::thread::Builder::new().spawn_scoped(scope, job) {
                     Ok(h) => handles.push(h),
                     // Threads already started finish before the scope ends.
                     Err(e) => return Err(CooError::ThreadSpawn(e.to_string())),
                 }
             }
+            let mut first_bad: Option<CooError> = None;
             for h in handles {
-                h.join()
+                let bad = h
+                    .join()
                     .map_err(|_| CooError::Internal("a lookup thread panicked".into()))?;
+                // Parts come in query order: the first bad part holds the
+                // lowest bad query.
+                if first_bad.is_none() {
+                    first_bad = bad;
+                }
             }
-            Ok(())
+            first_bad.map_or(Ok(()), Err)
+        })
+    }
+
+    /// The error for the first query of `queries` (numbered from `first`)
+    /// outside the shape, if any: a branch-free pass, the slow one only
+    /// for a bad batch.
+    fn first_bad_query(&self, queries: &[u64], first: usize) -> Option<CooError> {
+        let r = self.shape.len();
+        let mut bad = false;
+        for q in queries.chunks_exact(r) {
+            for (c, x) in q.iter().zip(&self.shape) {
+                bad |= c >= x;
+            }
+        }
+        if !bad {
+            return None;
+        }
+        queries.chunks_exact(r).enumerate().find_map(|(k, q)| {
+            let dim = q.iter().zip(&self.shape).position(|(c, x)| c >= x)?;
+            Some(CooError::BatchQueryOutOfBounds {
+                query: first + k,
+                dim,
+                coord: q[dim],
+                extent: self.shape[dim],
+            })
         })
     }
 }
