@@ -104,29 +104,20 @@ pub unsafe extern "C" fn hurray_coo_create_threads(
     threads: u32,
     out: *mut *mut hurray_coo,
 ) -> hurray_status {
-    guard(move || {
-        // SAFETY: `out` is NULL or writable, per the contract.
-        let (mut opts, one_based) = unsafe { begin_create(out, flags) }?;
-        opts.threads = threads as usize;
-        check_rank(rank)?;
-        // SAFETY: as hurray_coo_create_with_release.
-        let (shape, (values, indices)) = unsafe {
-            (
-                read_u64s(shape, rank, "shape")?,
-                coo_buffers(values, values_bytes, indices, indices_bytes)?,
-            )
-        };
-        let parts = CooParts {
-            type_tag,
-            shape: shape.as_slice(),
-            nnz,
-            is_sorted,
-            values,
-            indices,
-        };
-        // SAFETY: `out` was checked non-null above.
-        unsafe { build_handle(parts, (opts, one_based), None, None, out) }
-    })
+    let args = CreateArgs {
+        type_tag,
+        rank,
+        shape,
+        nnz,
+        is_sorted,
+        values,
+        values_bytes,
+        indices,
+        indices_bytes,
+        flags,
+    };
+    // SAFETY: the contract of hurray_coo_create.
+    unsafe { create(args, threads, None, None, out) }
 }
 
 /// Like hurray_coo_create, with a release callback for the caller's buffers
@@ -165,30 +156,95 @@ pub unsafe extern "C" fn hurray_coo_create_with_release(
         f,
         ctx: release_ctx,
     });
+    let args = CreateArgs {
+        type_tag,
+        rank,
+        shape,
+        nnz,
+        is_sorted,
+        values,
+        values_bytes,
+        indices,
+        indices_bytes,
+        flags,
+    };
+    // SAFETY: the contract of hurray_coo_create.
+    unsafe { create(args, 1, release, None, out) }
+}
+
+/// The arguments every create entry point takes, as the caller passed them.
+pub(super) struct CreateArgs {
+    pub type_tag: u8,
+    pub rank: u32,
+    pub shape: *const u64,
+    pub nnz: u64,
+    pub is_sorted: bool,
+    pub values: *const c_void,
+    pub values_bytes: usize,
+    pub indices: *const u64,
+    pub indices_bytes: usize,
+    pub flags: u32,
+}
+
+/// What every create entry point does: `*out` NULL first, the flags, the
+/// rank, the shape and the buffers read, the tensor built (validated on up
+/// to `threads` threads unless permissive), placed in a shard box when
+/// `shard` gives one (parent shape, offset: rank values each), and boxed.
+/// The release guard is kept by a borrowed handle and dropped (so called)
+/// otherwise, whatever happens.
+///
+/// # Safety
+/// The contract of hurray_coo_create (and, for `shard`, rank readable
+/// values at both pointers).
+pub(super) unsafe fn create(
+    a: CreateArgs,
+    threads: u32,
+    release: Option<Release>,
+    shard: Option<(*const u64, *const u64)>,
+    out: *mut *mut hurray_coo,
+) -> hurray_status {
     guard(move || {
         // SAFETY: `out` is NULL or writable, per the contract.
-        let opts = unsafe { begin_create(out, flags) }?;
-        check_rank(rank)?;
+        let (mut opts, one_based) = unsafe { begin_create(out, a.flags) }?;
+        opts.threads = threads as usize;
+        check_rank(a.rank)?;
         // SAFETY: rank is 1..=64 and the caller guarantees `rank` readable
         // extents at `shape`; buffer pointers are valid for their byte counts
         // and, unless copied, stay valid and unchanged until free (so 'static
         // is the contract's lifetime: the handle never outlives free).
         let (shape, (values, indices)) = unsafe {
             (
-                read_u64s(shape, rank, "shape")?,
-                coo_buffers(values, values_bytes, indices, indices_bytes)?,
+                read_u64s(a.shape, a.rank, "shape")?,
+                coo_buffers(a.values, a.values_bytes, a.indices, a.indices_bytes)?,
             )
         };
+        let shard = match shard {
+            None => None,
+            // SAFETY: rank readable values at each, per the contract.
+            Some((parent, offset)) => Some(unsafe {
+                crate::shard::ShardBox {
+                    parent_shape: read_u64s(parent, a.rank, "parent_shape")?
+                        .as_slice()
+                        .to_vec(),
+                    offset: read_u64s(offset, a.rank, "shard_offset")?
+                        .as_slice()
+                        .to_vec(),
+                }
+            }),
+        };
+        if let Some(b) = &shard {
+            b.check(shape.as_slice())?;
+        }
         let parts = CooParts {
-            type_tag,
+            type_tag: a.type_tag,
             shape: shape.as_slice(),
-            nnz,
-            is_sorted,
+            nnz: a.nnz,
+            is_sorted: a.is_sorted,
             values,
             indices,
         };
-        // SAFETY: `out` was checked non-null above.
-        unsafe { build_handle(parts, opts, release, None, out) }
+        // SAFETY: `out` was checked non-null by begin_create.
+        unsafe { build_handle(parts, (opts, one_based), release, None, shard, out) }
     })
 }
 
@@ -237,10 +293,11 @@ pub(super) unsafe fn build_handle(
     (opts, one_based): (Options, bool),
     release: Option<Release>,
     desc: Option<crate::io::descriptor::Descriptor>,
+    shard: Option<crate::shard::ShardBox>,
     out: *mut *mut hurray_coo,
 ) -> Result<(), CooError> {
     let mut coo = Coo::new(parts, opts).map_err(|e| e.one_based(one_based))?;
-    if let Some(b) = desc.as_ref().and_then(|d| d.shard.clone()) {
+    if let Some(b) = shard.or_else(|| desc.as_ref().and_then(|d| d.shard.clone())) {
         coo = coo.with_shard(b)?;
     }
     let release = if opts.copy { None } else { release };

@@ -306,7 +306,7 @@ pub unsafe extern "C" fn hurray_coo_from_descriptor(
             indices,
         };
         // SAFETY: `out` was checked non-null above.
-        unsafe { build_handle(parts, opts, None, Some(desc), out) }
+        unsafe { build_handle(parts, opts, None, Some(desc), None, out) }
     })
 }
 

@@ -3,12 +3,12 @@
 
 use std::ffi::c_void;
 
-use super::guard::{box_handle, coo_buffers, guard, handle, live, read_u64s, write_opt};
-use super::handle::{begin_create, hand_out};
+use super::guard::{box_handle, guard, handle, live, read_u64s, write_opt};
+use super::handle::{create, hand_out, CreateArgs};
 use super::{hurray_coo, hurray_release_fn, hurray_status, Release};
-use crate::coo::{check_rank, CooParts};
+use crate::coo::check_rank;
 use crate::error::CooError;
-use crate::shard::{self, ShardBox, Split};
+use crate::shard::{self, Split};
 
 /// hurray_coo_partition mode: parts blocks of (nearly) equal row counts.
 pub const HURRAY_PARTITION_EQUAL_ROWS: u32 = 0;
@@ -55,50 +55,21 @@ pub unsafe extern "C" fn hurray_coo_create_shard(
         f,
         ctx: release_ctx,
     });
-    guard(move || {
-        // SAFETY: `out` is NULL or writable, per the contract.
-        let opts = unsafe { begin_create(out, flags) }?;
-        check_rank(rank)?;
-        // SAFETY: rank readable extents at each array, buffers valid for
-        // their sizes (for the handle's life when borrowed), per the
-        // contract.
-        let (shape, parent, offset, (values, indices)) = unsafe {
-            (
-                read_u64s(shape, rank, "shape")?,
-                read_u64s(parent_shape, rank, "parent_shape")?,
-                read_u64s(shard_offset, rank, "shard_offset")?,
-                coo_buffers(values, values_bytes, indices, indices_bytes)?,
-            )
-        };
-        let b = ShardBox {
-            parent_shape: parent.as_slice().to_vec(),
-            offset: offset.as_slice().to_vec(),
-        };
-        b.check(shape.as_slice())?;
-        let parts = CooParts {
-            type_tag,
-            shape: shape.as_slice(),
-            nnz,
-            is_sorted,
-            values,
-            indices,
-        };
-        let (opts, one_based) = opts;
-        let coo = crate::coo::Coo::new(parts, opts)
-            .and_then(|c| c.with_shard(b))
-            .map_err(|e| e.one_based(one_based))?;
-        let release = if opts.copy { None } else { release };
-        let h = box_handle(hurray_coo {
-            coo,
-            desc: None,
-            one_based,
-            _release: release,
-            _file: None,
-        })?;
-        // SAFETY: `out` was checked non-null by begin_create.
-        unsafe { write_opt(out, h) };
-        Ok(())
-    })
+    let args = CreateArgs {
+        type_tag,
+        rank,
+        shape,
+        nnz,
+        is_sorted,
+        values,
+        values_bytes,
+        indices,
+        indices_bytes,
+        flags,
+    };
+    // SAFETY: the contract of hurray_coo_create, and rank values at
+    // parent_shape and shard_offset.
+    unsafe { create(args, 1, release, Some((parent_shape, shard_offset)), out) }
 }
 
 /// The local coordinates of the parent tensor's coordinates global (rank
