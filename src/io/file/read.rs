@@ -529,7 +529,8 @@ fn section_ranges(
             // A KV section the trailer locates is read even when the header's
             // flag is clear: a one-pass writer (the reference implementation's)
             // cannot set a header flag once it learns it has metadata.
-            (off, len) if off != 0 && len != 0 => Some((off, off + u64::from(len))),
+            // (An end past 2^64 is refused below as past the index.)
+            (off, len) if off != 0 && len != 0 => Some((off, off.saturating_add(u64::from(len)))),
             (off, len) => {
                 return Err(corrupt(
                     at + 16,
