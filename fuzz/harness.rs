@@ -298,57 +298,60 @@ pub fn create(data: &[u8]) {
 /// # Safety
 /// `coo` is a live handle.
 unsafe fn shards(coo: *const hurray_coo, parts: u32, mode: u32) {
-    let mut out = vec![std::ptr::null_mut::<hurray_coo>(); parts as usize];
-    let rows = unsafe { *hurray_coo_shape(coo) };
-    let bounds: Vec<u64> = (0..=parts as u64)
-        .map(|k| (rows as u128 * k as u128 / parts as u128) as u64)
-        .collect();
-    // SAFETY: parts slots; bounds holds parts + 1 values.
-    let st = unsafe { hurray_coo_partition(coo, mode, parts, bounds.as_ptr(), out.as_mut_ptr()) };
-    check_status(st);
-    if st != HURRAY_OK {
-        assert!(out.iter().all(|p| p.is_null()));
-        // Only a permissive handle that breaks a rule, or an unknown type.
-        let mut b = 0u64;
-        // SAFETY: a live handle; b is writable.
-        let unknown = unsafe { hurray_type_values_bytes(hurray_coo_type_tag(coo), 1, &mut b) };
-        assert!(unsafe { hurray_coo_validate(coo) } != HURRAY_OK || unknown != HURRAY_OK);
-        return;
-    }
-    let total: u64 = out.iter().map(|&p| unsafe { hurray_coo_nnz(p) }).sum();
-    assert_eq!(total, unsafe { hurray_coo_nnz(coo) });
-    let rank = unsafe { hurray_coo_rank(coo) } as usize;
-    for &p in &out {
-        let mut n = 0usize;
-        let idx = unsafe { hurray_coo_indices(p, &mut n) };
-        let (mut parent, mut offset, mut present) = (null(), null(), false);
-        assert_eq!(
-            unsafe { hurray_coo_shard(p, &mut parent, &mut offset, &mut present) },
-            HURRAY_OK
-        );
-        assert!(present);
-        if !idx.is_null() {
-            // SAFETY: the handle's own buffers.
-            let local = unsafe { std::slice::from_raw_parts(idx, rank) };
-            let off = unsafe { std::slice::from_raw_parts(offset, rank) };
-            let g: Vec<u64> = local.iter().zip(off).map(|(a, b)| a + b).collect();
-            let mut found = false;
-            let mut v = 0.0;
-            let st = unsafe {
-                hurray_coo_lookup_global_f64(p, g.as_ptr(), rank as u32, &mut v, &mut found)
-            };
-            check_status(st);
-            assert!(st != HURRAY_OK || found);
+    // SAFETY: `coo` and every handle made here are live until freed below;
+    // out-pointers are locals; `out` holds `parts` slots and `bounds`
+    // `parts + 1` values; slices are over the handles' own buffers.
+    unsafe {
+        let mut out = vec![std::ptr::null_mut::<hurray_coo>(); parts as usize];
+        let rows = *hurray_coo_shape(coo);
+        let bounds: Vec<u64> = (0..=parts as u64)
+            .map(|k| (rows as u128 * k as u128 / parts as u128) as u64)
+            .collect();
+        let st = hurray_coo_partition(coo, mode, parts, bounds.as_ptr(), out.as_mut_ptr());
+        check_status(st);
+        if st != HURRAY_OK {
+            assert!(out.iter().all(|p| p.is_null()));
+            // Only a permissive handle that breaks a rule, or an unknown type.
+            let mut b = 0u64;
+            // SAFETY: a live handle; b is writable.
+            let unknown = hurray_type_values_bytes(hurray_coo_type_tag(coo), 1, &mut b);
+            assert!(hurray_coo_validate(coo) != HURRAY_OK || unknown != HURRAY_OK);
+            return;
         }
-    }
-    let mut back: *mut hurray_coo = 1 as *mut hurray_coo;
-    let st = unsafe { hurray_coo_concat(out.as_ptr().cast(), parts, &mut back) };
-    check_status(st);
-    assert_eq!(st, HURRAY_OK);
-    assert_eq!(unsafe { hurray_coo_nnz(back) }, total);
-    unsafe { hurray_coo_free(back) };
-    for p in out {
-        unsafe { hurray_coo_free(p) };
+        let total: u64 = out.iter().map(|&p| hurray_coo_nnz(p)).sum();
+        assert_eq!(total, hurray_coo_nnz(coo));
+        let rank = hurray_coo_rank(coo) as usize;
+        for &p in &out {
+            let mut n = 0usize;
+            let idx = hurray_coo_indices(p, &mut n);
+            let (mut parent, mut offset, mut present) = (null(), null(), false);
+            assert_eq!(
+                hurray_coo_shard(p, &mut parent, &mut offset, &mut present),
+                HURRAY_OK
+            );
+            assert!(present);
+            if !idx.is_null() {
+                let local = std::slice::from_raw_parts(idx, rank);
+                let off = std::slice::from_raw_parts(offset, rank);
+                let g: Vec<u64> = local.iter().zip(off).map(|(a, b)| a + b).collect();
+                let mut found = false;
+                let mut v = 0.0;
+                let st = {
+                    hurray_coo_lookup_global_f64(p, g.as_ptr(), rank as u32, &mut v, &mut found)
+                };
+                check_status(st);
+                assert!(st != HURRAY_OK || found);
+            }
+        }
+        let mut back: *mut hurray_coo = 1 as *mut hurray_coo;
+        let st = hurray_coo_concat(out.as_ptr().cast(), parts, &mut back);
+        check_status(st);
+        assert_eq!(st, HURRAY_OK);
+        assert_eq!(hurray_coo_nnz(back), total);
+        hurray_coo_free(back);
+        for p in out {
+            hurray_coo_free(p);
+        }
     }
 }
 

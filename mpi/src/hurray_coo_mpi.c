@@ -324,17 +324,10 @@ static hurray_status agree(hurray_status mine, MPI_Comm comm) {
     v.status = mine;
     if (mine != HURRAY_OK) copy_text(v.msg, MSG_LEN, last_message);
     all = (verdict *)calloc((size_t)size, sizeof *all);
-    if (all == NULL) {
-        /* Every rank is in this branch (any is global): this one cannot
-         * gather, so it reports that, and the others fall back as well. */
-        int ok = 0, all_ok = 0;
-        MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-        return fail(HURRAY_ERR_ALLOC, "a rank cannot allocate the error report");
-    }
     {
-        int ok = 1, all_ok = 0;
-        MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-        if (!all_ok) {
+        /* Every rank is here (any is global): all gather or none does. */
+        int ok = all != NULL, all_ok = 0;
+        if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !all_ok) {
             free(all);
             return fail(HURRAY_ERR_ALLOC, "a rank cannot allocate the error report");
         }

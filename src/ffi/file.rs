@@ -197,10 +197,7 @@ fn scalar_kv(key: &[u8], v: &KvValue, text: Option<&Vec<u8>>) -> hurray_kv {
         KvValue::Uint64(x) => k.u64 = *x,
         KvValue::Float64(x) => k.f64 = *x,
         KvValue::Bool(x) => k.b = *x,
-        KvValue::Bytes(b) => {
-            k.data = b.as_ptr().cast();
-            k.data_len = b.len();
-        }
+        KvValue::Bytes(b) => k = k.with_data(b),
         KvValue::Array(_) => {}
     }
     k
@@ -234,6 +231,23 @@ fn index_of(f: &hurray_file, i: u64, count: usize, what: &str) -> Result<usize, 
             offset: f.file.container().trailer.index_offset,
             msg: format!("{what} {i} is out of range: the file holds {count}"),
         })
+}
+
+/// The file and KV entry index i, checked, for the KV readers (out not NULL).
+///
+/// # Safety
+/// `file` is NULL or live.
+unsafe fn kv_entry<'f>(
+    file: *const hurray_file,
+    i: u64,
+    out: *mut hurray_kv,
+) -> Result<(&'f hurray_file, usize), CooError> {
+    // SAFETY: forwarded contract.
+    let f = unsafe { open_file(file) }?;
+    if out.is_null() {
+        return Err(CooError::null("out"));
+    }
+    Ok((f, index_of(f, i, f.file.kv().len(), "KV entry")?))
 }
 
 /// Open the Hurray file at path (NUL-terminated, not NULL) and check its
@@ -576,11 +590,7 @@ pub unsafe extern "C" fn hurray_file_kv(
 ) -> hurray_status {
     guard(|| {
         // SAFETY: NULL or live, per the contract.
-        let f = unsafe { open_file(file) }?;
-        if out.is_null() {
-            return Err(CooError::null("out"));
-        }
-        let i = index_of(f, i, f.file.kv().len(), "KV entry")?;
+        let (f, i) = unsafe { kv_entry(file, i, out) }?;
         let (_, v) = &f.file.kv()[i];
         let text = &f.kv[i];
         let k = match v {
@@ -626,11 +636,7 @@ pub unsafe extern "C" fn hurray_file_kv_item(
 ) -> hurray_status {
     guard(|| {
         // SAFETY: NULL or live, per the contract.
-        let f = unsafe { open_file(file) }?;
-        if out.is_null() {
-            return Err(CooError::null("out"));
-        }
-        let i = index_of(f, i, f.file.kv().len(), "KV entry")?;
+        let (f, i) = unsafe { kv_entry(file, i, out) }?;
         let (key, v) = &f.file.kv()[i];
         let KvValue::Array(a) = v else {
             return Err(CooError::Argument(format!(

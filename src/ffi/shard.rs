@@ -3,7 +3,7 @@
 
 use std::ffi::c_void;
 
-use super::guard::{box_handle, guard, handle, live, read_u64s, write_opt};
+use super::guard::{guard, handle, live, read_u64s, write_opt};
 use super::handle::{create, hand_out, CreateArgs};
 use super::{hurray_coo, hurray_release_fn, hurray_status, Release};
 use crate::coo::check_rank;
@@ -252,15 +252,7 @@ pub unsafe extern "C" fn hurray_coo_concat(
             hs.push(&unsafe { live(p as *const hurray_coo, "a shard") }?.coo);
         }
         let joined = shard::concat(&hs)?;
-        let h = box_handle(hurray_coo {
-            coo: joined,
-            desc: None,
-            one_based: false,
-            _release: None,
-            _file: None,
-        })?;
-        // SAFETY: checked writable above.
-        unsafe { write_opt(out, h) };
-        Ok(())
+        // SAFETY: `out` checked writable above.
+        unsafe { hand_out(joined, false, out) }
     })
 }

@@ -84,46 +84,25 @@ pub fn concat(shards: &[&Coo<'_>]) -> Result<Coo<'static>, CooError> {
     for &k in &order {
         whole.extend((0..shards[k].nnz() as usize).map(|i| (k, i)));
     }
-    let joined = gather_many(shards, &boxes, parent, &whole, stacked)?;
+    let joined = super::gather(
+        first,
+        parent,
+        whole.len(),
+        stacked,
+        |j| (shards[whole[j].0], whole[j].1),
+        |t, i, c| {
+            // Every shard has a box (checked above): local plus offset.
+            let offset = t.shard().map_or(&[][..], |b| &b.offset[..]);
+            for (d, slot) in c.iter_mut().enumerate() {
+                *slot = t.entry(i)[d] + offset.get(d).copied().unwrap_or(0);
+            }
+        },
+        "the concatenation",
+    )?;
     if stacked {
         Ok(joined)
     } else {
         let identity: Vec<u32> = (0..parent.len() as u32).collect();
         crate::convert::sort_by_modes(&joined, &identity, 1)
     }
-}
-
-/// `gather` across several shards: entry `(k, i)` is entry `i` of shard `k`
-/// at its global coordinates.
-fn gather_many(
-    shards: &[&Coo<'_>],
-    boxes: &[&super::ShardBox],
-    parent: &[u64],
-    picks: &[(usize, usize)],
-    is_sorted: bool,
-) -> Result<Coo<'static>, CooError> {
-    use crate::aligned::AlignedBuf;
-    use crate::element::{decode, encode, size};
-    let what = "the concatenation";
-    let ty = crate::convert::value_type(shards[0], what)?;
-    let n = picks.len() as u64;
-    let r = parent.len();
-    let mut values = AlignedBuf::zeroed(size::to_usize(size::values_bytes(ty, n)?, what)?, what)?;
-    let mut indices = AlignedBuf::zeroed(
-        size::to_usize(size::indices_bytes(n, r as u32)?, what)?,
-        what,
-    )?;
-    let mut cell = [0u8; 16];
-    let v = values.as_bytes_mut();
-    for (j, &(k, i)) in picks.iter().enumerate() {
-        decode::copy_element(ty, shards[k].values(), i, &mut cell);
-        encode::store_element(ty, v, j, &cell);
-    }
-    let idx: &mut [u64] = bytemuck::cast_slice_mut(indices.as_bytes_mut());
-    for (j, &(k, i)) in picks.iter().enumerate() {
-        for (d, (&c, &o)) in shards[k].entry(i).iter().zip(&boxes[k].offset).enumerate() {
-            idx[j * r + d] = c + o;
-        }
-    }
-    Coo::from_owned(shards[0].type_tag(), parent, is_sorted, values, indices)
 }

@@ -63,41 +63,41 @@ impl ShardBox {
     }
 }
 
-/// A new tensor of `coo`'s type from some of its entries: entry `picks[k]`
-/// becomes entry `k`, its coordinates rewritten by `coords` (which writes
-/// `rank` values). Validated as every library-built tensor is.
-fn gather(
-    coo: &crate::Coo<'_>,
+/// A new tensor of `n` entries of `like`'s type: entry `k` is entry `i` of
+/// `source(k) = (tensor, i)`, its coordinates written by
+/// `place(tensor, i, out)` (`rank` values). Validated as every
+/// library-built tensor is. Partitions, row blocks and concatenation all
+/// build their results this way.
+fn gather<'s>(
+    like: &crate::Coo<'_>,
     shape: &[u64],
-    picks: &[usize],
+    n: usize,
     is_sorted: bool,
-    mut coords: impl FnMut(usize, &mut [u64]),
+    source: impl Fn(usize) -> (&'s crate::Coo<'s>, usize),
+    place: impl Fn(&crate::Coo<'_>, usize, &mut [u64]),
     what: &'static str,
 ) -> Result<crate::Coo<'static>, CooError> {
     use crate::aligned::AlignedBuf;
     use crate::element::{decode, encode, size};
-    let ty = crate::convert::value_type(coo, what)?;
-    let n = picks.len() as u64;
+    let ty = crate::convert::value_type(like, what)?;
     let r = shape.len();
-    let vbytes = size::to_usize(size::values_bytes(ty, n)?, what)?;
-    let ibytes = size::to_usize(size::indices_bytes(n, r as u32)?, what)?;
+    let vbytes = size::to_usize(size::values_bytes(ty, n as u64)?, what)?;
+    let ibytes = size::to_usize(size::indices_bytes(n as u64, r as u32)?, what)?;
     let mut values = AlignedBuf::zeroed(vbytes, what)?;
     let mut indices = AlignedBuf::zeroed(ibytes, what)?;
     let mut cell = [0u8; 16];
-    {
-        let v = values.as_bytes_mut();
-        for (k, &i) in picks.iter().enumerate() {
-            decode::copy_element(ty, coo.values(), i, &mut cell);
-            encode::store_element(ty, v, k, &cell);
-        }
+    let v = values.as_bytes_mut();
+    for k in 0..n {
+        let (t, i) = source(k);
+        decode::copy_element(ty, t.values(), i, &mut cell);
+        encode::store_element(ty, v, k, &cell);
     }
-    {
-        let idx: &mut [u64] = bytemuck::cast_slice_mut(indices.as_bytes_mut());
-        for (k, &i) in picks.iter().enumerate() {
-            coords(i, &mut idx[k * r..(k + 1) * r]);
-        }
+    let idx: &mut [u64] = bytemuck::cast_slice_mut(indices.as_bytes_mut());
+    for (k, out) in idx.chunks_exact_mut(r.max(1)).enumerate().take(n) {
+        let (t, i) = source(k);
+        place(t, i, out);
     }
-    crate::Coo::from_owned(coo.type_tag(), shape, is_sorted, values, indices)
+    crate::Coo::from_owned(like.type_tag(), shape, is_sorted, values, indices)
 }
 
 impl crate::Coo<'_> {

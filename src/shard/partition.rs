@@ -69,10 +69,11 @@ pub fn partition(coo: &Coo<'_>, split: Split<'_>) -> Result<Vec<Coo<'static>>, C
         let t = gather(
             coo,
             &shape,
-            &picks[k],
+            picks[k].len(),
             coo.is_sorted(),
-            |i, c| {
-                c.copy_from_slice(coo.entry(i));
+            |j| (coo, picks[k][j]),
+            |t, i, c| {
+                c.copy_from_slice(t.entry(i));
                 c[0] -= lo;
             },
             "partition",
@@ -198,16 +199,16 @@ pub fn row_block(coo: &Coo<'_>, lo: u64, hi: u64) -> Result<Coo<'static>, CooErr
             prev_coords: coo.entry(k_lo - 1).into(),
         });
     }
-    let picks: Vec<usize> = (k_lo..k_hi).collect();
     let mut shape = coo.shape().to_vec();
     shape[0] = hi - lo;
     let t = gather(
         coo,
         &shape,
-        &picks,
+        k_hi - k_lo,
         true,
-        |i, c| {
-            c.copy_from_slice(coo.entry(i));
+        |j| (coo, k_lo + j),
+        |t, i, c| {
+            c.copy_from_slice(t.entry(i));
             // A row below the block (a file that lied about its order)
             // wraps to a huge row and is refused as out of bounds.
             c[0] = c[0].wrapping_sub(lo);

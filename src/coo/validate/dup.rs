@@ -71,7 +71,7 @@ pub fn first_duplicate<const R: usize>(
     // bucket's segments, read in range order, are in entry order, so each
     // bucket's first repeat is still its lowest duplicate.
     let cuts: Vec<usize> = (0..=threads).map(|t| count * t / threads).collect();
-    let scattered = in_threads(threads, |t| {
+    let scattered = super::in_threads(threads, |t| {
         let (a, b) = (cuts[t], cuts[t + 1]);
         partition(&plan, b - a, a, keys_of(a, b))
     });
@@ -84,7 +84,7 @@ pub fn first_duplicate<const R: usize>(
     }
     let parts = &parts[..];
     let per = plan.buckets.div_ceil(threads);
-    let found = in_threads(threads, |t| {
+    let found = super::in_threads(threads, |t| {
         let range = (t * per).min(plan.buckets)..((t + 1) * per).min(plan.buckets);
         first_repeat_merged(&plan, parts, range)
     });
@@ -99,28 +99,6 @@ pub fn first_duplicate<const R: usize>(
     Ok((best, all_valid))
 }
 
-/// `work(t)` for `t` in `0..threads`, each on its own thread (started and
-/// joined here), or on this one when a thread cannot be started.
-fn in_threads<T: Send>(threads: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let work = &work;
-    std::thread::scope(|s| {
-        let jobs: Vec<_> = (0..threads)
-            .map(|t| {
-                std::thread::Builder::new()
-                    .spawn_scoped(s, move || work(t))
-                    .map_err(|_| t)
-            })
-            .collect();
-        jobs.into_iter()
-            .enumerate()
-            .map(|(t, j)| match j {
-                Ok(h) => h.join().unwrap_or_else(|_| work(t)),
-                Err(t) => work(t),
-            })
-            .collect()
-    })
-}
-
 /// `first_repeat` over buckets `range` of several partitions (of
 /// consecutive entry ranges): each bucket's segments copied in range order
 /// into one scratch run, then walked as one bucket.
@@ -132,12 +110,7 @@ fn first_repeat_merged(
     let len_of = |b: usize| parts.iter().map(|p| p.end[b] - p.start[b]).sum::<usize>();
     let largest = range.clone().map(len_of).max().unwrap_or(0);
     let table_limit = table_limit(plan);
-    let table_len = (largest.min(table_limit) * 4).max(16).next_power_of_two();
-    let mut table: Vec<u32> = Vec::new();
-    table
-        .try_reserve_exact(table_len)
-        .map_err(|_| Unavailable::Alloc(table_len.saturating_mul(4)))?;
-    table.resize(table_len, 0);
+    let mut table = table_for(largest, table_limit)?;
     let mut run: Vec<u64> = Vec::new();
     run.try_reserve_exact(largest)
         .map_err(|_| Unavailable::Alloc(largest.saturating_mul(8)))?;
@@ -159,6 +132,18 @@ fn first_repeat_merged(
         }
     }
     Ok(best)
+}
+
+/// The hash table for buckets of up to `largest` entries (those above
+/// `table_limit` are sorted instead): four slots per entry, zeroed.
+fn table_for(largest: usize, table_limit: usize) -> Result<Vec<u32>, Unavailable> {
+    let len = (largest.min(table_limit) * 4).max(16).next_power_of_two();
+    let mut table: Vec<u32> = Vec::new();
+    table
+        .try_reserve_exact(len)
+        .map_err(|_| Unavailable::Alloc(len.saturating_mul(4)))?;
+    table.resize(len, 0);
+    Ok(table)
 }
 
 /// The largest bucket walked through the hash table (larger ones are
@@ -298,12 +283,7 @@ fn first_repeat(plan: &Plan, mut parts: Partition) -> Result<Option<(usize, usiz
         .max()
         .unwrap_or(0);
     let table_limit = table_limit(plan);
-    let table_len = (largest.min(table_limit) * 4).max(16).next_power_of_two();
-    let mut table: Vec<u32> = Vec::new();
-    table
-        .try_reserve_exact(table_len)
-        .map_err(|_| Unavailable::Alloc(table_len.saturating_mul(4)))?;
-    table.resize(table_len, 0);
+    let mut table = table_for(largest, table_limit)?;
     let mut best: Option<(usize, usize)> = None;
     for b in 0..buckets {
         let bucket = &mut parts.packed[parts.start[b]..parts.end[b]];

@@ -135,26 +135,11 @@ pub fn first_sorted_violation_par(idx: &[u64], shape: &[u64], threads: usize) ->
         let from = a.saturating_sub(1);
         first_sorted_violation(&idx[from * r..b * r], shape).map(|i| i + from)
     };
-    std::thread::scope(|s| {
-        let jobs: Vec<_> = cuts
-            .windows(2)
-            .map(|w| {
-                let (a, b) = (w[0], w[1]);
-                // A thread that cannot start: its range runs here.
-                std::thread::Builder::new()
-                    .spawn_scoped(s, move || part(a, b))
-                    .map_err(|_| (a, b))
-            })
-            .collect();
-        jobs.into_iter()
-            .filter_map(|j| match j {
-                Ok(h) => h
-                    .join()
-                    .unwrap_or_else(|_| first_sorted_violation(idx, shape)),
-                Err((a, b)) => part(a, b),
-            })
-            .min()
-    })
+    // A thread that cannot start runs its range on this one.
+    super::in_threads(threads, |t| part(cuts[t], cuts[t + 1]))
+        .into_iter()
+        .flatten()
+        .min()
 }
 
 /// Below this many entries per thread, threads cost more than they save.

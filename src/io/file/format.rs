@@ -64,6 +64,22 @@ pub fn align_up(x: u64, align: u64) -> Option<u64> {
     Some(x.checked_add(align - 1)? & !(align - 1))
 }
 
+/// The first 8 bytes of a file must be "HRRYFILE" (checked before anything
+/// else, whatever the file's length).
+pub fn check_magic(first: &[u8]) -> Result<(), CooError> {
+    if first == FILE_MAGIC {
+        return Ok(());
+    }
+    Err(failed(
+        Status::InvalidMagic,
+        0,
+        format!(
+            "not a Hurray file: the first 8 bytes are {first:02X?}, expected \"HRRYFILE\" \
+             (48 52 52 59 46 49 4C 45)"
+        ),
+    ))
+}
+
 /// The 64-byte file header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
@@ -90,17 +106,7 @@ impl Header {
 
     /// Decode and check the header of a file of `file_size` bytes.
     pub fn decode(b: &[u8; HEADER_LEN as usize], file_size: u64) -> Result<Header, CooError> {
-        if b[0..8] != FILE_MAGIC {
-            return Err(failed(
-                Status::InvalidMagic,
-                0,
-                format!(
-                    "not a Hurray file: the first 8 bytes are {:02X?}, expected \"HRRYFILE\" \
-                     (48 52 52 59 46 49 4C 45)",
-                    &b[0..8]
-                ),
-            ));
-        }
+        check_magic(&b[0..8])?;
         let h = Header {
             version_major: b[8],
             version_minor: b[9],
@@ -242,7 +248,7 @@ pub fn decode_index(bytes: &[u8], at: u64) -> Result<Vec<(IndexEntry, u64)>, Coo
     let count = c.u64("index_entry_count")?;
     // Every entry takes at least 35 bytes: a count that cannot fit is a
     // lie, refused before anything is allocated for it.
-    let room = (bytes.len() as u64 - 8) / (ENTRY_FIXED_LEN + 1);
+    let room = (bytes.len() as u64).saturating_sub(8) / (ENTRY_FIXED_LEN + 1);
     if count > room {
         return Err(corrupt(
             at,
@@ -315,6 +321,27 @@ pub fn encode_kv(kv: &[(String, KvValue)]) -> Result<Vec<u8>, CooError> {
     Ok(out)
 }
 
+/// Bytes `encode_kv` writes for one entry (key and value).
+pub fn kv_entry_len(key: &str, value: &KvValue) -> u64 {
+    let scalar = |v: &KvValue| -> u64 {
+        match v {
+            KvValue::String(s) => 4 + s.len() as u64,
+            KvValue::Bytes(b) => 4 + b.len() as u64,
+            KvValue::Bool(_) => 1,
+            _ => 8,
+        }
+    };
+    let payload = match value {
+        KvValue::Array(a) => {
+            let mut n = 1 + 4;
+            a.for_each(|v| n += scalar(v));
+            n
+        }
+        v => scalar(v),
+    };
+    2 + key.len() as u64 + 1 + payload
+}
+
 fn put_scalar(out: &mut Vec<u8>, v: &KvValue) {
     match v {
         KvValue::String(s) => {
@@ -340,7 +367,7 @@ pub fn decode_kv(bytes: &[u8], at: u64) -> Result<Vec<(String, KvValue)>, CooErr
     let mut c = Cursor::new(bytes, at, "the KV metadata section");
     let count = c.u32("kv_count")?;
     // Each entry takes at least 4 bytes (key_length, a 1-byte key, a tag).
-    if u64::from(count) > (bytes.len() as u64 - 4) / 4 {
+    if u64::from(count) > (bytes.len() as u64).saturating_sub(4) / 4 {
         return Err(corrupt(
             at,
             format!(

@@ -391,10 +391,8 @@ fn zero_padding(bytes: &[u8], from: u64, to: u64, whose: &str) -> Result<(), Coo
 /// the padding between tensors).
 pub fn check_container(bytes: &[u8]) -> Result<Container, CooError> {
     let size = bytes.len() as u64;
-    if size >= 8 && bytes[..8] != format::FILE_MAGIC {
-        let mut h = [0u8; HEADER_LEN as usize];
-        h[..8].copy_from_slice(&bytes[..8]);
-        Header::decode(&h, HEADER_LEN + TRAILER_LEN)?;
+    if size >= 8 {
+        format::check_magic(&bytes[..8])?;
     }
     if size < HEADER_LEN + TRAILER_LEN {
         return Err(CooError::Container {

@@ -51,6 +51,8 @@ pub struct Writer<W: Write> {
     pos: u64,
     header_written: bool,
     kv: Vec<(String, KvValue)>,
+    /// Bytes of the KV section so far (its 4-byte count included).
+    kv_len: u64,
     entries: Vec<IndexEntry>,
     names: HashSet<String>,
     failed: bool,
@@ -73,6 +75,7 @@ impl<W: Write> Writer<W> {
             pos: 0,
             header_written: false,
             kv: Vec::new(),
+            kv_len: 4,
             entries: Vec::new(),
             names: HashSet::new(),
             failed: false,
@@ -117,15 +120,15 @@ impl<W: Write> Writer<W> {
                 "KV entry {key:?}: a string, byte sequence or array is longer than 2^32 - 1"
             )));
         }
-        self.kv.push((key.to_string(), value));
-        let len = format::encode_kv(&self.kv)?.len();
-        if len > u32::MAX as usize {
-            self.kv.pop();
+        let len = self.kv_len + format::kv_entry_len(key, &value);
+        if len > u64::from(u32::MAX) {
             return Err(CooError::Argument(format!(
                 "KV entry {key:?} would make the KV section {len} bytes; its length is a 32-bit \
                  field"
             )));
         }
+        self.kv_len = len;
+        self.kv.push((key.to_string(), value));
         Ok(())
     }
 
@@ -177,6 +180,7 @@ impl<W: Write> Writer<W> {
             (0, 0)
         } else {
             let kv = format::encode_kv(&self.kv)?;
+            debug_assert_eq!(kv.len() as u64, self.kv_len);
             let at = self.pos;
             self.put(&kv)?;
             self.pad_to(SECTION_ALIGN)?;
