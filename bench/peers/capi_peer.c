@@ -12,6 +12,7 @@
 #include "common.h" /* first: it sets _POSIX_C_SOURCE */
 
 #include "hurray_coo.h"
+#include "stream.h"
 
 static void *aligned_copy(const void *src, size_t n) {
     void *p = NULL;
@@ -20,20 +21,6 @@ static void *aligned_copy(const void *src, size_t n) {
     return p;
 }
 
-static volatile uint64_t sink;
-
-static uint64_t sum(const uint64_t *p, size_t n) {
-    uint64_t a = 0, b = 0, c = 0, d = 0;
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        a += p[i];
-        b += p[i + 1];
-        c += p[i + 2];
-        d += p[i + 3];
-    }
-    for (; i < n; i++) a += p[i];
-    return a + b + c + d;
-}
 
 int main(int argc, char **argv) {
     for (int a = 2; a < argc; a++) {

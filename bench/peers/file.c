@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "hurray_coo.h"
+#include "stream.h"
 
 static double now(void) {
     struct timespec t;
@@ -37,20 +38,6 @@ static int fail(const char *what, hurray_status st) {
     return 1;
 }
 
-static volatile uint64_t sink;
-
-static uint64_t sum(const uint64_t *p, size_t n) {
-    uint64_t a = 0, b = 0, c = 0, d = 0;
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        a += p[i];
-        b += p[i + 1];
-        c += p[i + 2];
-        d += p[i + 3];
-    }
-    for (; i < n; i++) a += p[i];
-    return a + b + c + d;
-}
 
 /* Open, map, sum `len` bytes at `off`, unmap, close. */
 static double stream(const char *path, size_t off, size_t len) {

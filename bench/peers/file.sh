@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 cargo build --release --quiet -p hurray-coo
 lib="${CARGO_TARGET_DIR:-$PWD/target}/release"
 ln -sf libhurray_coo.so "$lib/libhurray_coo.so.1"
-cc -std=c99 -O3 -march=native -Wall -Wextra -Werror -Iinclude bench/peers/file.c \
+cc -std=c99 -O3 -march=native -Wall -Wextra -Werror -Iinclude -Ibench/peers bench/peers/file.c \
   -L"$lib" -lhurray_coo -Wl,-rpath,"$lib" -o "$lib/bench-file"
 python3 -c "import numpy, scipy" 2>/dev/null || python3 -m pip install -q numpy scipy
 echo "commit $(git rev-parse --short HEAD), $(date -u +%F' '%H:%M) UTC, $(nproc) cores"
