@@ -142,6 +142,24 @@ static int test_assembly_arguments_are_checked(void) {
  *   [1 0 2]
  *   [0 0 3]
  * from an unsorted handle, then back. */
+/* Packed uint64 coordinates (rank per entry) and float64 values. */
+static hurray_triplets packed_f64(uint32_t rank, const uint64_t *shape, uint64_t n,
+                                  const uint64_t *idx, size_t idx_bytes, const double *vals,
+                                  size_t vals_bytes) {
+    hurray_triplets t;
+    memset(&t, 0, sizeof t);
+    t.rank = rank;
+    t.shape = shape;
+    t.n = n;
+    t.index_type = HURRAY_INDEX_UINT64;
+    t.indices = idx;
+    t.indices_bytes = idx_bytes;
+    t.type_tag = HURRAY_TYPE_FLOAT64;
+    t.values = vals;
+    t.values_bytes = vals_bytes;
+    return t;
+}
+
 static int test_csr_csc_dense_and_back(void) {
     int failures = 0;
     const uint64_t shape[2] = {2, 3};
@@ -150,16 +168,7 @@ static int test_csr_csc_dense_and_back(void) {
     hurray_triplets t;
     hurray_coo *coo = NULL, *back = NULL;
     size_t ob = 0, ib = 0, vb = 0;
-    memset(&t, 0, sizeof t);
-    t.rank = 2;
-    t.shape = shape;
-    t.n = 3;
-    t.index_type = HURRAY_INDEX_UINT64;
-    t.indices = idx;
-    t.indices_bytes = sizeof idx;
-    t.type_tag = HURRAY_TYPE_FLOAT64;
-    t.values = vals;
-    t.values_bytes = sizeof vals;
+    t = packed_f64(2, shape, 3, idx, sizeof idx, vals, sizeof vals);
     CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_OK, "");
     CHECK_STATUS(hurray_coo_compressed_size(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, &ob, &ib, &vb),
                  HURRAY_OK, "");
@@ -224,16 +233,7 @@ static int test_sort_modes(void) {
     hurray_triplets t;
     hurray_coo *coo = NULL, *s = NULL;
     size_t nb = 0;
-    memset(&t, 0, sizeof t);
-    t.rank = 3;
-    t.shape = shape;
-    t.n = 3;
-    t.index_type = HURRAY_INDEX_UINT64;
-    t.indices = idx;
-    t.indices_bytes = sizeof idx;
-    t.type_tag = HURRAY_TYPE_FLOAT64;
-    t.values = vals;
-    t.values_bytes = sizeof vals;
+    t = packed_f64(3, shape, 3, idx, sizeof idx, vals, sizeof vals);
     CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_OK, "");
     CHECK_STATUS(hurray_coo_sort_modes(coo, modes, 3, 2, &s), HURRAY_OK, "");
     {
