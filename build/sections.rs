@@ -51,6 +51,7 @@ const SECTIONS: &[Section] = &[
                     | "HURRAY_COO_PERMISSIVE"
                     | "HURRAY_COO_INDEX"
                     | "HURRAY_COO_ONE_BASED_MESSAGES"
+                    | "HURRAY_COO_INDEX_VALUES"
                     | "hurray_coo_create"
                     | "hurray_coo_create_with_release"
                     | "hurray_coo_create_threads"

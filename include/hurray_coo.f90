@@ -76,6 +76,7 @@ module hurray_coo
   integer(c_int32_t), parameter, public :: HURRAY_COO_PERMISSIVE = 2
   integer(c_int32_t), parameter, public :: HURRAY_COO_INDEX = 4
   integer(c_int32_t), parameter, public :: HURRAY_COO_ONE_BASED_MESSAGES = 8
+  integer(c_int32_t), parameter, public :: HURRAY_COO_INDEX_VALUES = 16
   integer(c_size_t), parameter, public :: HURRAY_LOOKUP_MAX_BYTES = 16
   integer(c_int32_t), parameter, public :: HURRAY_DESCRIPTOR_STATISTICS_COUNTS = 1
   integer(c_int32_t), parameter, public :: HURRAY_DESCRIPTOR_STATISTICS_FULL = 2

@@ -346,14 +346,16 @@ fn batch_lookups_agree_with_single_lookups() {
         }
         let refs: Vec<&[u64]> = entries.iter().map(|e| &e[..]).collect();
         let f = Fixture::f32s(&shape, &refs, sorted);
-        // Every other seed with the index (grouped lookups), the rest
-        // without (merge or search); empty tensors included.
+        // Seeds in turn: the index (grouped lookups), the index keeping the
+        // values, and none (merge or search); empty tensors included.
         let coo = f
             .create(Options {
-                index: seed % 2 == 0,
+                index: seed % 3 == 0,
+                index_values: seed % 3 == 1,
                 ..Options::default()
             })
             .unwrap();
+        assert_eq!(coo.index_has_values(), seed % 3 == 1, "seed {seed}");
         let plain = f.strict().unwrap();
         // Up to ~10k queries: enough for 2 threads of 4096 queries each.
         let n = rng.below(10_000) as usize;
@@ -388,20 +390,24 @@ fn batch_lookups_agree_with_single_lookups() {
             assert!(e.to_string().starts_with("query 2: coordinate"), "{e}");
         }
     }
-    // No entries, with the index: every query is absent.
+    // No entries, with the index (keeping values or not): every query is
+    // absent.
     let f = Fixture::f32s(&[3, 4], &[], true);
-    let empty = f
-        .create(Options {
-            index: true,
-            ..Options::default()
-        })
-        .unwrap();
-    let (mut out, mut found) = (vec![f64::NAN; 2], vec![7u8; 2]);
-    empty
-        .lookup_batch_f64(&[1, 2, 0, 0], &mut out, Some(&mut found), 1)
-        .unwrap();
-    assert_eq!((out, found), (vec![0.0, 0.0], vec![0, 0]));
-    assert_eq!(empty.lookup_f64(&[1, 2]).unwrap(), (0.0, false));
+    for values in [false, true] {
+        let empty = f
+            .create(Options {
+                index: true,
+                index_values: values,
+                ..Options::default()
+            })
+            .unwrap();
+        let (mut out, mut found) = (vec![f64::NAN; 2], vec![7u8; 2]);
+        empty
+            .lookup_batch_f64(&[1, 2, 0, 0], &mut out, Some(&mut found), 1)
+            .unwrap();
+        assert_eq!((out, found), (vec![0.0, 0.0], vec![0, 0]));
+        assert_eq!(empty.lookup_f64(&[1, 2]).unwrap(), (0.0, false));
+    }
 }
 
 #[test]
@@ -434,13 +440,24 @@ fn hash_index_lookups_equal_the_scan() {
         };
         let scan = f.create(lax).unwrap();
         let indexed = f.create(Options { index: true, ..lax }).unwrap();
-        assert!(indexed.has_index() && !scan.has_index());
+        // The values kept in the index are the first entry's of each key.
+        let valued = f
+            .create(Options {
+                index_values: true,
+                ..lax
+            })
+            .unwrap();
+        assert!(indexed.has_index() && !scan.has_index() && valued.has_index());
+        // Kept for the compact (packed) index, which narrow keys get.
+        assert_eq!(valued.index_has_values(), !wide, "seed {seed}");
+        assert!(!indexed.index_has_values());
         let n = entries.len().max(1);
         assert!(
             indexed.index_bytes() <= 16 * n + 256,
             "{} bytes",
             indexed.index_bytes()
         );
+        assert!(valued.index_bytes() <= 32 * n + 512);
         for _ in 0..200 {
             let q: Vec<u64> = shape.iter().map(|&x| coord(&mut rng, x)).collect();
             assert_eq!(
@@ -452,6 +469,12 @@ fn hash_index_lookups_equal_the_scan() {
                 indexed.lookup_f64(&q).unwrap(),
                 scan.lookup_f64(&q).unwrap()
             );
+            assert_eq!(
+                valued.lookup_f64(&q).unwrap(),
+                scan.lookup_f64(&q).unwrap(),
+                "seed {seed}"
+            );
+            assert_eq!(valued.find(&q).unwrap(), scan.find(&q).unwrap());
         }
     }
 }
@@ -501,4 +524,55 @@ fn sorted_index_lookups_equal_plain_binary_search() {
     assert!(coo.has_index());
     assert_eq!(coo.lookup_f64(&[1 << 39, 2]).unwrap(), (2.0, true));
     assert_eq!(coo.lookup_f64(&[1 << 39, 1]).unwrap(), (0.0, false));
+}
+
+#[test]
+fn values_kept_in_the_index_equal_the_buffer_for_every_type() {
+    // Every type: lookup_f64 through the index that keeps the values (as
+    // f64) gives the bits a plain lookup gives, NaN payloads included;
+    // types with no single double (complex) keep none and still refuse.
+    for (t, ty) in hurray_coo::TYPES.iter().enumerate() {
+        let mut rng = Rng::new(t as u64 ^ 0x1DE7);
+        let shape = [7u64, 9];
+        let mut keys: Vec<u64> = (0..63).filter(|_| rng.below(3) == 0).collect();
+        keys.reverse();
+        let entries: Vec<Vec<u64>> = keys.iter().map(|k| vec![k / 9, k % 9]).collect();
+        let refs: Vec<&[u64]> = entries.iter().map(|e| &e[..]).collect();
+        let bytes = hurray_coo::element::size::values_bytes(ty, entries.len() as u64).unwrap();
+        let mut values: Vec<u8> = (0..bytes).map(|_| rng.below(256) as u8).collect();
+        if ty.is_sub_byte() {
+            // The padding of the last group must be zero: clear its bytes.
+            let tail = values.len().saturating_sub(3);
+            values[tail..].fill(0);
+        }
+        let f = Fixture::new(ty.tag, &shape, &refs, &values, false);
+        let lax = Options {
+            permissive: true,
+            ..Options::default()
+        };
+        let plain = f.create(lax).unwrap();
+        let valued = f
+            .create(Options {
+                index_values: true,
+                ..lax
+            })
+            .unwrap();
+        assert_eq!(valued.index_has_values(), ty.is_real(), "{}", ty.name());
+        for a in 0..7 {
+            for b in 0..9 {
+                match (plain.lookup_f64(&[a, b]), valued.lookup_f64(&[a, b])) {
+                    (Ok((x, hx)), Ok((y, hy))) => {
+                        assert_eq!(
+                            (x.to_bits(), hx),
+                            (y.to_bits(), hy),
+                            "{} ({a}, {b})",
+                            ty.name()
+                        )
+                    }
+                    (Err(x), Err(y)) => assert_eq!(x.status(), y.status()),
+                    (x, y) => panic!("{}: {x:?} vs {y:?}", ty.name()),
+                }
+            }
+        }
+    }
 }

@@ -27,12 +27,14 @@ const COPY: Options = Options {
     copy: true,
     permissive: false,
     index: false,
+    index_values: false,
     threads: 1,
 };
 const PERMISSIVE: Options = Options {
     copy: false,
     permissive: true,
     index: false,
+    index_values: false,
     threads: 1,
 };
 
@@ -708,12 +710,13 @@ fn check_agreement(f: &Fixture, queries: &[Vec<u64>]) {
         .map(|b| f64::from_le_bytes(b.try_into().unwrap()))
         .collect();
     let oracle = |q: &[u64]| flat.chunks_exact(rank).position(|e| e == q);
-    for index in [false, true] {
+    for (index, index_values) in [(false, false), (true, false), (false, true)] {
         let coo = f
             .create(Options {
                 copy: false,
                 permissive: true,
                 index,
+                index_values,
                 threads: 1,
             })
             .unwrap();

@@ -5,7 +5,9 @@
  *   validate2      the same, hurray_coo_create_threads with 2 threads
  *   lookup         1M hurray_coo_lookup_f64, sorted handle, no index
  *   lookup_index   the same on a handle with HURRAY_COO_INDEX
+ *   lookup_values  the same with HURRAY_COO_INDEX_VALUES (values beside keys)
  *   batch_random   hurray_coo_lookup_batch (index), 1 thread; batch_random2: 2
+ *   batch_values   the same with HURRAY_COO_INDEX_VALUES; batch_values2: 2
  *   c-stream       a C sum of the index bytes (gcc -O3 -march=native)
  * Median of 3, milliseconds, as the other peers print. Also, to stderr, the
  * fixed cost of a call in ns (hurray_coo_nnz; a lookup on a 1-entry tensor). */
@@ -64,9 +66,11 @@ int main(int argc, char **argv) {
         }
         printf("c-stream\tvalidate\t%s\t%.4f\n", argv[a], median3(t[0], t[1], t[2]));
         if (d.q) {
-            const uint32_t flags[2] = {0, HURRAY_COO_INDEX};
-            const char *names[2] = {"lookup", "lookup_index"};
-            for (int f = 0; f < 2; f++) {
+            const uint32_t flags[3] = {0, HURRAY_COO_INDEX, HURRAY_COO_INDEX_VALUES};
+            const char *names[3] = {"lookup", "lookup_index", "lookup_values"};
+            const char *batch1[3] = {"", "batch_random", "batch_values"};
+            const char *batch2[3] = {"", "batch_random2", "batch_values2"};
+            for (int f = 0; f < 3; f++) {
                 hurray_coo *h = NULL;
                 double x = 0, total = 0;
                 bool found = false;
@@ -83,7 +87,7 @@ int main(int argc, char **argv) {
                 }
                 sink = (uint64_t)total;
                 printf("ours\t%s\t%s\t%.4f\n", names[f], argv[a], median3(t[0], t[1], t[2]));
-                if (f == 1) {
+                if (f >= 1) {
                     double *out = malloc(d.nq * sizeof *out);
                     for (uint32_t th = 1; th <= 2; th++) {
                         for (int r = 0; r < 3; r++) {
@@ -91,7 +95,7 @@ int main(int argc, char **argv) {
                             hurray_coo_lookup_batch(h, d.q, d.nq, (uint32_t)d.rank, out, NULL, th);
                             t[r] = now_ms() - s;
                         }
-                        printf("ours\t%s\t%s\t%.4f\n", th == 1 ? "batch_random" : "batch_random2",
+                        printf("ours\t%s\t%s\t%.4f\n", th == 1 ? batch1[f] : batch2[f],
                                argv[a], median3(t[0], t[1], t[2]));
                     }
                     free(out);

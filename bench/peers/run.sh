@@ -28,8 +28,8 @@ cargo build --release -q -p hurray-coo
 lib="${CARGO_TARGET_DIR:-$PWD/target}/release"
 gcc -O3 -march=native -std=c11 -Iinclude -Ibench/peers bench/peers/capi_peer.c \
   -L"$lib" -lhurray_coo -Wl,-rpath,"$lib" -o "$out/capi_peer"
-gcc -O2 -std=c11 bench/peers/graphblas_peer.c -o "$out/graphblas_peer" -lgraphblas
-g++ -O2 -DNDEBUG -std=c++17 -I/usr/include/eigen3 bench/peers/eigen_peer.cpp -o "$out/eigen_peer"
+gcc -O3 -march=native -std=c11 bench/peers/graphblas_peer.c -o "$out/graphblas_peer" -lgraphblas
+g++ -O3 -march=native -DNDEBUG -std=c++17 -I/usr/include/eigen3 bench/peers/eigen_peer.cpp -o "$out/eigen_peer"
 {
   # The Rust-call rows stay, labelled; "ours" is what a C caller gets.
   sed 's/^ours\t/ours (Rust call)\t/' "$out/data/ours.tsv"

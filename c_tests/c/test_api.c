@@ -89,6 +89,20 @@ static int test_seed_example(void) {
     CHECK_STATUS(hurray_coo_lookup(coo, absent, 2, &f, sizeof f, &found), HURRAY_OK, "");
     CHECK(!found && f == 0.0f);
     hurray_coo_free(coo);
+
+    /* With HURRAY_COO_INDEX_VALUES: the index keeps each value beside its
+     * key (reported by the flags, counted in the index bytes); same answers. */
+    CHECK_STATUS(seed_create(b, HURRAY_COO_INDEX_VALUES, &coo), HURRAY_OK, "");
+    CHECK(hurray_coo_flags(coo) == (HURRAY_COO_INDEX | HURRAY_COO_INDEX_VALUES));
+    CHECK(hurray_coo_index_bytes(coo) > 0 && hurray_coo_index_bytes(coo) <= 32 * 3 + 512);
+    CHECK_STATUS(hurray_coo_lookup_f64(coo, present, 2, &d, &found), HURRAY_OK, "");
+    CHECK(found && d == -0.5);
+    d = 42.0;
+    CHECK_STATUS(hurray_coo_lookup_f64(coo, absent, 2, &d, &found), HURRAY_OK, "");
+    CHECK(!found && d == 0.0);
+    CHECK_STATUS(hurray_coo_lookup(coo, present, 2, &f, sizeof f, &found), HURRAY_OK, "");
+    CHECK(found && f == -0.5f);
+    hurray_coo_free(coo);
     seed_release(b);
     return failures;
 }
@@ -215,7 +229,7 @@ static int test_structural_errors_name_the_culprit(void) {
         shape65[i] = 2;
     }
 
-    CHECK_STATUS(seed_create(b, 0x10, &coo), HURRAY_ERR_INVALID_FLAGS, "0x00000010");
+    CHECK_STATUS(seed_create(b, 0x20, &coo), HURRAY_ERR_INVALID_FLAGS, "0x00000020");
     CHECK(coo == NULL);
     coo = SENTINEL;
     CHECK_STATUS(seed_create(b, 0x80000001u, &coo), HURRAY_ERR_INVALID_FLAGS, "0x80000000");
@@ -565,7 +579,7 @@ static int test_release_callback_runs_exactly_once(void) {
                  HURRAY_ERR_NULL_POINTER, "out");
     CHECK(release_calls == 2);
     CHECK_STATUS(hurray_coo_create_with_release(0x03, 2, SEED_SHAPE, 3, true, b.values, 12,
-                                                b.indices, 48, 0x10, count_release, NULL, &coo),
+                                                b.indices, 48, 0x20, count_release, NULL, &coo),
                  HURRAY_ERR_INVALID_FLAGS, "");
     CHECK(release_calls == 3);
 
@@ -800,12 +814,15 @@ static int test_unvalidated_lookups_agree(void) {
                     nq++;
                 }
         }
-        for (idx_flag = 0; idx_flag < 2; idx_flag++) {
+        for (idx_flag = 0; idx_flag < 3; idx_flag++) {
             uint64_t *ix = alloc64(n ? flat : NULL, 16 * n, 0);
             double *vv = alloc64(n ? vals : NULL, 8 * n, 0);
             hurray_coo *coo = NULL;
             uint64_t k;
-            uint32_t flags = HURRAY_COO_PERMISSIVE | (idx_flag ? HURRAY_COO_INDEX : 0);
+            /* none, HURRAY_COO_INDEX, HURRAY_COO_INDEX_VALUES (the index
+             * keeps the first entry's value of each key) */
+            const uint32_t idx_flags[3] = {0, HURRAY_COO_INDEX, HURRAY_COO_INDEX_VALUES};
+            uint32_t flags = HURRAY_COO_PERMISSIVE | idx_flags[idx_flag];
             CHECK_STATUS(hurray_coo_create(HURRAY_TYPE_FLOAT64, 2, shape, n, (next_rand(&rng) & 1) != 0,
                                            n ? vv : NULL, 8 * n, n ? ix : NULL, 16 * n, flags,
                                            &coo),

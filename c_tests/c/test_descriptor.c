@@ -168,7 +168,7 @@ static int test_reader_rejections(void) {
         free64(dup);
     }
     CHECK_STATUS(from_desc(NULL, 93, b, 0, &coo), HURRAY_ERR_NULL_POINTER, "bytes");
-    CHECK_STATUS(from_desc(SEED_DESC, sizeof SEED_DESC, b, 0x10, &coo), HURRAY_ERR_INVALID_FLAGS,
+    CHECK_STATUS(from_desc(SEED_DESC, sizeof SEED_DESC, b, 0x20, &coo), HURRAY_ERR_INVALID_FLAGS,
                  "");
     /* Every truncation is a clean, named error. */
     for (cut = 0; cut < sizeof SEED_DESC; cut++) {

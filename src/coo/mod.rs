@@ -32,6 +32,12 @@ pub struct Options {
     /// lookup costs O(1) expected instead of a scan or a binary search.
     /// About 13 bytes per entry, at most 16 (plus 256 bytes).
     pub index: bool,
+    /// With the index (implies `index`), keep each entry's value, as an
+    /// `f64`, beside its key, so a lookup of a value reads one place
+    /// (`HURRAY_COO_INDEX_VALUES`): 8 more bytes per slot, about 12.8 per
+    /// entry. Real types only, and only for the packed index (element
+    /// count below 2^64); otherwise the index is built without values.
+    pub index_values: bool,
     /// Threads for the data checks (0 or 1: the calling thread only),
     /// started and joined within the call.
     pub threads: usize,
@@ -151,8 +157,8 @@ impl<'a> Coo<'a> {
         if !opts.permissive {
             coo.check_data(opts.threads)?;
         }
-        if opts.index {
-            coo.index = Some(coo.build_index()?);
+        if opts.index || opts.index_values {
+            coo.index = Some(coo.build_index(opts.index_values)?);
         }
         Ok(coo)
     }

@@ -107,6 +107,21 @@ fn failed(err: CooError) -> i32 {
     err.status().code()
 }
 
+/// `guard` for a fast path that may decline: `f` returns `None` when the
+/// call must take its checked path instead (then this returns `None` and
+/// nothing was written); `Some(())` is a success, as for `guard`.
+#[inline(always)]
+pub(crate) fn guard_fast(f: impl FnOnce() -> Option<()>) -> Option<i32> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Some(())) => {
+            clear_message();
+            Some(Status::Ok.code())
+        }
+        Ok(None) => None,
+        Err(payload) => Some(failed(CooError::Panic(panic_text(payload)))),
+    }
+}
+
 /// Run an infallible export body (an accessor) behind the panic barrier,
 /// returning `fallback` if it panics.
 pub(crate) fn guard_value<T>(fallback: T, f: impl FnOnce() -> T) -> T {

@@ -27,7 +27,8 @@ use crate::error::CooError;
 /// when its byte count is 0.
 ///
 /// flags: HURRAY_COO_BORROW (0), or any of HURRAY_COO_COPY,
-/// HURRAY_COO_PERMISSIVE, HURRAY_COO_INDEX and HURRAY_COO_ONE_BASED_MESSAGES.
+/// HURRAY_COO_PERMISSIVE, HURRAY_COO_INDEX, HURRAY_COO_ONE_BASED_MESSAGES and
+/// HURRAY_COO_INDEX_VALUES.
 /// Borrowed buffers are read in place, never written, and must stay alive
 /// and unchanged until hurray_coo_free; non-empty ones must be 64-byte
 /// aligned. With HURRAY_COO_COPY the library copies them and the caller may
@@ -271,13 +272,15 @@ pub(super) fn check_flags(flags: u32) -> Result<(Options, bool), CooError> {
             flags,
             unknown: flags & !KNOWN_FLAGS,
             allowed: "the flags are HURRAY_COO_COPY (0x1), HURRAY_COO_PERMISSIVE (0x2), \
-                      HURRAY_COO_INDEX (0x4) and HURRAY_COO_ONE_BASED_MESSAGES (0x8)",
+                      HURRAY_COO_INDEX (0x4), HURRAY_COO_ONE_BASED_MESSAGES (0x8) and \
+                      HURRAY_COO_INDEX_VALUES (0x10)",
         });
     }
     let opts = Options {
         copy: flags & HURRAY_COO_COPY != 0,
         permissive: flags & HURRAY_COO_PERMISSIVE != 0,
         index: flags & HURRAY_COO_INDEX != 0,
+        index_values: flags & HURRAY_COO_INDEX_VALUES != 0,
         threads: 1,
     };
     Ok((opts, flags & HURRAY_COO_ONE_BASED_MESSAGES != 0))
@@ -396,8 +399,9 @@ pub unsafe extern "C" fn hurray_coo_is_sorted(coo: *const hurray_coo) -> bool {
 
 /// The HURRAY_COO_COPY, HURRAY_COO_PERMISSIVE and
 /// HURRAY_COO_ONE_BASED_MESSAGES flags the handle was created with, and
-/// HURRAY_COO_INDEX when it holds a lookup index (0 for a borrowed,
-/// fully validated handle without one, and when coo is NULL).
+/// HURRAY_COO_INDEX when it holds a lookup index, and also
+/// HURRAY_COO_INDEX_VALUES when that index keeps the values (0 for a
+/// borrowed, fully validated handle without one, and when coo is NULL).
 /// Thread safety: safe on a shared handle.
 #[no_mangle]
 pub unsafe extern "C" fn hurray_coo_flags(coo: *const hurray_coo) -> u32 {
@@ -410,10 +414,10 @@ pub unsafe extern "C" fn hurray_coo_flags(coo: *const hurray_coo) -> u32 {
             } else {
                 0
             };
-            let index = if h.coo.has_index() {
-                HURRAY_COO_INDEX
-            } else {
-                0
+            let index = match (h.coo.has_index(), h.coo.index_has_values()) {
+                (true, true) => HURRAY_COO_INDEX | HURRAY_COO_INDEX_VALUES,
+                (true, false) => HURRAY_COO_INDEX,
+                _ => 0,
             };
             let one = if h.one_based {
                 HURRAY_COO_ONE_BASED_MESSAGES

@@ -2,7 +2,9 @@
 
 use std::ffi::c_void;
 
-use super::guard::{array, array_mut, guard, handle, with_query, write_bytes, write_opt};
+use super::guard::{
+    array, array_mut, guard, guard_fast, handle, with_query, write_bytes, write_opt,
+};
 use super::{hurray_coo, hurray_status, HURRAY_LOOKUP_MAX_BYTES};
 use crate::error::CooError;
 
@@ -31,6 +33,31 @@ unsafe fn point_query(
             f(h, q)
         })
     }
+}
+
+/// The common case of `hurray_coo_lookup_f64` in few instructions (see
+/// `Coo::lookup_f64_fast`): every pointer non-NULL, the query aligned and of
+/// the tensor's rank. `None` sends the call down the checked path, which
+/// gives the same answer or names what is wrong.
+///
+/// # Safety
+/// `coo` is NULL or live; `index`, when not NULL, holds `rank` coordinates.
+#[inline(always)]
+unsafe fn lookup_f64_fast(
+    coo: *const hurray_coo,
+    index: *const u64,
+    rank: u32,
+    out_value: *mut f64,
+) -> Option<(f64, bool)> {
+    // SAFETY: NULL or live, per the contract.
+    let h = unsafe { coo.as_ref() }?;
+    if out_value.is_null() || index.is_null() || !index.is_aligned() || rank != h.coo.rank() {
+        return None;
+    }
+    // SAFETY: non-null and aligned; the contract gives `rank` readable
+    // coordinates, and rank equals the tensor's rank (1..=64).
+    let q = unsafe { std::slice::from_raw_parts(index, rank as usize) };
+    h.coo.lookup_f64_fast(q)
 }
 
 /// Look up the element at a coordinate tuple.
@@ -110,6 +137,38 @@ pub unsafe extern "C" fn hurray_coo_lookup(
 /// Thread safety: safe on a handle shared between threads.
 #[no_mangle]
 pub unsafe extern "C" fn hurray_coo_lookup_f64(
+    coo: *const hurray_coo,
+    index: *const u64,
+    rank: u32,
+    out_value: *mut f64,
+    out_found: *mut bool,
+) -> hurray_status {
+    // The common case first, in a small frame; everything else (and every
+    // error) in `lookup_f64_checked`.
+    let fast = guard_fast(|| {
+        // SAFETY: per this function's contract.
+        let (value, found) = unsafe { lookup_f64_fast(coo, index, rank, out_value) }?;
+        // SAFETY: non-null (checked by lookup_f64_fast) and writable per the
+        // contract; NULL or writable.
+        unsafe {
+            write_opt(out_value, value);
+            write_opt(out_found, found);
+        }
+        Some(())
+    });
+    match fast {
+        Some(status) => status,
+        // SAFETY: per this function's contract.
+        None => unsafe { lookup_f64_checked(coo, index, rank, out_value, out_found) },
+    }
+}
+
+/// `hurray_coo_lookup_f64` on its checked path.
+///
+/// # Safety
+/// As `hurray_coo_lookup_f64`.
+#[inline(never)]
+unsafe fn lookup_f64_checked(
     coo: *const hurray_coo,
     index: *const u64,
     rank: u32,

@@ -1,5 +1,6 @@
 //! Many lookups in one call, optionally over scoped threads.
 
+use super::packed_index::Hit;
 use super::Index;
 use crate::coo::Coo;
 use crate::element::types::TypeInfo;
@@ -47,13 +48,21 @@ impl Coo<'_> {
         if let Some(Index::Packed(p)) = &self.index {
             // Groups of lookups whose cache misses overlap (see find_many).
             const CHUNK: usize = 1024;
-            let mut at = [(0usize, false); CHUNK];
+            let mut at = [Hit::default(); CHUNK];
             for (k0, qs) in queries.chunks(CHUNK * r).enumerate() {
                 let m = qs.len() / r;
                 p.find_many(qs, r, &self.strides, &mut at[..m]);
-                for (j, &(i, stored)) in at[..m].iter().enumerate() {
+                for (j, &h) in at[..m].iter().enumerate() {
                     let k = k0 * CHUNK + j;
-                    out[k] = self.value_f64_if(ty, i, stored);
+                    let stored = if p.has_values() {
+                        let (v, stored) = p.value(h);
+                        out[k] = f64::from_bits(v);
+                        stored
+                    } else {
+                        let (i, stored) = p.entry(h);
+                        out[k] = self.value_f64_if(ty, i, stored);
+                        stored
+                    };
                     if let Some(f) = found.as_deref_mut() {
                         f[k] = u8::from(stored);
                     }

@@ -24,6 +24,39 @@ use crate::error::CooError;
 use hash_index::HashIndex;
 use packed_index::{NotBuilt, PackedIndex};
 
+/// `if c { a } else { b }` without a branch, where the answer is
+/// unpredictable (found or not): a branch there mispredicts on half the
+/// queries and, waiting for the memory the condition comes from, stops the
+/// CPU from overlapping lookups. Compilers turn a plain select, and even
+/// masking arithmetic, back into a branch when `a` is a load only needed on
+/// one side; on x86-64 this is one `cmov`, which they cannot.
+/// (`std::hint::select_unpredictable` says this, but needs Rust 1.88.)
+#[inline(always)]
+pub(crate) fn select(c: bool, a: u64, b: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut r = b;
+        // SAFETY: register-only instructions (a test and a conditional
+        // move): no memory is read or written, no stack is used, only the
+        // flags are clobbered (asm! assumes so unless told otherwise).
+        unsafe {
+            std::arch::asm!(
+                "test {c:e}, {c:e}",
+                "cmovnz {r}, {a}",
+                c = in(reg) u32::from(c),
+                a = in(reg) a,
+                r = inout(reg) r,
+                options(pure, nomem, nostack),
+            );
+        }
+        r
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        b ^ ((a ^ b) & 0u64.wrapping_sub(u64::from(c)))
+    }
+}
+
 /// A lookup index: the packed table when an entry's linear key is narrow
 /// enough (a lookup reads one cache line), otherwise a hash table of entry
 /// numbers verified against the coordinates.
@@ -33,13 +66,22 @@ pub(crate) enum Index {
 }
 
 impl<'a> Coo<'a> {
-    pub(super) fn build_index(&mut self) -> Result<Index, CooError> {
+    pub(super) fn build_index(&mut self, values: bool) -> Result<Index, CooError> {
         if let (Some(elements), Some(strides)) = (
             size::element_count(&self.shape),
             size::linear_strides(&self.shape),
         ) {
             match PackedIndex::build(self.indices(), &self.shape, &strides, elements) {
-                Ok(p) => {
+                Ok(mut p) => {
+                    if values {
+                        if let Some(ty) = self.ty.filter(|t| t.is_real()) {
+                            p.attach_values(|i| self.value_f64(ty, i))
+                                .map_err(|bytes| CooError::Alloc {
+                                    bytes,
+                                    what: "the values kept in the lookup index (HURRAY_COO_INDEX_VALUES)",
+                                })?;
+                        }
+                    }
                     self.strides = strides;
                     return Ok(Index::Packed(p));
                 }
@@ -65,6 +107,12 @@ impl<'a> Coo<'a> {
             Some(Index::Packed(p)) => p.bytes(),
             Some(Index::Hash(h)) => h.bytes(),
         }
+    }
+
+    /// Whether the lookup index keeps the values (`Options::index_values`,
+    /// when it applies).
+    pub fn index_has_values(&self) -> bool {
+        matches!(&self.index, Some(Index::Packed(p)) if p.has_values())
     }
 
     /// Whether a lookup index was built (`Options::index`).
@@ -114,12 +162,12 @@ impl<'a> Coo<'a> {
         }
     }
 
-    /// `check_query`, then `locate_flat`, with the common ranks unrolled
-    /// (few instructions per lookup let the CPU overlap more of them).
+    /// `check_query` with the common ranks unrolled (few instructions per
+    /// lookup let the CPU overlap more of them).
     #[inline(always)]
-    fn check_and_locate(&self, query: &[u64]) -> Result<(usize, bool), CooError> {
+    fn check_query_unrolled(&self, query: &[u64]) -> Result<(), CooError> {
         #[inline(always)]
-        fn fixed<const R: usize>(coo: &Coo<'_>, q: &[u64; R]) -> Result<(usize, bool), CooError> {
+        fn fixed<const R: usize>(coo: &Coo<'_>, q: &[u64; R]) -> Result<(), CooError> {
             let shape: &[u64; R] = coo.shape[..R].try_into().unwrap_or(&[0; R]);
             let mut bad = false;
             for d in 0..R {
@@ -128,7 +176,7 @@ impl<'a> Coo<'a> {
             if bad {
                 return Err(coo.query_error(q));
             }
-            Ok(coo.locate_flat(q))
+            Ok(())
         }
         if query.len() == self.shape.len() {
             match query {
@@ -138,7 +186,13 @@ impl<'a> Coo<'a> {
                 _ => {}
             }
         }
-        self.check_query(query)?;
+        self.check_query(query)
+    }
+
+    /// `check_query`, then `locate_flat`.
+    #[inline(always)]
+    fn check_and_locate(&self, query: &[u64]) -> Result<(usize, bool), CooError> {
+        self.check_query_unrolled(query)?;
         Ok(self.locate_flat(query))
     }
 
@@ -256,6 +310,14 @@ impl<'a> Coo<'a> {
     /// whether it is stored. Complex types are refused.
     pub fn lookup_f64(&self, query: &[u64]) -> Result<(f64, bool), CooError> {
         let ty = self.real_type("lookup_f64")?;
+        if let Some(Index::Packed(p)) = &self.index {
+            if p.has_values() {
+                self.check_query_unrolled(query)?;
+                let k = crate::coo::key::linear(query, &self.strides);
+                let (v, stored) = p.find_value_key(k).unwrap_or((0, false));
+                return Ok((f64::from_bits(v), stored));
+            }
+        }
         let (at, stored) = self.check_and_locate(query)?;
         if self.nnz == 0 {
             return Ok((0.0, false));
@@ -263,12 +325,55 @@ impl<'a> Coo<'a> {
         Ok((self.value_f64_if(ty, at, stored), stored))
     }
 
+    /// `lookup_f64` in few instructions for the common case, `None`
+    /// otherwise (then `lookup_f64` answers the same, or says what is
+    /// wrong): the packed index, rank 1 to 3, the query inside the shape.
+    /// With the values kept in the index one place is read; without, the
+    /// entry's `float64` value in the values buffer after it.
+    #[inline(always)]
+    pub(crate) fn lookup_f64_fast(&self, q: &[u64]) -> Option<(f64, bool)> {
+        let Some(Index::Packed(p)) = &self.index else {
+            return None;
+        };
+        let k = match (q, self.shape.as_slice(), self.strides.as_slice()) {
+            ([a, b], [x, y], [s, _]) => {
+                if (a >= x) | (b >= y) {
+                    return None;
+                }
+                a.wrapping_mul(*s).wrapping_add(*b)
+            }
+            ([a, b, c], [x, y, z], [s, t, _]) => {
+                if (a >= x) | (b >= y) | (c >= z) {
+                    return None;
+                }
+                a.wrapping_mul(*s)
+                    .wrapping_add(b.wrapping_mul(*t))
+                    .wrapping_add(*c)
+            }
+            ([a], [x], _) => {
+                if a >= x {
+                    return None;
+                }
+                *a
+            }
+            _ => return None,
+        };
+        if let Some((v, stored)) = p.find_value_key(k) {
+            return Some((f64::from_bits(v), stored));
+        }
+        let ty = self.ty.filter(|t| t.encoding == Encoding::F64)?;
+        if self.nnz == 0 {
+            return None;
+        }
+        let (at, stored) = p.find_key(k);
+        Some((self.value_f64_if(ty, at, stored), stored))
+    }
+
     /// The value of entry `at` when `stored`, else 0.0 — the entry's value
     /// (entry 0 when nothing is stored; the tensor is not empty) is read
     /// and masked, so that no branch depends on the answer.
     #[inline(always)]
     fn value_f64_if(&self, ty: &TypeInfo, at: usize, stored: bool) -> f64 {
-        let v = self.value_f64(ty, at).to_bits() & 0u64.wrapping_sub(u64::from(stored));
-        f64::from_bits(v)
+        f64::from_bits(select(stored, self.value_f64(ty, at).to_bits(), 0))
     }
 }

@@ -15,8 +15,35 @@
 //! most 12.8 bytes per entry plus 120, in transparent huge pages on Linux (random lookups then rarely
 //! miss the TLB).
 
+use super::select;
 use crate::aligned;
 use crate::coo::key::{bits_below, linear, LinearKey, Mixer};
+
+/// Whether the CPU has AVX2 (the line probe then uses it).
+fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Ask for the cache line holding `x` (changes nothing that is computed).
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    // SAFETY: SSE is part of every x86_64 target, and a prefetch never
+    // faults; `x` is a valid reference anyway.
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
 
 /// Lines an entry may be pushed past its home line.
 const MAX_DISP: u64 = 15;
@@ -46,6 +73,24 @@ pub struct PackedIndex {
     /// `2^entry_bits`, kept as a value: computed at each use it becomes a
     /// variable shift per slot.
     span: u64,
+    /// The CPU has AVX2 (detected at build): a line is probed in a few
+    /// vector instructions instead of a compare per slot.
+    avx2: bool,
+    /// With `HURRAY_COO_INDEX_VALUES`: beside each slot, the `f64` bits of
+    /// its entry's value (`vals[voffset..]` has the table's line layout),
+    /// so that a lookup reads two lines whose addresses both follow from
+    /// the key, at once, instead of a line and then the value. Empty
+    /// otherwise.
+    vals: Vec<u64>,
+    voffset: usize,
+}
+
+/// Where a probe ended: the slot (an index into `table`) holding the
+/// key's entry when `found`, else a slot of its home line.
+#[derive(Clone, Copy, Default)]
+pub struct Hit {
+    slot: usize,
+    found: bool,
 }
 
 /// Where a key lives: its home line and its slot value without the
@@ -103,6 +148,9 @@ impl PackedIndex {
             want_shift: DISP_BITS + entry_bits,
             entry_bits,
             span: 1u64 << entry_bits,
+            avx2: has_avx2(),
+            vals: Vec::new(),
+            voffset: 0,
         };
         let key = LinearKey::<0> { shape, strides };
         for (i, e) in idx.chunks_exact(r).enumerate() {
@@ -172,89 +220,243 @@ impl PackedIndex {
     /// let the CPU overlap the memory accesses of consecutive lookups.
     #[inline(always)]
     pub fn find_flat(&self, q: &[u64], strides: &[u64]) -> (usize, bool) {
-        self.finish(&self.place(linear(q, strides)))
+        self.find_key(linear(q, strides))
     }
 
-    /// Probe for a placed key: `(entry, stored)` as `find_flat` returns.
+    /// `find_flat` for the linear key `k` of a query inside the shape.
     #[inline(always)]
-    fn finish(&self, p: &Place) -> (usize, bool) {
-        let (d, last) = self.probe(p.home, p.want);
-        // One predictable branch: "neither found (d < span) nor ended here
-        // (last slot empty)" is rare. Folded into one value so that the
-        // compiler does not split it into two branches, each unpredictable.
-        if d.saturating_sub(self.span - 1).min(!last) != 0 {
-            return self.find_displaced(p);
+    pub fn find_key(&self, k: u64) -> (usize, bool) {
+        self.entry(self.hit(&self.place(k)))
+    }
+
+    /// The value kept beside the key `k` (`f64` bits, 0 when not
+    /// stored) and whether it is stored, when the index keeps values
+    /// (`attach_values`); `None` otherwise. The value's line is asked for
+    /// with the key's line, so the two are read at once.
+    #[inline(always)]
+    pub fn find_value_key(&self, k: u64) -> Option<(u64, bool)> {
+        if self.vals.is_empty() {
+            return None;
         }
-        let found = d < self.span;
-        (if found { d as usize } else { 0 }, found)
+        let p = self.place(k);
+        prefetch(&self.vals[self.voffset + p.home * SLOTS]);
+        Some(self.value(self.hit(&p)))
+    }
+
+    /// The entry a probe found: `(entry, stored)`, entry 0 when not stored.
+    #[inline(always)]
+    pub fn entry(&self, h: Hit) -> (usize, bool) {
+        let e = (self.table[h.slot] & (self.span - 1)) as usize;
+        (select(h.found, e as u64, 0) as usize, h.found)
+    }
+
+    /// The value kept beside what a probe found (`has_values` holds):
+    /// `(f64 bits, stored)`, 0 when not stored.
+    #[inline(always)]
+    pub fn value(&self, h: Hit) -> (u64, bool) {
+        let v = self.vals[h.slot - self.offset + self.voffset];
+        (select(h.found, v, 0), h.found)
+    }
+
+    /// Whether the index keeps each entry's value (`attach_values`).
+    pub fn has_values(&self) -> bool {
+        !self.vals.is_empty()
+    }
+
+    /// Keep beside each slot the value of its entry, `value(entry)`, as
+    /// `f64` bits (see `vals`).
+    /// `Err(bytes)` when that memory cannot be had.
+    pub fn attach_values(&mut self, value: impl Fn(usize) -> f64) -> Result<(), usize> {
+        let n = self.table.len();
+        let mut vals = aligned::zeroed_vec::<u64>(n).ok_or(n.saturating_mul(8))?;
+        let voffset = (64 - vals.as_ptr() as usize % 64) % 64 / 8;
+        let used = self.lines * SLOTS;
+        let slots = &self.table[self.offset..self.offset + used];
+        for (v, &s) in vals[voffset..voffset + used].iter_mut().zip(slots) {
+            if s != EMPTY {
+                *v = value((s & (self.span - 1)) as usize).to_bits();
+            }
+        }
+        self.vals = vals;
+        self.voffset = voffset;
+        Ok(())
+    }
+
+    /// Probe for a placed key: with the AVX2 probe when the CPU has it.
+    #[inline(always)]
+    fn hit(&self, p: &Place) -> Hit {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: `avx2` is set only when the CPU has AVX2.
+            return unsafe { self.hit_avx2(p) };
+        }
+        self.hit_by(p, Self::probe)
+    }
+
+    /// `hit_by` with the AVX2 probe, compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn hit_avx2(&self, p: &Place) -> Hit {
+        // SAFETY: this function runs only on AVX2 CPUs.
+        self.hit_by(p, |s, l, t| unsafe { s.probe_avx2(l, t) })
+    }
+
+    /// Probe for a placed key with `probe` (`Self::probe` or a vector
+    /// version of it).
+    #[inline(always)]
+    fn hit_by(&self, p: &Place, probe: impl Fn(&Self, usize, u64) -> (usize, u64)) -> Hit {
+        let (pos, last) = probe(self, p.home, p.want);
+        // One predictable branch: "not found (pos == SLOTS) and not ended
+        // here (last slot taken)" is rare. Folded into one value so that the
+        // compiler does not split it into two branches, each unpredictable.
+        if ((pos / SLOTS) as u64).min(!last) != 0 {
+            return self.hit_displaced(p);
+        }
+        Hit {
+            slot: self.offset + p.home * SLOTS + pos % SLOTS,
+            found: pos < SLOTS,
+        }
     }
 
     /// `find_flat` for many queries (`queries` holds `out.len()` of rank
     /// `rank`), in groups whose home lines are all read before any is
     /// probed: one light pass whose cache misses overlap, then the probes,
-    /// which then hit the cache.
-    pub fn find_many(
+    /// which then hit the cache. Read the answers with `entry` or `value`.
+    pub fn find_many(&self, queries: &[u64], rank: usize, strides: &[u64], out: &mut [Hit]) {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: `avx2` is set only when the CPU has AVX2.
+            return unsafe { self.find_many_avx2(queries, rank, strides, out) };
+        }
+        self.find_many_by(queries, rank, strides, out, Self::probe)
+    }
+
+    /// `find_many_by` with the AVX2 probe, compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn find_many_avx2(
         &self,
         queries: &[u64],
         rank: usize,
         strides: &[u64],
-        out: &mut [(usize, bool)],
+        out: &mut [Hit],
+    ) {
+        // SAFETY: this function runs only on AVX2 CPUs.
+        self.find_many_by(queries, rank, strides, out, |s, l, t| unsafe {
+            s.probe_avx2(l, t)
+        })
+    }
+
+    #[inline(always)]
+    fn find_many_by(
+        &self,
+        queries: &[u64],
+        rank: usize,
+        strides: &[u64],
+        out: &mut [Hit],
+        probe: impl Fn(&Self, usize, u64) -> (usize, u64) + Copy,
     ) {
         const GROUP: usize = 16;
+        let values = !self.vals.is_empty();
         for (qs, os) in queries.chunks(GROUP * rank).zip(out.chunks_mut(GROUP)) {
             let mut places = [const { Place { home: 0, want: 0 } }; GROUP];
-            let mut touched = 0u64;
             for (p, q) in places.iter_mut().zip(qs.chunks_exact(rank)) {
                 *p = self.place(linear(q, strides));
-                touched ^= self.table[self.offset + p.home * SLOTS];
+                prefetch(&self.table[self.offset + p.home * SLOTS]);
+                if values {
+                    prefetch(&self.vals[self.voffset + p.home * SLOTS]);
+                }
             }
-            std::hint::black_box(touched);
             for (o, p) in os.iter_mut().zip(&places) {
-                *o = self.finish(p);
+                *o = self.hit_by(p, probe);
             }
         }
     }
 
-    /// In `line`: the smallest `slot ^ tagged`, which is below `span`
-    /// exactly when a slot holds `tagged | entry` for some entry, and then
-    /// is that entry (an empty slot has its top bit set, never part of a
-    /// tag); and the line's last slot (slots fill in order: the line has
-    /// room when it is `EMPTY`). No branches.
+    /// In `line`: the position of the slot holding `tagged | entry` for
+    /// some entry (`SLOTS` when none: an empty slot has its top bit set,
+    /// never part of a tag), and the line's last slot (slots fill in
+    /// order: the line has room when it is `EMPTY`). No branches.
     #[inline(always)]
-    fn probe(&self, line: usize, tagged: u64) -> (u64, u64) {
+    fn probe(&self, line: usize, tagged: u64) -> (usize, u64) {
         let at = self.offset + line * SLOTS;
         let slots = &self.table[at..at + SLOTS];
-        let mut d = u64::MAX;
-        for &s in slots {
-            d = d.min(s ^ tagged);
+        let mut pos = SLOTS;
+        for (i, &s) in slots.iter().enumerate().rev() {
+            pos = select(s ^ tagged < self.span, i as u64, pos as u64) as usize;
         }
-        (d, slots[SLOTS - 1])
+        (pos, slots[SLOTS - 1])
     }
 
-    /// The slow path of `find_flat`: the home line is full and does not
-    /// hold the key; try the lines after it.
+    /// `probe` in AVX2: a slot holds `tagged | entry` exactly when its bits
+    /// above the entry number equal `tagged`'s, so both halves of the line
+    /// are masked and compared with `tagged` at once.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn probe_avx2(&self, line: usize, tagged: u64) -> (usize, u64) {
+        use std::arch::x86_64::*;
+        let at = self.offset + line * SLOTS;
+        let Ok(slots) = <&[u64; SLOTS]>::try_from(&self.table[at..at + SLOTS]) else {
+            return self.probe(line, tagged);
+        };
+        let p = slots.as_ptr().cast::<__m256i>();
+        // SAFETY: `slots` is 64 readable bytes; the unaligned loads accept
+        // any address.
+        let (lo, hi) = unsafe { (_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1))) };
+        let want = _mm256_set1_epi64x(tagged as i64);
+        let high = _mm256_set1_epi64x(!(self.span - 1) as i64);
+        let zero = _mm256_setzero_si256();
+        let eq = |v| {
+            let m = _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_xor_si256(v, want), high), zero);
+            _mm256_movemask_pd(_mm256_castsi256_pd(m)) as u32
+        };
+        let mask = eq(lo) | eq(hi) << 4;
+        (
+            (mask | 1 << SLOTS).trailing_zeros() as usize,
+            slots[SLOTS - 1],
+        )
+    }
+
+    /// The slow path of `hit_by`: the home line is full and does not hold
+    /// the key; try the lines after it.
     #[cold]
-    fn find_displaced(&self, p: &Place) -> (usize, bool) {
+    fn hit_displaced(&self, p: &Place) -> Hit {
         let mut line = p.home;
         for disp in 1..=MAX_DISP {
             line += 1;
             if line == self.lines {
                 line = 0;
             }
-            let (d, last) = self.probe(line, self.slot_value(p, disp, 0));
-            if d < self.span {
-                return (d as usize, true);
+            let (pos, last) = self.probe(line, self.slot_value(p, disp, 0));
+            if pos < SLOTS {
+                return Hit {
+                    slot: self.offset + line * SLOTS + pos,
+                    found: true,
+                };
             }
             if last == EMPTY {
-                return (0, false);
+                break;
             }
         }
-        (0, false)
+        Hit {
+            slot: self.offset + p.home * SLOTS,
+            found: false,
+        }
     }
 
     /// Bytes the table occupies.
     pub fn bytes(&self) -> usize {
-        self.table.len() * 8
+        (self.table.len() + self.vals.len()) * 8
     }
 }
 
@@ -304,6 +506,38 @@ mod tests {
             }
             for &k in keys.iter().filter(|&&k| k < extent) {
                 assert_eq!(index.find(&[k], &[1]), first.get(&k).copied());
+            }
+        }
+    }
+
+    #[test]
+    fn vector_and_scalar_probes_agree() {
+        // The AVX2 probe (when the CPU has it) and the scalar one find the
+        // same slot for every query, values kept or not, in tables full
+        // enough that many lookups go past their home line.
+        let mut s = 17u64;
+        for case in 0..200 {
+            let extent = 1 + rng(&mut s) % (1 << (4 + case % 30));
+            let n = (rng(&mut s) % 2000) as usize;
+            let keys: Vec<u64> = (0..n).map(|_| rng(&mut s) % extent).collect();
+            let Ok(mut index) = build(&keys, extent) else {
+                panic!("case {case}: not built")
+            };
+            if case % 2 == 0 {
+                assert!(index.attach_values(|i| i as f64 * 0.5 - 3.0).is_ok());
+            }
+            let vector = index.avx2;
+            for _ in 0..300 {
+                let q = rng(&mut s) % extent;
+                index.avx2 = vector;
+                let (a, va) = (index.find_flat(&[q], &[1]), index.find_value_key(q));
+                index.avx2 = false;
+                let (b, vb) = (index.find_flat(&[q], &[1]), index.find_value_key(q));
+                assert_eq!((a, va), (b, vb), "case {case} key {q}");
+                if let Some((bits, found)) = vb {
+                    let want = if found { b.0 as f64 * 0.5 - 3.0 } else { 0.0 };
+                    assert_eq!(f64::from_bits(bits), want, "case {case} key {q}");
+                }
             }
         }
     }
