@@ -12,9 +12,9 @@
 
 mod batch;
 mod hash_index;
+mod hint;
 mod packed_index;
-
-use std::cmp::Ordering;
+mod search;
 
 use super::Coo;
 use crate::element::decode;
@@ -22,40 +22,8 @@ use crate::element::size;
 use crate::element::types::{Encoding, TypeInfo};
 use crate::error::CooError;
 use hash_index::HashIndex;
+use hint::select;
 use packed_index::{NotBuilt, PackedIndex};
-
-/// `if c { a } else { b }` without a branch, where the answer is
-/// unpredictable (found or not): a branch there mispredicts on half the
-/// queries and, waiting for the memory the condition comes from, stops the
-/// CPU from overlapping lookups. Compilers turn a plain select, and even
-/// masking arithmetic, back into a branch when `a` is a load only needed on
-/// one side; on x86-64 this is one `cmov`, which they cannot.
-/// (`std::hint::select_unpredictable` says this, but needs Rust 1.88.)
-#[inline(always)]
-pub(crate) fn select(c: bool, a: u64, b: u64) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let mut r = b;
-        // SAFETY: register-only instructions (a test and a conditional
-        // move): no memory is read or written, no stack is used, only the
-        // flags are clobbered (asm! assumes so unless told otherwise).
-        unsafe {
-            std::arch::asm!(
-                "test {c:e}, {c:e}",
-                "cmovnz {r}, {a}",
-                c = in(reg) u32::from(c),
-                a = in(reg) a,
-                r = inout(reg) r,
-                options(pure, nomem, nostack),
-            );
-        }
-        r
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        b ^ ((a ^ b) & 0u64.wrapping_sub(u64::from(c)))
-    }
-}
 
 /// A lookup index: the packed table when an entry's linear key is narrow
 /// enough (a lookup reads one cache line), otherwise a hash table of entry
@@ -219,18 +187,7 @@ impl<'a> Coo<'a> {
         match &self.index {
             Some(Index::Packed(p)) => p.find(query, &self.strides),
             Some(Index::Hash(h)) => h.find(idx, r, query),
-            None if self.ordered => {
-                let (mut lo, mut hi) = (0usize, idx.len() / r);
-                while lo < hi {
-                    let mid = lo + (hi - lo) / 2;
-                    match idx[mid * r..(mid + 1) * r].cmp(query) {
-                        Ordering::Less => lo = mid + 1,
-                        Ordering::Greater => hi = mid,
-                        Ordering::Equal => return Some(mid),
-                    }
-                }
-                None
-            }
+            None if self.ordered => search::find_sorted(idx, r, query),
             None => idx.chunks_exact(r).position(|e| e == query),
         }
     }

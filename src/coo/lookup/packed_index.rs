@@ -15,7 +15,7 @@
 //! most 12.8 bytes per entry plus 120, in transparent huge pages on Linux (random lookups then rarely
 //! miss the TLB).
 
-use super::select;
+use super::hint::{prefetch, select};
 use crate::aligned;
 use crate::coo::key::{bits_below, linear, LinearKey, Mixer};
 
@@ -29,20 +29,6 @@ fn has_avx2() -> bool {
     {
         false
     }
-}
-
-/// Ask for the cache line holding `x` (changes nothing that is computed).
-#[inline(always)]
-fn prefetch<T>(x: &T) {
-    // SAFETY: SSE is part of every x86_64 target, and a prefetch never
-    // faults; `x` is a valid reference anyway.
-    #[cfg(target_arch = "x86_64")]
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
 }
 
 /// Lines an entry may be pushed past its home line.
@@ -362,21 +348,39 @@ impl PackedIndex {
         out: &mut [Hit],
         probe: impl Fn(&Self, usize, u64) -> (usize, u64) + Copy,
     ) {
-        const GROUP: usize = 16;
+        // A software pipeline: query k is placed and its lines asked for
+        // AHEAD queries before it is probed, so that the memory is always
+        // busy with the next queries while this one is probed.
+        const AHEAD: usize = 16;
         let values = !self.vals.is_empty();
-        for (qs, os) in queries.chunks(GROUP * rank).zip(out.chunks_mut(GROUP)) {
-            let mut places = [const { Place { home: 0, want: 0 } }; GROUP];
-            for (p, q) in places.iter_mut().zip(qs.chunks_exact(rank)) {
-                *p = self.place(linear(q, strides));
-                prefetch(&self.table[self.offset + p.home * SLOTS]);
-                if values {
-                    prefetch(&self.vals[self.voffset + p.home * SLOTS]);
-                }
-            }
-            for (o, p) in os.iter_mut().zip(&places) {
-                *o = self.hit_by(p, probe);
-            }
+        let ask = |q: &[u64]| self.ask(linear(q, strides), values);
+        let mut ring = [const { Place { home: 0, want: 0 } }; AHEAD];
+        let mut qs = queries.chunks_exact(rank);
+        for (p, q) in ring.iter_mut().zip(qs.by_ref()) {
+            *p = ask(q);
         }
+        for (k, o) in out.iter_mut().enumerate() {
+            let slot = &mut ring[k % AHEAD];
+            let here = match qs.next() {
+                Some(q) => std::mem::replace(slot, ask(q)),
+                None => std::mem::replace(slot, Place { home: 0, want: 0 }),
+            };
+            *o = self.hit_by(&here, probe);
+        }
+    }
+
+    /// Place key `k` and ask for the lines a probe reads: its home line,
+    /// and the values beside it when `values`. (Asking for the next line
+    /// too, where a full home line sends the probe, measured slower: each
+    /// request holds one of the few line-fill buffers until it is served.)
+    #[inline(always)]
+    fn ask(&self, k: u64, values: bool) -> Place {
+        let p = self.place(k);
+        prefetch(&self.table[self.offset + p.home * SLOTS]);
+        if values {
+            prefetch(&self.vals[self.voffset + p.home * SLOTS]);
+        }
+        p
     }
 
     /// In `line`: the position of the slot holding `tagged | entry` for
