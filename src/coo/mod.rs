@@ -33,10 +33,10 @@ pub struct Options {
     /// About 13 bytes per entry, at most 16 (plus 256 bytes).
     pub index: bool,
     /// With the index (implies `index`), keep each entry's value, as an
-    /// `f64`, beside its key, so a lookup of a value reads one place
-    /// (`HURRAY_COO_INDEX_VALUES`): 8 more bytes per slot, about 12.8 per
-    /// entry. Real types only, and only for the packed index (element
-    /// count below 2^64); otherwise the index is built without values.
+    /// `f64`, in the cache line of its key, so a lookup of a value reads
+    /// one line (`HURRAY_COO_INDEX_VALUES`): about 32 bytes per entry.
+    /// Real types only, and only when the packed index applies; otherwise
+    /// the index is built without values (`index_has_values` says which).
     pub index_values: bool,
     /// Threads for the data checks (0 or 1: the calling thread only),
     /// started and joined within the call.

@@ -1,6 +1,6 @@
 //! Many lookups in one call, optionally over scoped threads.
 
-use super::packed_index::Hit;
+use super::packed_index::{Hit, PackedIndex};
 use super::Index;
 use crate::coo::Coo;
 use crate::element::types::TypeInfo;
@@ -29,6 +29,41 @@ impl Coo<'_> {
         lo
     }
 
+    /// `batch_part` through a packed index: the queries in chunks, each
+    /// looked up as a pipeline whose cache misses overlap (see
+    /// `find_many`), the values read from the index when it keeps them.
+    fn batch_packed<const K: usize>(
+        &self,
+        p: &PackedIndex<K>,
+        ty: &TypeInfo,
+        queries: &[u64],
+        out: &mut [f64],
+        mut found: Option<&mut [u8]>,
+    ) {
+        let r = self.shape.len();
+        const CHUNK: usize = 1024;
+        let mut at = [Hit::default(); CHUNK];
+        for (k0, qs) in queries.chunks(CHUNK * r).enumerate() {
+            let m = qs.len() / r;
+            p.find_many(qs, r, &self.strides, &mut at[..m]);
+            for (j, &h) in at[..m].iter().enumerate() {
+                let k = k0 * CHUNK + j;
+                let stored = if p.has_values() {
+                    let (v, stored) = p.value(h);
+                    out[k] = f64::from_bits(v);
+                    stored
+                } else {
+                    let (i, stored) = p.entry(h);
+                    out[k] = self.value_f64_if(ty, i, stored);
+                    stored
+                };
+                if let Some(f) = found.as_deref_mut() {
+                    f[k] = u8::from(stored);
+                }
+            }
+        }
+    }
+
     /// One thread's share of a batch (queries already checked).
     fn batch_part(
         &self,
@@ -45,30 +80,10 @@ impl Coo<'_> {
             }
             return;
         }
-        if let Some(Index::Packed(p)) = &self.index {
-            // Groups of lookups whose cache misses overlap (see find_many).
-            const CHUNK: usize = 1024;
-            let mut at = [Hit::default(); CHUNK];
-            for (k0, qs) in queries.chunks(CHUNK * r).enumerate() {
-                let m = qs.len() / r;
-                p.find_many(qs, r, &self.strides, &mut at[..m]);
-                for (j, &h) in at[..m].iter().enumerate() {
-                    let k = k0 * CHUNK + j;
-                    let stored = if p.has_values() {
-                        let (v, stored) = p.value(h);
-                        out[k] = f64::from_bits(v);
-                        stored
-                    } else {
-                        let (i, stored) = p.entry(h);
-                        out[k] = self.value_f64_if(ty, i, stored);
-                        stored
-                    };
-                    if let Some(f) = found.as_deref_mut() {
-                        f[k] = u8::from(stored);
-                    }
-                }
-            }
-            return;
+        match &self.index {
+            Some(Index::Packed(p)) => return self.batch_packed(p, ty, queries, out, found),
+            Some(Index::Valued(p)) => return self.batch_packed(p, ty, queries, out, found),
+            _ => {}
         }
         let n = self.indices().len() / r;
         let merge = self.ordered

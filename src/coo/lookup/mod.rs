@@ -26,10 +26,12 @@ use hint::select;
 use packed_index::{NotBuilt, PackedIndex};
 
 /// A lookup index: the packed table when an entry's linear key is narrow
-/// enough (a lookup reads one cache line), otherwise a hash table of entry
-/// numbers verified against the coordinates.
+/// enough (a lookup reads one cache line), with the values in its lines
+/// when asked (`Valued`), otherwise a hash table of entry numbers verified
+/// against the coordinates.
 pub(crate) enum Index {
-    Packed(PackedIndex),
+    Packed(PackedIndex<8>),
+    Valued(PackedIndex<4>),
     Hash(HashIndex),
 }
 
@@ -39,17 +41,26 @@ impl<'a> Coo<'a> {
             size::element_count(&self.shape),
             size::linear_strides(&self.shape),
         ) {
-            match PackedIndex::build(self.indices(), &self.shape, &strides, elements) {
-                Ok(mut p) => {
-                    if values {
-                        if let Some(ty) = self.ty.filter(|t| t.is_real()) {
-                            p.attach_values(|i| self.value_f64(ty, i))
-                                .map_err(|bytes| CooError::Alloc {
-                                    bytes,
-                                    what: "the values kept in the lookup index (HURRAY_COO_INDEX_VALUES)",
-                                })?;
-                        }
+            let real = self.ty.filter(|t| t.is_real());
+            if let (true, Some(ty)) = (values, real) {
+                match PackedIndex::<4>::build(self.indices(), &self.shape, &strides, elements) {
+                    Ok(mut p) => {
+                        p.attach_values(|i| self.value_f64(ty, i));
+                        self.strides = strides;
+                        return Ok(Index::Valued(p));
                     }
+                    Err(NotBuilt::Alloc(bytes)) => {
+                        return Err(CooError::Alloc {
+                            bytes,
+                            what: "the lookup index with values (HURRAY_COO_INDEX_VALUES)",
+                        })
+                    }
+                    // Then the index without values.
+                    Err(NotBuilt::Unsuitable) => {}
+                }
+            }
+            match PackedIndex::<8>::build(self.indices(), &self.shape, &strides, elements) {
+                Ok(p) => {
                     self.strides = strides;
                     return Ok(Index::Packed(p));
                 }
@@ -73,6 +84,7 @@ impl<'a> Coo<'a> {
         match &self.index {
             None => 0,
             Some(Index::Packed(p)) => p.bytes(),
+            Some(Index::Valued(p)) => p.bytes(),
             Some(Index::Hash(h)) => h.bytes(),
         }
     }
@@ -80,7 +92,7 @@ impl<'a> Coo<'a> {
     /// Whether the lookup index keeps the values (`Options::index_values`,
     /// when it applies).
     pub fn index_has_values(&self) -> bool {
-        matches!(&self.index, Some(Index::Packed(p)) if p.has_values())
+        matches!(&self.index, Some(Index::Valued(_)))
     }
 
     /// Whether a lookup index was built (`Options::index`).
@@ -171,6 +183,7 @@ impl<'a> Coo<'a> {
     fn locate_flat(&self, query: &[u64]) -> (usize, bool) {
         match &self.index {
             Some(Index::Packed(p)) => p.find_flat(query, &self.strides),
+            Some(Index::Valued(p)) => p.find_flat(query, &self.strides),
             _ => {
                 let at = self.locate(query);
                 (at.unwrap_or(0), at.is_some())
@@ -186,6 +199,7 @@ impl<'a> Coo<'a> {
         let idx = self.indices();
         match &self.index {
             Some(Index::Packed(p)) => p.find(query, &self.strides),
+            Some(Index::Valued(p)) => p.find(query, &self.strides),
             Some(Index::Hash(h)) => h.find(idx, r, query),
             None if self.ordered => search::find_sorted(idx, r, query),
             None => idx.chunks_exact(r).position(|e| e == query),
@@ -267,13 +281,11 @@ impl<'a> Coo<'a> {
     /// whether it is stored. Complex types are refused.
     pub fn lookup_f64(&self, query: &[u64]) -> Result<(f64, bool), CooError> {
         let ty = self.real_type("lookup_f64")?;
-        if let Some(Index::Packed(p)) = &self.index {
-            if p.has_values() {
-                self.check_query_unrolled(query)?;
-                let k = crate::coo::key::linear(query, &self.strides);
-                let (v, stored) = p.find_value_key(k).unwrap_or((0, false));
-                return Ok((f64::from_bits(v), stored));
-            }
+        if let Some(Index::Valued(p)) = &self.index {
+            self.check_query_unrolled(query)?;
+            let k = crate::coo::key::linear(query, &self.strides);
+            let (v, stored) = p.find_value_key(k).unwrap_or((0, false));
+            return Ok((f64::from_bits(v), stored));
         }
         let (at, stored) = self.check_and_locate(query)?;
         if self.nnz == 0 {
@@ -289,9 +301,9 @@ impl<'a> Coo<'a> {
     /// entry's `float64` value in the values buffer after it.
     #[inline(always)]
     pub(crate) fn lookup_f64_fast(&self, q: &[u64]) -> Option<(f64, bool)> {
-        let Some(Index::Packed(p)) = &self.index else {
+        if !matches!(&self.index, Some(Index::Packed(_) | Index::Valued(_))) {
             return None;
-        };
+        }
         let k = match (q, self.shape.as_slice(), self.strides.as_slice()) {
             ([a, b], [x, y], [s, _]) => {
                 if (a >= x) | (b >= y) {
@@ -315,15 +327,21 @@ impl<'a> Coo<'a> {
             }
             _ => return None,
         };
-        if let Some((v, stored)) = p.find_value_key(k) {
-            return Some((f64::from_bits(v), stored));
+        match &self.index {
+            Some(Index::Valued(p)) => {
+                let (v, stored) = p.find_value_key(k)?;
+                Some((f64::from_bits(v), stored))
+            }
+            Some(Index::Packed(p)) => {
+                let ty = self.ty.filter(|t| t.encoding == Encoding::F64)?;
+                if self.nnz == 0 {
+                    return None;
+                }
+                let (at, stored) = p.find_key(k);
+                Some((self.value_f64_if(ty, at, stored), stored))
+            }
+            _ => None,
         }
-        let ty = self.ty.filter(|t| t.encoding == Encoding::F64)?;
-        if self.nnz == 0 {
-            return None;
-        }
-        let (at, stored) = p.find_key(k);
-        Some((self.value_f64_if(ty, at, stored), stored))
     }
 
     /// The value of entry `at` when `stored`, else 0.0 — the entry's value

@@ -1,7 +1,7 @@
 //! The opt-in lookup index (`HURRAY_COO_INDEX`) when an entry's linear key
-//! is narrow enough: a bucketised hash table whose 64-byte lines each hold
-//! eight `u64` slots, and whose slots hold everything a lookup needs. A
-//! lookup reads one line (rarely more) and never the entries themselves.
+//! is narrow enough: a bucketised hash table of 64-byte lines, whose slots
+//! hold everything a lookup needs. A lookup reads one line (rarely more)
+//! and never the entries themselves.
 //!
 //! The linear key `k` (`key_bits` wide) is mixed by a bijection into `h`.
 //! The home line is `floor(h * lines / 2^key_bits)` (any line count, so the
@@ -11,9 +11,15 @@
 //! (0..=15), and the entry number. A line with an empty slot ends a lookup:
 //! slots are filled in order and never emptied.
 //!
-//! Memory: `ceil(n / 5)` lines of 64 bytes (and 56 for alignment), at
-//! most 12.8 bytes per entry plus 120, in transparent huge pages on Linux (random lookups then rarely
-//! miss the TLB).
+//! A line holds `K` key slots: eight (`PackedIndex<8>`, the index alone),
+//! or four followed by the four entries' values as `f64` bits
+//! (`PackedIndex<4>`, `HURRAY_COO_INDEX_VALUES`), so that a lookup of a
+//! value reads one line, not the line and then the caller's buffer.
+//!
+//! Memory: `ceil(n / 5)` lines of 64 bytes for `K = 8`, `ceil(n / 2)` for
+//! `K = 4` (and 56 bytes for alignment): at most 12.8 bytes per entry plus
+//! 120, or 32, in transparent huge pages on Linux (random lookups then
+//! rarely miss the TLB).
 
 use super::hint::{prefetch, select};
 use crate::aligned;
@@ -33,13 +39,23 @@ fn has_avx2() -> bool {
 
 /// Lines an entry may be pushed past its home line.
 const MAX_DISP: u64 = 15;
-const SLOTS: usize = 8;
+/// `u64` words per line (64 bytes).
+const LINE: usize = 8;
 const EMPTY: u64 = u64::MAX;
 const DISP_BITS: u32 = 4;
-/// Entries per line the line count aims at (of 8 slots).
-const FILL: usize = 5;
+/// Entries per line the line count aims at, in eighths of its `K` slots:
+/// five eighths of eight, half of four (four-slot lines overflow into
+/// their neighbours sooner; at five eighths, runs of full lines longer
+/// than `MAX_DISP` showed up in tables of 20,000 random keys).
+const fn fill_eighths(k: usize) -> usize {
+    if k == 4 {
+        4
+    } else {
+        5
+    }
+}
 
-pub struct PackedIndex {
+pub struct PackedIndex<const K: usize> {
     /// `lines` cache lines of 8 slots from `table[offset]` (64-byte aligned
     /// there), filled in order; slot values are
     /// `(rem << DISP_BITS | displacement) << entry_bits | entry`, `EMPTY`
@@ -62,13 +78,6 @@ pub struct PackedIndex {
     /// The CPU has AVX2 (detected at build): a line is probed in a few
     /// vector instructions instead of a compare per slot.
     avx2: bool,
-    /// With `HURRAY_COO_INDEX_VALUES`: beside each slot, the `f64` bits of
-    /// its entry's value (`vals[voffset..]` has the table's line layout),
-    /// so that a lookup reads two lines whose addresses both follow from
-    /// the key, at once, instead of a line and then the value. Empty
-    /// otherwise.
-    vals: Vec<u64>,
-    voffset: usize,
 }
 
 /// Where a probe ended: the slot (an index into `table`) holding the
@@ -95,7 +104,7 @@ pub enum NotBuilt {
     Alloc(usize),
 }
 
-impl PackedIndex {
+impl<const K: usize> PackedIndex<K> {
     /// Index the entries of `idx` (rank `shape.len()`), whose element count
     /// is `elements`, with row-major `strides`. Entries outside the shape
     /// (unchecked, permissive data) are left out: no query can ask for
@@ -106,12 +115,13 @@ impl PackedIndex {
         shape: &[u64],
         strides: &[u64],
         elements: u128,
-    ) -> Result<PackedIndex, NotBuilt> {
+    ) -> Result<PackedIndex<K>, NotBuilt> {
         let r = shape.len();
         let n = idx.len() / r;
         let key_bits = bits_below(elements).max(1);
         let entry_bits = bits_below(n as u128).max(1);
-        let lines = n.div_ceil(FILL).max(1);
+        const { assert!(K == 4 || K == 8) };
+        let lines = (n * 8).div_ceil(fill_eighths(K) * K).max(1);
         // With `lines >= 2^c`, the values of `h` that share a home line form
         // an interval of at most `2^(key_bits - c)` consecutive integers,
         // which their low `key_bits - c` bits tell apart.
@@ -119,7 +129,7 @@ impl PackedIndex {
         if rem_bits + DISP_BITS + entry_bits > 63 {
             return Err(NotBuilt::Unsuitable);
         }
-        let slots = lines * SLOTS + (SLOTS - 1);
+        let slots = lines * LINE + (LINE - 1);
         let mut table =
             aligned::zeroed_vec::<u64>(slots).ok_or(NotBuilt::Alloc(slots.saturating_mul(8)))?;
         table.fill(EMPTY);
@@ -135,8 +145,6 @@ impl PackedIndex {
             entry_bits,
             span: 1u64 << entry_bits,
             avx2: has_avx2(),
-            vals: Vec::new(),
-            voffset: 0,
         };
         let key = LinearKey::<0> { shape, strides };
         for (i, e) in idx.chunks_exact(r).enumerate() {
@@ -174,8 +182,8 @@ impl PackedIndex {
         for disp in 0..=MAX_DISP {
             let tagged = self.slot_value(&p, disp, 0);
             let span = self.span;
-            let at = self.offset + line * SLOTS;
-            for s in &mut self.table[at..at + SLOTS] {
+            let at = self.offset + line * LINE;
+            for s in &mut self.table[at..at + K] {
                 if *s == EMPTY {
                     *s = tagged | entry as u64;
                     return true;
@@ -215,18 +223,15 @@ impl PackedIndex {
         self.entry(self.hit(&self.place(k)))
     }
 
-    /// The value kept beside the key `k` (`f64` bits, 0 when not
-    /// stored) and whether it is stored, when the index keeps values
-    /// (`attach_values`); `None` otherwise. The value's line is asked for
-    /// with the key's line, so the two are read at once.
+    /// The value kept beside the key `k` (`f64` bits, 0 when not stored)
+    /// and whether it is stored, when the index keeps values (`K = 4`);
+    /// `None` otherwise. One line holds both.
     #[inline(always)]
     pub fn find_value_key(&self, k: u64) -> Option<(u64, bool)> {
-        if self.vals.is_empty() {
+        if !self.has_values() {
             return None;
         }
-        let p = self.place(k);
-        prefetch(&self.vals[self.voffset + p.home * SLOTS]);
-        Some(self.value(self.hit(&p)))
+        Some(self.value(self.hit(&self.place(k))))
     }
 
     /// The entry a probe found: `(entry, stored)`, entry 0 when not stored.
@@ -240,32 +245,33 @@ impl PackedIndex {
     /// `(f64 bits, stored)`, 0 when not stored.
     #[inline(always)]
     pub fn value(&self, h: Hit) -> (u64, bool) {
-        let v = self.vals[h.slot - self.offset + self.voffset];
+        let v = self.table[h.slot + K];
         (select(h.found, v, 0), h.found)
     }
 
-    /// Whether the index keeps each entry's value (`attach_values`).
-    pub fn has_values(&self) -> bool {
-        !self.vals.is_empty()
+    /// Whether the lines keep each entry's value (`K = 4`; filled by
+    /// `attach_values`).
+    #[inline(always)]
+    pub const fn has_values(&self) -> bool {
+        K == 4
     }
 
-    /// Keep beside each slot the value of its entry, `value(entry)`, as
-    /// `f64` bits (see `vals`).
-    /// `Err(bytes)` when that memory cannot be had.
-    pub fn attach_values(&mut self, value: impl Fn(usize) -> f64) -> Result<(), usize> {
-        let n = self.table.len();
-        let mut vals = aligned::zeroed_vec::<u64>(n).ok_or(n.saturating_mul(8))?;
-        let voffset = (64 - vals.as_ptr() as usize % 64) % 64 / 8;
-        let used = self.lines * SLOTS;
-        let slots = &self.table[self.offset..self.offset + used];
-        for (v, &s) in vals[voffset..voffset + used].iter_mut().zip(slots) {
-            if s != EMPTY {
-                *v = value((s & (self.span - 1)) as usize).to_bits();
+    /// Keep beside each key slot the value of its entry, `value(entry)`,
+    /// as `f64` bits (`K = 4`: the second half of each line).
+    pub fn attach_values(&mut self, value: impl Fn(usize) -> f64) {
+        if !self.has_values() {
+            return;
+        }
+        let mask = self.span - 1;
+        let used = &mut self.table[self.offset..self.offset + self.lines * LINE];
+        for line in used.chunks_exact_mut(LINE) {
+            let (keys, vals) = line.split_at_mut(K);
+            for (v, &s) in vals.iter_mut().zip(keys.iter()) {
+                if s != EMPTY {
+                    *v = value((s & mask) as usize).to_bits();
+                }
             }
         }
-        self.vals = vals;
-        self.voffset = voffset;
-        Ok(())
     }
 
     /// Probe for a placed key: with the AVX2 probe when the CPU has it.
@@ -295,15 +301,15 @@ impl PackedIndex {
     #[inline(always)]
     fn hit_by(&self, p: &Place, probe: impl Fn(&Self, usize, u64) -> (usize, u64)) -> Hit {
         let (pos, last) = probe(self, p.home, p.want);
-        // One predictable branch: "not found (pos == SLOTS) and not ended
+        // One predictable branch: "not found (pos == K) and not ended
         // here (last slot taken)" is rare. Folded into one value so that the
         // compiler does not split it into two branches, each unpredictable.
-        if ((pos / SLOTS) as u64).min(!last) != 0 {
+        if ((pos / K) as u64).min(!last) != 0 {
             return self.hit_displaced(p);
         }
         Hit {
-            slot: self.offset + p.home * SLOTS + pos % SLOTS,
-            found: pos < SLOTS,
+            slot: self.offset + p.home * LINE + pos % K,
+            found: pos < K,
         }
     }
 
@@ -352,8 +358,7 @@ impl PackedIndex {
         // AHEAD queries before it is probed, so that the memory is always
         // busy with the next queries while this one is probed.
         const AHEAD: usize = 16;
-        let values = !self.vals.is_empty();
-        let ask = |q: &[u64]| self.ask(linear(q, strides), values);
+        let ask = |q: &[u64]| self.ask(linear(q, strides));
         let mut ring = [const { Place { home: 0, want: 0 } }; AHEAD];
         let mut qs = queries.chunks_exact(rank);
         for (p, q) in ring.iter_mut().zip(qs.by_ref()) {
@@ -369,38 +374,39 @@ impl PackedIndex {
         }
     }
 
-    /// Place key `k` and ask for the lines a probe reads: its home line,
-    /// and the values beside it when `values`. (Asking for the next line
-    /// too, where a full home line sends the probe, measured slower: each
-    /// request holds one of the few line-fill buffers until it is served.)
+    /// Place key `k` and ask for the lines a probe reads: its home line
+    /// and the next one, where a full home line sends the probe.
     #[inline(always)]
-    fn ask(&self, k: u64, values: bool) -> Place {
+    fn ask(&self, k: u64) -> Place {
         let p = self.place(k);
-        prefetch(&self.table[self.offset + p.home * SLOTS]);
-        if values {
-            prefetch(&self.vals[self.voffset + p.home * SLOTS]);
-        }
+        let next = if p.home + 1 == self.lines {
+            0
+        } else {
+            p.home + 1
+        };
+        prefetch(&self.table[self.offset + p.home * LINE]);
+        prefetch(&self.table[self.offset + next * LINE]);
         p
     }
 
     /// In `line`: the position of the slot holding `tagged | entry` for
-    /// some entry (`SLOTS` when none: an empty slot has its top bit set,
+    /// some entry (`K` when none: an empty slot has its top bit set,
     /// never part of a tag), and the line's last slot (slots fill in
     /// order: the line has room when it is `EMPTY`). No branches.
     #[inline(always)]
     fn probe(&self, line: usize, tagged: u64) -> (usize, u64) {
-        let at = self.offset + line * SLOTS;
-        let slots = &self.table[at..at + SLOTS];
-        let mut pos = SLOTS;
+        let at = self.offset + line * LINE;
+        let slots = &self.table[at..at + K];
+        let mut pos = K;
         for (i, &s) in slots.iter().enumerate().rev() {
             pos = select(s ^ tagged < self.span, i as u64, pos as u64) as usize;
         }
-        (pos, slots[SLOTS - 1])
+        (pos, slots[K - 1])
     }
 
     /// `probe` in AVX2: a slot holds `tagged | entry` exactly when its bits
-    /// above the entry number equal `tagged`'s, so both halves of the line
-    /// are masked and compared with `tagged` at once.
+    /// above the entry number equal `tagged`'s, so the key slots (one or
+    /// two vectors) are masked and compared with `tagged` at once.
     ///
     /// # Safety
     /// The CPU must have AVX2.
@@ -409,14 +415,11 @@ impl PackedIndex {
     #[inline]
     unsafe fn probe_avx2(&self, line: usize, tagged: u64) -> (usize, u64) {
         use std::arch::x86_64::*;
-        let at = self.offset + line * SLOTS;
-        let Ok(slots) = <&[u64; SLOTS]>::try_from(&self.table[at..at + SLOTS]) else {
+        let at = self.offset + line * LINE;
+        let Ok(slots) = <&[u64; LINE]>::try_from(&self.table[at..at + LINE]) else {
             return self.probe(line, tagged);
         };
         let p = slots.as_ptr().cast::<__m256i>();
-        // SAFETY: `slots` is 64 readable bytes; the unaligned loads accept
-        // any address.
-        let (lo, hi) = unsafe { (_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1))) };
         let want = _mm256_set1_epi64x(tagged as i64);
         let high = _mm256_set1_epi64x(!(self.span - 1) as i64);
         let zero = _mm256_setzero_si256();
@@ -424,11 +427,15 @@ impl PackedIndex {
             let m = _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_xor_si256(v, want), high), zero);
             _mm256_movemask_pd(_mm256_castsi256_pd(m)) as u32
         };
-        let mask = eq(lo) | eq(hi) << 4;
-        (
-            (mask | 1 << SLOTS).trailing_zeros() as usize,
-            slots[SLOTS - 1],
-        )
+        // SAFETY: `slots` is 64 readable bytes; the unaligned loads of the
+        // first and (K = 8) the second 32 bytes accept any address.
+        let mask = unsafe {
+            match K {
+                4 => eq(_mm256_loadu_si256(p)),
+                _ => eq(_mm256_loadu_si256(p)) | eq(_mm256_loadu_si256(p.add(1))) << 4,
+            }
+        };
+        ((mask | 1 << K).trailing_zeros() as usize, slots[K - 1])
     }
 
     /// The slow path of `hit_by`: the home line is full and does not hold
@@ -442,9 +449,9 @@ impl PackedIndex {
                 line = 0;
             }
             let (pos, last) = self.probe(line, self.slot_value(p, disp, 0));
-            if pos < SLOTS {
+            if pos < K {
                 return Hit {
-                    slot: self.offset + line * SLOTS + pos,
+                    slot: self.offset + line * LINE + pos,
                     found: true,
                 };
             }
@@ -453,14 +460,14 @@ impl PackedIndex {
             }
         }
         Hit {
-            slot: self.offset + p.home * SLOTS,
+            slot: self.offset + p.home * LINE,
             found: false,
         }
     }
 
     /// Bytes the table occupies.
     pub fn bytes(&self) -> usize {
-        (self.table.len() + self.vals.len()) * 8
+        self.table.len() * 8
     }
 }
 
@@ -476,19 +483,24 @@ mod tests {
         *seed
     }
 
-    fn build(keys: &[u64], extent: u64) -> Result<PackedIndex, NotBuilt> {
+    fn build<const K: usize>(keys: &[u64], extent: u64) -> Result<PackedIndex<K>, NotBuilt> {
         PackedIndex::build(keys, &[extent], &[1], u128::from(extent))
     }
 
     #[test]
     fn finds_what_a_hash_map_finds() {
+        finds_what_a_hash_map_finds_k::<8>(16);
+        finds_what_a_hash_map_finds_k::<4>(33);
+    }
+
+    fn finds_what_a_hash_map_finds_k<const K: usize>(bytes_per_entry: usize) {
         let mut s = 5u64;
         for case in 0..300 {
             let extent = 1 + rng(&mut s) % (1 << (1 + case % 50));
             let n = (rng(&mut s) % 3000) as usize;
             // Out-of-shape keys (permissive data) are never found.
             let keys: Vec<u64> = (0..n).map(|_| rng(&mut s) % (extent + 2)).collect();
-            let Ok(index) = build(&keys, extent) else {
+            let Ok(index) = build::<K>(&keys, extent) else {
                 panic!("case {case}: not built")
             };
             let mut first = HashMap::new();
@@ -497,7 +509,7 @@ mod tests {
                     first.entry(k).or_insert(i);
                 }
             }
-            assert!(index.bytes() <= 16 * n + 256, "case {case}");
+            assert!(index.bytes() <= bytes_per_entry * n + 256, "case {case}");
             for _ in 0..200 {
                 let q = rng(&mut s) % extent;
                 let want = first.get(&q).copied();
@@ -516,20 +528,24 @@ mod tests {
 
     #[test]
     fn vector_and_scalar_probes_agree() {
-        // The AVX2 probe (when the CPU has it) and the scalar one find the
-        // same slot for every query, values kept or not, in tables full
-        // enough that many lookups go past their home line.
+        vector_and_scalar_probes_agree_k::<8>();
+        vector_and_scalar_probes_agree_k::<4>();
+    }
+
+    /// The AVX2 probe (when the CPU has it) and the scalar one find the
+    /// same slot for every query, in tables full enough that many lookups
+    /// go past their home line; with `K = 4` the value beside it is the
+    /// entry's.
+    fn vector_and_scalar_probes_agree_k<const K: usize>() {
         let mut s = 17u64;
         for case in 0..200 {
             let extent = 1 + rng(&mut s) % (1 << (4 + case % 30));
             let n = (rng(&mut s) % 2000) as usize;
             let keys: Vec<u64> = (0..n).map(|_| rng(&mut s) % extent).collect();
-            let Ok(mut index) = build(&keys, extent) else {
+            let Ok(mut index) = build::<K>(&keys, extent) else {
                 panic!("case {case}: not built")
             };
-            if case % 2 == 0 {
-                assert!(index.attach_values(|i| i as f64 * 0.5 - 3.0).is_ok());
-            }
+            index.attach_values(|i| i as f64 * 0.5 - 3.0);
             let vector = index.avx2;
             for _ in 0..300 {
                 let q = rng(&mut s) % extent;
@@ -538,6 +554,7 @@ mod tests {
                 index.avx2 = false;
                 let (b, vb) = (index.find_flat(&[q], &[1]), index.find_value_key(q));
                 assert_eq!((a, va), (b, vb), "case {case} key {q}");
+                assert_eq!(vb.is_some(), K == 4);
                 if let Some((bits, found)) = vb {
                     let want = if found { b.0 as f64 * 0.5 - 3.0 } else { 0.0 };
                     assert_eq!(f64::from_bits(bits), want, "case {case} key {q}");
@@ -553,7 +570,8 @@ mod tests {
         for case in 0..600 {
             let n = 1 + (rng(&mut s) % 20_000) as usize;
             let keys: Vec<u64> = (0..n).map(|_| rng(&mut s) >> 24).collect();
-            assert!(build(&keys, 1 << 40).is_ok(), "case {case} n {n}");
+            assert!(build::<8>(&keys, 1 << 40).is_ok(), "case {case} n {n}");
+            assert!(build::<4>(&keys, 1 << 40).is_ok(), "case {case} n {n}");
         }
     }
 
@@ -561,7 +579,7 @@ mod tests {
     fn refuses_keys_too_wide_for_a_slot() {
         let keys = [1u64 << 62, 7];
         assert!(matches!(
-            PackedIndex::build(&keys, &[u64::MAX], &[1], u128::from(u64::MAX)),
+            PackedIndex::<8>::build(&keys, &[u64::MAX], &[1], u128::from(u64::MAX)),
             Err(NotBuilt::Unsuitable)
         ));
     }
@@ -578,9 +596,12 @@ mod tests {
             .take(140)
             .collect();
         assert_eq!(keys.len(), 140);
-        assert!(matches!(build(&keys, 1 << bits), Err(NotBuilt::Unsuitable)));
+        assert!(matches!(
+            build::<8>(&keys, 1 << bits),
+            Err(NotBuilt::Unsuitable)
+        ));
         // 120 of them fit (in 24 lines).
-        let index = build(&keys[..120], 1 << bits).ok().unwrap();
+        let index = build::<8>(&keys[..120], 1 << bits).ok().unwrap();
         for (i, &k) in keys[..120].iter().enumerate() {
             assert_eq!(index.find(&[k], &[1]), Some(i));
         }
