@@ -852,6 +852,99 @@ static int test_unvalidated_lookups_agree(void) {
     return failures;
 }
 
+/* Validated handles of every lookup kind (no index: the sorted search;
+ * HURRAY_COO_INDEX; HURRAY_COO_INDEX_VALUES), float64 and float32, ranks 1
+ * to 4: hurray_coo_lookup_f64 answers every coordinate of the shape as a
+ * scan of the entries does, and refuses what it must, with the query
+ * aligned or not. Covers the library's fast path and its checked path. */
+static int test_validated_lookups_agree(void) {
+    int failures = 0;
+    uint64_t rng = 0x5eed;
+    int round;
+    for (round = 0; round < 24; round++) {
+        const uint32_t rank = 1 + (uint32_t)round % 4;
+        const bool f32 = round % 3 == 2;
+        uint64_t shape[4] = {1, 1, 1, 1}, total = 1, n = 0, k, e;
+        uint64_t flat[4 * 200];
+        double vals[200];
+        float vals32[200];
+        uint32_t d, fi;
+        for (d = 0; d < rank; d++) {
+            shape[d] = 1 + next_rand(&rng) % 6;
+            total *= shape[d];
+        }
+        /* Each element of the shape, in order, stored with probability 1/2:
+         * sorted, distinct, inside the shape. */
+        for (k = 0; k < total && n < 200; k++) {
+            uint64_t rest = k;
+            if (next_rand(&rng) % 2) continue;
+            for (d = rank; d-- > 0;) {
+                flat[n * rank + d] = rest % shape[d];
+                rest /= shape[d];
+            }
+            vals[n] = (double)n + 1.5;
+            vals32[n] = (float)n + 1.5f;
+            n++;
+        }
+        for (fi = 0; fi < 3; fi++) {
+            const uint32_t flags[3] = {0, HURRAY_COO_INDEX, HURRAY_COO_INDEX_VALUES};
+            uint64_t *ix = alloc64(n ? flat : NULL, 8 * rank * n, 0);
+            void *vv = f32 ? alloc64(n ? (const void *)vals32 : NULL, 4 * n, 0)
+                           : alloc64(n ? (const void *)vals : NULL, 8 * n, 0);
+            uint64_t q[5];
+            uint64_t *skewed = alloc64(NULL, 8 * 6, 0);
+            hurray_coo *coo = NULL;
+            CHECK_STATUS(hurray_coo_create(f32 ? HURRAY_TYPE_FLOAT32 : HURRAY_TYPE_FLOAT64, rank,
+                                           shape, n, true, n ? vv : NULL, (f32 ? 4 : 8) * n,
+                                           n ? ix : NULL, 8 * rank * n, flags[fi], &coo),
+                         HURRAY_OK, "");
+            for (k = 0; k < total; k++) {
+                uint64_t rest = k;
+                double want = 0.0, got = -1.0, got2 = -1.0;
+                bool want_found = false, found = true, found2 = true;
+                for (d = rank; d-- > 0;) {
+                    q[d] = rest % shape[d];
+                    rest /= shape[d];
+                }
+                for (e = 0; e < n; e++) {
+                    if (memcmp(&flat[e * rank], q, 8 * rank) == 0) {
+                        want = vals[e];
+                        want_found = true;
+                    }
+                }
+                CHECK_STATUS(hurray_coo_lookup_f64(coo, q, rank, &got, &found), HURRAY_OK, "");
+                CHECK(got == want && found == want_found);
+                /* The same query 4 bytes off alignment: the checked path. */
+                memcpy((char *)skewed + 4, q, 8 * rank);
+                CHECK_STATUS(hurray_coo_lookup_f64(coo, (const uint64_t *)((char *)skewed + 4),
+                                                   rank, &got2, &found2),
+                             HURRAY_OK, "");
+                CHECK(got2 == want && found2 == want_found);
+            }
+            /* Outside the shape, in the last dimension: refused, outputs kept. */
+            for (d = 0; d < rank; d++) q[d] = 0;
+            q[rank - 1] = shape[rank - 1];
+            {
+                double keep = 7.0;
+                CHECK_STATUS(hurray_coo_lookup_f64(coo, q, rank, &keep, NULL),
+                             HURRAY_ERR_INDEX_OUT_OF_BOUNDS, "");
+                CHECK(keep == 7.0);
+                q[rank - 1] = 0;
+                CHECK_STATUS(hurray_coo_lookup_f64(coo, q, rank + 1, &keep, NULL),
+                             HURRAY_ERR_RANK_MISMATCH, "");
+                CHECK_STATUS(hurray_coo_lookup_f64(coo, q, rank, NULL, NULL),
+                             HURRAY_ERR_NULL_POINTER, "out_value");
+                CHECK(keep == 7.0);
+            }
+            hurray_coo_free(coo);
+            free64(ix);
+            free64(vv);
+            free64(skewed);
+        }
+    }
+    return failures;
+}
+
 /* hurray_coo_values / hurray_coo_indices: NULL for an empty buffer, the
  * caller's own pointer when borrowed, 64-byte aligned always. */
 static int test_empty_buffers_are_null(void) {
@@ -1001,6 +1094,7 @@ static const struct {
     {"one_based_messages", test_one_based_messages},
     {"e8m0_reserved_codes", test_e8m0_reserved_codes},
     {"unvalidated_lookups_agree", test_unvalidated_lookups_agree},
+    {"validated_lookups_agree", test_validated_lookups_agree},
     {"empty_buffers_are_null", test_empty_buffers_are_null},
     {"statistics_at_extreme_sparsity", test_statistics_at_extreme_sparsity},
     {"hash_index", test_hash_index},

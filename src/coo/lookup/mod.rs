@@ -16,7 +16,7 @@ mod hint;
 mod packed_index;
 mod search;
 
-use super::Coo;
+use super::{key, Coo};
 use crate::element::decode;
 use crate::element::size;
 use crate::element::types::{Encoding, TypeInfo};
@@ -294,42 +294,26 @@ impl<'a> Coo<'a> {
         Ok((self.value_f64_if(ty, at, stored), stored))
     }
 
-    /// `lookup_f64` in few instructions for the common case, `None`
+    /// `lookup_f64` in few instructions for the common cases, `None`
     /// otherwise (then `lookup_f64` answers the same, or says what is
-    /// wrong): the packed index, rank 1 to 3, the query inside the shape.
-    /// With the values kept in the index one place is read; without, the
-    /// entry's `float64` value in the values buffer after it.
+    /// wrong): rank 1 to 3, the query inside the shape, and the packed index
+    /// (with the values kept in it one line is read; without, the entry's
+    /// `float64` value after it) or, without an index, a validated sorted
+    /// `float64` tensor (the search of `search.rs`).
     #[inline(always)]
     pub(crate) fn lookup_f64_fast(&self, q: &[u64]) -> Option<(f64, bool)> {
-        if !matches!(&self.index, Some(Index::Packed(_) | Index::Valued(_))) {
+        let inside = match (q, self.shape.as_slice()) {
+            ([a, b], [x, y]) => (a < x) & (b < y),
+            ([a, b, c], [x, y, z]) => (a < x) & (b < y) & (c < z),
+            ([a], [x]) => a < x,
+            _ => false,
+        };
+        if !inside {
             return None;
         }
-        let k = match (q, self.shape.as_slice(), self.strides.as_slice()) {
-            ([a, b], [x, y], [s, _]) => {
-                if (a >= x) | (b >= y) {
-                    return None;
-                }
-                a.wrapping_mul(*s).wrapping_add(*b)
-            }
-            ([a, b, c], [x, y, z], [s, t, _]) => {
-                if (a >= x) | (b >= y) | (c >= z) {
-                    return None;
-                }
-                a.wrapping_mul(*s)
-                    .wrapping_add(b.wrapping_mul(*t))
-                    .wrapping_add(*c)
-            }
-            ([a], [x], _) => {
-                if a >= x {
-                    return None;
-                }
-                *a
-            }
-            _ => return None,
-        };
         match &self.index {
             Some(Index::Valued(p)) => {
-                let (v, stored) = p.find_value_key(k)?;
+                let (v, stored) = p.find_value_key(key::linear(q, &self.strides))?;
                 Some((f64::from_bits(v), stored))
             }
             Some(Index::Packed(p)) => {
@@ -337,8 +321,13 @@ impl<'a> Coo<'a> {
                 if self.nnz == 0 {
                     return None;
                 }
-                let (at, stored) = p.find_key(k);
+                let (at, stored) = p.find_key(key::linear(q, &self.strides));
                 Some((self.value_f64_if(ty, at, stored), stored))
+            }
+            None if self.ordered => {
+                let ty = self.ty.filter(|t| t.encoding == Encoding::F64)?;
+                let found = search::find_sorted(self.indices(), q.len(), q);
+                Some(found.map_or((0.0, false), |i| (self.value_f64(ty, i), true)))
             }
             _ => None,
         }
