@@ -1,4 +1,5 @@
-/* SuiteSparse:GraphBLAS, single-threaded, on the exported datasets (rank 2).
+/* SuiteSparse:GraphBLAS, single-threaded, on the exported datasets (rank 2;
+ * rank 3 for lookups only, as the matrix (i, j * n2 + k) of n0 x n1 n2).
  *   validate:     GrB_Matrix_build with no dup operator (duplicates are an
  *                 error) + GrB_Matrix_wait: bounds, duplicates, and a CSR.
  *   validate_dup: the same with GrB_PLUS_FP64 (duplicates summed).
@@ -16,15 +17,21 @@ int main(int argc, char **argv) {
         GrB_Index *I, *J, n;
         double t[3];
         int r, dup;
-        if (load(argv[1], argv[a], &d) != 0 || d.rank != 2) continue;
+        int flat;
+        uint64_t n2;
+        if (load(argv[1], argv[a], &d) != 0 || d.rank < 2 || d.rank > 3) continue;
+        flat = d.rank == 3;
+        n2 = flat ? d.shape[2] : 1;
+        if (flat) d.shape[1] *= n2;
         n = d.nnz;
         I = malloc(n * sizeof *I);
         J = malloc(n * sizeof *J);
         for (GrB_Index k = 0; k < n; k++) {
-            I[k] = d.idx[2 * k];
-            J[k] = d.idx[2 * k + 1];
+            const uint64_t *c = &d.idx[d.rank * k];
+            I[k] = c[0];
+            J[k] = flat ? c[1] * n2 + c[2] : c[1];
         }
-        for (dup = 0; dup < 2; dup++) {
+        for (dup = 0; dup < 2 && !flat; dup++) {
             for (r = 0; r < 3; r++) {
                 GrB_Matrix A;
                 double s = now_ms();
@@ -48,7 +55,9 @@ int main(int argc, char **argv) {
                 double s = now_ms();
                 for (uint64_t k = 0; k < d.nq; k++) {
                     double x;
-                    hits += GrB_Matrix_extractElement_FP64(&x, A, d.q[2 * k], d.q[2 * k + 1]) == GrB_SUCCESS;
+                    const uint64_t *q = &d.q[d.rank * k];
+                    hits += GrB_Matrix_extractElement_FP64(&x, A, q[0], flat ? q[1] * n2 + q[2] : q[1]) ==
+                            GrB_SUCCESS;
                 }
                 t[r] = now_ms() - s;
             }

@@ -8,7 +8,8 @@
 //! table can be kept five eighths full); the slot stores the low `rem_bits`
 //! bits of `h`, which with the home line determine `h` (and so `k`)
 //! exactly, the number of lines the entry was pushed past its home line
-//! (0..=15), and the entry number. A line with an empty slot ends a lookup:
+//! (0..=63, or 0..=15 when the slot is short of bits), and the entry
+//! number. A line with an empty slot ends a lookup:
 //! slots are filled in order and never emptied.
 //!
 //! A line holds `K` key slots: eight (`PackedIndex<8>`, the index alone),
@@ -37,16 +38,17 @@ fn has_avx2() -> bool {
     }
 }
 
-/// Lines an entry may be pushed past its home line.
-const MAX_DISP: u64 = 15;
 /// `u64` words per line (64 bytes).
 const LINE: usize = 8;
 const EMPTY: u64 = u64::MAX;
+/// Bits of a slot's displacement (lines its entry was pushed past its home
+/// line): six (up to 63 lines) when the slot has room, else four (15).
+const WIDE_DISP_BITS: u32 = 6;
 const DISP_BITS: u32 = 4;
 /// Entries per line the line count aims at, in eighths of its `K` slots:
 /// five eighths of eight, half of four (four-slot lines overflow into
-/// their neighbours sooner; at five eighths, runs of full lines longer
-/// than `MAX_DISP` showed up in tables of 20,000 random keys).
+/// their neighbours sooner; at five eighths, runs of 15 full lines showed
+/// up in tables of 20,000 random keys).
 const fn fill_eighths(k: usize) -> usize {
     if k == 4 {
         4
@@ -58,7 +60,7 @@ const fn fill_eighths(k: usize) -> usize {
 pub struct PackedIndex<const K: usize> {
     /// `lines` cache lines of 8 slots from `table[offset]` (64-byte aligned
     /// there), filled in order; slot values are
-    /// `(rem << DISP_BITS | displacement) << entry_bits | entry`, `EMPTY`
+    /// `(rem << disp_bits | displacement) << entry_bits | entry`, `EMPTY`
     /// when empty (a value's top bit is never set). A plain
     /// `u64` allocation (not a 64-aligned type) so that it comes untouched
     /// from the allocator and can still get huge pages.
@@ -69,8 +71,11 @@ pub struct PackedIndex<const K: usize> {
     /// `64 - key_bits`: a mixed key shifted left by it has its bits on top.
     top_shift: u32,
     rem_mask: u64,
-    /// `DISP_BITS + entry_bits`: where the remainder sits in a slot.
+    /// Bits of the displacement (`DISP_BITS` or `WIDE_DISP_BITS`) plus
+    /// `entry_bits`: where the remainder sits in a slot.
     want_shift: u32,
+    /// Lines an entry may be pushed past its home line: 2^disp_bits - 1.
+    max_disp: u64,
     entry_bits: u32,
     /// `2^entry_bits`, kept as a value: computed at each use it becomes a
     /// variable shift per slot.
@@ -89,7 +94,7 @@ pub struct Hit {
 }
 
 /// Where a key lives: its home line and its slot value without the
-/// displacement and the entry number (`rem << (DISP_BITS + entry_bits)`).
+/// displacement and the entry number (`rem << (disp_bits + entry_bits)`).
 struct Place {
     home: usize,
     want: u64,
@@ -126,9 +131,13 @@ impl<const K: usize> PackedIndex<K> {
         // an interval of at most `2^(key_bits - c)` consecutive integers,
         // which their low `key_bits - c` bits tell apart.
         let rem_bits = key_bits.saturating_sub(lines.ilog2());
-        if rem_bits + DISP_BITS + entry_bits > 63 {
-            return Err(NotBuilt::Unsuitable);
-        }
+        // Room for displacements up to 63 lines when the slot has the bits
+        // (large tables have longer runs of full lines), else up to 15.
+        let disp_bits = match rem_bits + entry_bits {
+            b if b + WIDE_DISP_BITS <= 63 => WIDE_DISP_BITS,
+            b if b + DISP_BITS <= 63 => DISP_BITS,
+            _ => return Err(NotBuilt::Unsuitable),
+        };
         let slots = lines * LINE + (LINE - 1);
         let mut table =
             aligned::zeroed_vec::<u64>(slots).ok_or(NotBuilt::Alloc(slots.saturating_mul(8)))?;
@@ -141,7 +150,8 @@ impl<const K: usize> PackedIndex<K> {
             mixer: Mixer::new(key_bits),
             top_shift: 64 - key_bits,
             rem_mask: (1u64 << rem_bits) - 1,
-            want_shift: DISP_BITS + entry_bits,
+            want_shift: disp_bits + entry_bits,
+            max_disp: (1u64 << disp_bits) - 1,
             entry_bits,
             span: 1u64 << entry_bits,
             avx2: has_avx2(),
@@ -179,7 +189,7 @@ impl<const K: usize> PackedIndex<K> {
     fn insert(&mut self, k: u64, entry: usize) -> bool {
         let p = self.place(k);
         let mut line = p.home;
-        for disp in 0..=MAX_DISP {
+        for disp in 0..=self.max_disp {
             let tagged = self.slot_value(&p, disp, 0);
             let span = self.span;
             let at = self.offset + line * LINE;
@@ -443,7 +453,7 @@ impl<const K: usize> PackedIndex<K> {
     #[cold]
     fn hit_displaced(&self, p: &Place) -> Hit {
         let mut line = p.home;
-        for disp in 1..=MAX_DISP {
+        for disp in 1..=self.max_disp {
             line += 1;
             if line == self.lines {
                 line = 0;
@@ -586,23 +596,23 @@ mod tests {
 
     #[test]
     fn refuses_keys_crafted_into_one_line() {
-        // 140 distinct keys whose mixed values share home line 0 of 28 (140
-        // entries at 5 per line): more
-        // than the 128 slots of the lines they may use.
+        // 520 distinct keys whose mixed values share home line 0 of 104
+        // (520 entries at 5 per line): more than the 512 slots of the 64
+        // lines they may use.
         let bits = 20;
         let mask = (1u64 << bits) - 1;
         let keys: Vec<u64> = (0..=mask)
-            .filter(|&k| (Mixer::new(bits).mix(k) * 28) >> bits == 0)
-            .take(140)
+            .filter(|&k| (Mixer::new(bits).mix(k) * 104) >> bits == 0)
+            .take(520)
             .collect();
-        assert_eq!(keys.len(), 140);
+        assert_eq!(keys.len(), 520);
         assert!(matches!(
             build::<8>(&keys, 1 << bits),
             Err(NotBuilt::Unsuitable)
         ));
-        // 120 of them fit (in 24 lines).
-        let index = build::<8>(&keys[..120], 1 << bits).ok().unwrap();
-        for (i, &k) in keys[..120].iter().enumerate() {
+        // 500 of them fit (in 100 lines).
+        let index = build::<8>(&keys[..500], 1 << bits).ok().unwrap();
+        for (i, &k) in keys[..500].iter().enumerate() {
             assert_eq!(index.find(&[k], &[1]), Some(i));
         }
     }
