@@ -27,6 +27,14 @@ impl Mixer {
     }
 }
 
+/// Entry `i` of `idx` (rank `R`) as an array.
+#[inline(always)]
+pub fn entry<const R: usize>(idx: &[u64], i: usize) -> [u64; R] {
+    let mut a = [0u64; R];
+    a.copy_from_slice(&idx[i * R..(i + 1) * R]);
+    a
+}
+
 /// Bits needed for values below `n` (0 for `n <= 1`).
 pub fn bits_below(n: u128) -> u32 {
     128 - n.saturating_sub(1).leading_zeros()

@@ -43,40 +43,39 @@ impl<'a> Coo<'a> {
         ) {
             let real = self.ty.filter(|t| t.is_real());
             if let (true, Some(ty)) = (values, real) {
-                match PackedIndex::<4>::build(self.indices(), &self.shape, &strides, elements) {
-                    Ok(mut p) => {
-                        p.attach_values(|i| self.value_f64(ty, i));
-                        self.strides = strides;
-                        return Ok(Index::Valued(p));
-                    }
-                    Err(NotBuilt::Alloc(bytes)) => {
-                        return Err(CooError::Alloc {
-                            bytes,
-                            what: "the lookup index with values (HURRAY_COO_INDEX_VALUES)",
-                        })
-                    }
-                    // Then the index without values.
-                    Err(NotBuilt::Unsuitable) => {}
+                let what = "the lookup index with values (HURRAY_COO_INDEX_VALUES)";
+                // Unsuitable: then the index without values.
+                if let Some(mut p) = self.packed::<4>(&strides, elements, what)? {
+                    p.attach_values(|i| self.value_f64(ty, i));
+                    self.strides = strides;
+                    return Ok(Index::Valued(p));
                 }
             }
-            match PackedIndex::<8>::build(self.indices(), &self.shape, &strides, elements) {
-                Ok(p) => {
-                    self.strides = strides;
-                    return Ok(Index::Packed(p));
-                }
-                Err(NotBuilt::Alloc(bytes)) => {
-                    return Err(CooError::Alloc {
-                        bytes,
-                        what: "the lookup index (HURRAY_COO_INDEX)",
-                    })
-                }
-                Err(NotBuilt::Unsuitable) => {}
+            let what = "the lookup index (HURRAY_COO_INDEX)";
+            if let Some(p) = self.packed::<8>(&strides, elements, what)? {
+                self.strides = strides;
+                return Ok(Index::Packed(p));
             }
         }
         Ok(Index::Hash(HashIndex::build(
             self.indices(),
             self.shape.len(),
         )?))
+    }
+
+    /// The packed index with `K` slots per line, `None` when it does not
+    /// suit these entries; `what` names it in an allocation failure.
+    fn packed<const K: usize>(
+        &self,
+        strides: &[u64],
+        elements: u128,
+        what: &'static str,
+    ) -> Result<Option<PackedIndex<K>>, CooError> {
+        match PackedIndex::<K>::build(self.indices(), &self.shape, strides, elements) {
+            Ok(p) => Ok(Some(p)),
+            Err(NotBuilt::Alloc(bytes)) => Err(CooError::Alloc { bytes, what }),
+            Err(NotBuilt::Unsuitable) => Ok(None),
+        }
     }
 
     /// Bytes of the lookup index this tensor holds (0 without one).

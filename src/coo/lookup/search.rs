@@ -8,14 +8,7 @@
 //! its steps and waits for each miss in turn.
 
 use super::hint::{prefetch, select};
-
-/// Entry `i` of `idx` (rank `R`) as an array.
-#[inline(always)]
-fn at<const R: usize>(idx: &[u64], i: usize) -> [u64; R] {
-    let mut a = [0u64; R];
-    a.copy_from_slice(&idx[i * R..(i + 1) * R]);
-    a
-}
+use crate::coo::key::entry;
 
 /// `a < b`, lexicographically.
 #[inline(always)]
@@ -48,11 +41,11 @@ fn find_r<const R: usize>(idx: &[u64], q: &[u64]) -> Option<usize> {
         prefetch(&idx[(base + next) * R]);
         prefetch(&idx[(base + half + next) * R]);
         let mid = base + half;
-        base = select(less(&at::<R>(idx, mid), &key), mid as u64, base as u64) as usize;
+        base = select(less(&entry::<R>(idx, mid), &key), mid as u64, base as u64) as usize;
         len -= half;
     }
-    let first = base + usize::from(less(&at::<R>(idx, base), &key));
-    (first < n && at::<R>(idx, first) == key).then_some(first)
+    let first = base + usize::from(less(&entry::<R>(idx, base), &key));
+    (first < n && entry::<R>(idx, first) == key).then_some(first)
 }
 
 /// The entry of sorted, distinct `idx` (rank `rank`, strictly increasing

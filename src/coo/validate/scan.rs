@@ -2,6 +2,8 @@
 //! that only say *where* the first problem is (the caller then describes it
 //! with the precise, slow code).
 
+use crate::coo::key::entry;
+
 /// Entries per branch-free block: a block that fails is rescanned entry by
 /// entry.
 const BLOCK: usize = 2048;
@@ -23,12 +25,6 @@ fn lex_gt<const R: usize>(c: &[u64; R], p: &[u64; R]) -> bool {
         gt = (c[d] > p[d]) | ((c[d] == p[d]) & gt);
     }
     gt
-}
-
-fn entry<const R: usize>(idx: &[u64], i: usize) -> [u64; R] {
-    let mut a = [0u64; R];
-    a.copy_from_slice(&idx[i * R..(i + 1) * R]);
-    a
 }
 
 fn first_sorted_violation_r<const R: usize>(idx: &[u64], shape: &[u64]) -> Option<usize> {
