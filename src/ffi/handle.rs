@@ -153,10 +153,7 @@ pub unsafe extern "C" fn hurray_coo_create_with_release(
 ) -> hurray_status {
     // Created first so the callback runs exactly once on every path,
     // panics included: moved into the handle on success, dropped otherwise.
-    let release = release.map(|f| Release {
-        f,
-        ctx: release_ctx,
-    });
+    let release = Release::new(release, release_ctx);
     let args = CreateArgs {
         type_tag,
         rank,

@@ -147,19 +147,28 @@ pub unsafe extern "C" fn hurray_coo_lookup_f64(
     // error) in `lookup_f64_checked`.
     let fast = guard_fast(|| {
         // SAFETY: per this function's contract.
-        let (value, found) = unsafe { lookup_f64_fast(coo, index, rank, out_value) }?;
-        // SAFETY: non-null (checked by lookup_f64_fast) and writable per the
-        // contract; NULL or writable.
-        unsafe {
-            write_opt(out_value, value);
-            write_opt(out_found, found);
-        }
+        let answer = unsafe { lookup_f64_fast(coo, index, rank, out_value) }?;
+        // SAFETY: out_value was checked non-null by lookup_f64_fast.
+        unsafe { write_f64_answer(out_value, out_found, answer) };
         Some(())
     });
     match fast {
         Some(status) => status,
         // SAFETY: per this function's contract.
         None => unsafe { lookup_f64_checked(coo, index, rank, out_value, out_found) },
+    }
+}
+
+/// Write a `hurray_coo_lookup_f64` answer to the caller's outputs.
+///
+/// # Safety
+/// `out_value` is non-NULL and writable; `out_found` is NULL or writable.
+#[inline(always)]
+unsafe fn write_f64_answer(out_value: *mut f64, out_found: *mut bool, (value, found): (f64, bool)) {
+    // SAFETY: per this function's contract.
+    unsafe {
+        write_opt(out_value, value);
+        write_opt(out_found, found);
     }
 }
 
@@ -179,11 +188,9 @@ unsafe fn lookup_f64_checked(
         // SAFETY: per this function's contract.
         unsafe {
             point_query(coo, index, rank, out_value.cast(), |h, query| {
-                let (value, found) = h.coo.lookup_f64(query).map_err(|e| h.err(e))?;
-                // SAFETY: non-null, and writable per the contract; NULL or
-                // writable.
-                write_opt(out_value, value);
-                write_opt(out_found, found);
+                let answer = h.coo.lookup_f64(query).map_err(|e| h.err(e))?;
+                // SAFETY: out_value was checked non-null by point_query.
+                write_f64_answer(out_value, out_found, answer);
                 Ok(())
             })
         }

@@ -80,6 +80,13 @@ struct Release {
     ctx: *mut c_void,
 }
 
+impl Release {
+    /// The caller's callback and its context, if there is a callback.
+    fn new(f: hurray_release_fn, ctx: *mut c_void) -> Option<Release> {
+        f.map(|f| Release { f, ctx })
+    }
+}
+
 impl Drop for Release {
     fn drop(&mut self) {
         // SAFETY: the caller supplied this function pointer and context for

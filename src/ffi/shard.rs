@@ -51,10 +51,7 @@ pub unsafe extern "C" fn hurray_coo_create_shard(
     out: *mut *mut hurray_coo,
 ) -> hurray_status {
     // Made first so that the callback runs exactly once on every path.
-    let release = release.map(|f| Release {
-        f,
-        ctx: release_ctx,
-    });
+    let release = Release::new(release, release_ctx);
     let args = CreateArgs {
         type_tag,
         rank,

@@ -280,11 +280,8 @@ impl<'a> Coo<'a> {
     /// whether it is stored. Complex types are refused.
     pub fn lookup_f64(&self, query: &[u64]) -> Result<(f64, bool), CooError> {
         let ty = self.real_type("lookup_f64")?;
-        if let Some(Index::Valued(p)) = &self.index {
-            self.check_query_unrolled(query)?;
-            let k = crate::coo::key::linear(query, &self.strides);
-            let (v, stored) = p.find_value_key(k).unwrap_or((0, false));
-            return Ok((f64::from_bits(v), stored));
+        if let Some(answer) = self.lookup_f64_fast(query) {
+            return Ok(answer);
         }
         let (at, stored) = self.check_and_locate(query)?;
         if self.nnz == 0 {
@@ -295,21 +292,13 @@ impl<'a> Coo<'a> {
 
     /// `lookup_f64` in few instructions for the common cases, `None`
     /// otherwise (then `lookup_f64` answers the same, or says what is
-    /// wrong): rank 1 to 3, the query inside the shape, and the packed index
-    /// (with the values kept in it one line is read; without, the entry's
-    /// `float64` value after it) or, without an index, a validated sorted
-    /// `float64` tensor (the search of `search.rs`).
+    /// wrong): the query inside the shape, and the packed index (with the
+    /// values kept in it one line is read; without, the entry's `float64`
+    /// value after it) or, without an index, a validated sorted `float64`
+    /// tensor (the search of `search.rs`).
     #[inline(always)]
     pub(crate) fn lookup_f64_fast(&self, q: &[u64]) -> Option<(f64, bool)> {
-        let inside = match (q, self.shape.as_slice()) {
-            ([a, b], [x, y]) => (a < x) & (b < y),
-            ([a, b, c], [x, y, z]) => (a < x) & (b < y) & (c < z),
-            ([a], [x]) => a < x,
-            _ => false,
-        };
-        if !inside {
-            return None;
-        }
+        self.check_query_unrolled(q).ok()?;
         match &self.index {
             Some(Index::Valued(p)) => {
                 let (v, stored) = p.find_value_key(key::linear(q, &self.strides))?;
