@@ -974,7 +974,9 @@ typedef struct hurray_triplets {
    */
   const void *values;
   /**
-   * Bytes of values: exactly what n elements of the type need.
+   * Bytes of values: exactly what n elements of the type need (0 for a
+   * pattern: values given with HURRAY_PATTERN are refused with
+   * HURRAY_ERR_BUFFER_SIZE, never dropped).
    */
   size_t values_bytes;
 } hurray_triplets;
@@ -2133,9 +2135,13 @@ hurray_status hurray_file_writer_kv_bool(struct hurray_file_writer *w,
 
 /**
  * Add a KV entry holding len bytes at data (NULL only when len is 0, read
- * during the call only); as hurray_file_writer_kv_string.
+ * during the call only); as hurray_file_writer_kv_string. A len over
+ * 2^32 - 1, or one that takes the KV section past its 32-bit length, is
+ * refused before data is read.
  *
- * Returns HURRAY_OK or the statuses of hurray_file_writer_kv_string.
+ * Returns HURRAY_OK, the statuses of hurray_file_writer_kv_string
+ * (HURRAY_ERR_INVALID_ARGUMENT for the sizes above), HURRAY_ERR_ALLOC
+ * (the copy the writer keeps).
  * Thread safety: one thread at a time per writer.
  */
 hurray_status hurray_file_writer_kv_bytes(struct hurray_file_writer *w,
@@ -2150,9 +2156,13 @@ hurray_status hurray_file_writer_kv_bytes(struct hurray_file_writer *w,
  * elements), HURRAY_KV_BOOL (1-byte elements, 0 or 1). Arrays of strings:
  * hurray_file_writer_kv_string_array. As hurray_file_writer_kv_string.
  *
+ * A count over 2^32 - 1, or one that takes the KV section past its 32-bit
+ * length, is refused before elems is read.
+ *
  * Returns HURRAY_OK, the statuses of hurray_file_writer_kv_string, and
- * HURRAY_ERR_INVALID_ARGUMENT for another elem_tag or a bool byte other
- * than 0 or 1, HURRAY_ERR_OVERFLOW when count elements do not fit memory.
+ * HURRAY_ERR_INVALID_ARGUMENT for another elem_tag, a bool byte other
+ * than 0 or 1 or the sizes above, HURRAY_ERR_OVERFLOW when count elements
+ * do not fit memory, HURRAY_ERR_ALLOC (the copy the writer keeps).
  * Thread safety: one thread at a time per writer.
  */
 hurray_status hurray_file_writer_kv_array(struct hurray_file_writer *w,
@@ -2164,9 +2174,13 @@ hurray_status hurray_file_writer_kv_array(struct hurray_file_writer *w,
 /**
  * Add a KV entry holding an array of count strings (strings: count
  * pointers to NUL-terminated UTF-8, none NULL; NULL only when count is 0;
- * read during the call only). As hurray_file_writer_kv_string.
+ * read during the call only). As hurray_file_writer_kv_string. A count
+ * over 2^32 - 1, or strings that take the KV section past its 32-bit
+ * length, are refused before (or as soon as) they are read.
  *
- * Returns HURRAY_OK or the statuses of hurray_file_writer_kv_string.
+ * Returns HURRAY_OK or the statuses of hurray_file_writer_kv_string
+ * (HURRAY_ERR_INVALID_ARGUMENT for the sizes above), HURRAY_ERR_OVERFLOW,
+ * HURRAY_ERR_ALLOC.
  * Thread safety: one thread at a time per writer.
  */
 hurray_status hurray_file_writer_kv_string_array(struct hurray_file_writer *w,

@@ -1,4 +1,5 @@
-//! Owned, 64-byte-aligned byte storage allocated without aborting.
+//! Owned storage allocated without aborting: 64-byte-aligned byte buffers,
+//! large zeroed work space, and plain vectors sized by a caller's count.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -106,6 +107,36 @@ pub fn zeroed_vec<T: Zeroable>(n: usize) -> Option<Vec<T>> {
         }
     }
     Some(v)
+}
+
+/// An empty `Vec` with room for `n` elements, or `Alloc` naming `what`
+/// (never an abort): for every vector whose length a caller's count sets.
+pub fn try_vec<T>(n: usize, what: &'static str) -> Result<Vec<T>, CooError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| CooError::Alloc {
+        bytes: n.saturating_mul(std::mem::size_of::<T>()),
+        what,
+    })?;
+    Ok(v)
+}
+
+/// A copy of `src` in a `Vec`, allocated as `try_vec` does.
+pub fn try_copy<T: Clone>(src: &[T], what: &'static str) -> Result<Vec<T>, CooError> {
+    let mut v = try_vec(src.len(), what)?;
+    v.extend_from_slice(src);
+    Ok(v)
+}
+
+/// A copy of `src` in a `String`, allocated as `try_vec` does.
+pub fn try_string(src: &str, what: &'static str) -> Result<String, CooError> {
+    let mut s = String::new();
+    s.try_reserve_exact(src.len())
+        .map_err(|_| CooError::Alloc {
+            bytes: src.len(),
+            what,
+        })?;
+    s.push_str(src);
+    Ok(s)
 }
 
 #[cfg(test)]

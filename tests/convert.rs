@@ -240,7 +240,21 @@ fn malformed_compressed_arrays_are_refused_with_the_place() {
     )
     .unwrap();
     assert_eq!(ok.indices(), &[0, 0, 0, 2, 1, 1]);
-    let cases: [(Vec<u8>, Vec<u8>, Status, &str); 4] = [
+    let cases: [(Vec<u8>, Vec<u8>, Status, &str); 6] = [
+        // An offset past the indices inside the array (the last one is
+        // right): refused, naming the row, not a panic.
+        (
+            i32s(&[0, 5, 3]),
+            i32s(&[0, 1, 2]),
+            Status::InvalidLayout,
+            "row 0: offsets[1] = 5 is past the end of the 3 indices",
+        ),
+        (
+            i32s(&[0, i32::MAX, 3]),
+            i32s(&[0, 1, 2]),
+            Status::InvalidLayout,
+            "row 0: offsets[1] = 2147483647 is past the end",
+        ),
         (
             i32s(&[1, 2, 3]),
             i32s(&[0, 1, 2]),

@@ -135,6 +135,25 @@ static int test_assembly_arguments_are_checked(void) {
     CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_OK, "");
     CHECK(hurray_coo_type_tag(coo) == HURRAY_TYPE_BOOL && hurray_coo_nnz(coo) == 2);
     hurray_coo_free(coo);
+    coo = NULL;
+    {
+        /* A pattern given values (a zero-initialised struct whose type_tag
+         * was forgotten): refused, never assembled with the values dropped. */
+        static const double six[6] = {1, 2, 3, 4, 5, 6};
+        hurray_assembly_plan *plan = (hurray_assembly_plan *)&plan;
+        t.values = six;
+        t.values_bytes = sizeof six;
+        CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, &plan), HURRAY_ERR_BUFFER_SIZE,
+                     "triplets->values buffer is 48 bytes but type_tag HURRAY_PATTERN");
+        CHECK(coo == NULL && plan == NULL);
+        /* A NULL out: the plan out-pointer is still set to NULL, as the
+         * header promises for every failure. */
+        t.values = NULL;
+        t.values_bytes = 0;
+        plan = (hurray_assembly_plan *)&plan;
+        CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, NULL, &plan), HURRAY_ERR_NULL_POINTER, "out");
+        CHECK(plan == NULL);
+    }
     return failures;
 }
 
@@ -197,6 +216,25 @@ static int test_csr_csc_dense_and_back(void) {
             CHECK(n1 == n2 && memcmp(a, b, n1) == 0);
         }
         hurray_coo_free(back);
+        back = NULL;
+    }
+    {
+        /* Offsets past the entries inside the array (the last one right):
+         * INVALID_LAYOUT naming the row, never a panic caught at the
+         * barrier. */
+        const int64_t bad1[4] = {0, 2, 7, 5}, bad2[4] = {0, (int64_t)1 << 62, 2, 5};
+        const int64_t ci[5] = {0, 1, 2, 3, 0};
+        const double v[5] = {1, 2, 3, 4, 5};
+        CHECK_STATUS(hurray_coo_from_compressed(HURRAY_FORMAT_CSR, 3, 4, HURRAY_INDEX_INT64, 0, bad1,
+                                                sizeof bad1, ci, sizeof ci, HURRAY_TYPE_FLOAT64, v,
+                                                sizeof v, 1, &back),
+                     HURRAY_ERR_INVALID_LAYOUT, "row 1: offsets[2] = 7 is past the end of the 5");
+        CHECK(back == NULL);
+        CHECK_STATUS(hurray_coo_from_compressed(HURRAY_FORMAT_CSR, 3, 4, HURRAY_INDEX_INT64, 0, bad2,
+                                                sizeof bad2, ci, sizeof ci, HURRAY_TYPE_FLOAT64, v,
+                                                sizeof v, 1, &back),
+                     HURRAY_ERR_INVALID_LAYOUT, "row 0: offsets[1] = 4611686018427387904");
+        CHECK(back == NULL);
     }
     {
         int64_t cp[4], ri[3];

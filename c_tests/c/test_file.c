@@ -194,8 +194,29 @@ static int test_hostile_files_and_arguments(void) {
                  "CRC-32C");
     CHECK(f == NULL);
     free(bytes);
-    /* An aborted writer leaves the old file in place, untouched. */
+    /* An aborted writer leaves the old file in place, untouched. Before
+     * that: KV values refused by their size before a byte is read or copied
+     * (the lengths lie: the buffer holds 8 bytes), never an abort. */
     CHECK_STATUS(hurray_file_writer_create(path, 0, 0, &w), HURRAY_OK, "");
+    {
+        static const int64_t eight[1] = {7};
+        CHECK_STATUS(hurray_file_writer_kv_bytes(w, "x", eight, (size_t)1 << 40),
+                     HURRAY_ERR_INVALID_ARGUMENT, "KV entry \"x\": a string, byte sequence or "
+                                                  "array is longer than 2^32 - 1");
+        CHECK_STATUS(hurray_file_writer_kv_bytes(w, "x", eight, 0xFFFFFFFFu),
+                     HURRAY_ERR_INVALID_ARGUMENT, "would make the KV section");
+        CHECK_STATUS(hurray_file_writer_kv_array(w, "x", HURRAY_KV_INT64, eight, 1ull << 37),
+                     HURRAY_ERR_INVALID_ARGUMENT, "longer than 2^32 - 1");
+        CHECK_STATUS(hurray_file_writer_kv_array(w, "x", HURRAY_KV_INT64, eight, 1ull << 29),
+                     HURRAY_ERR_INVALID_ARGUMENT, "would make the KV section");
+        CHECK_STATUS(hurray_file_writer_kv_array(w, "x", HURRAY_KV_BOOL, eight, 0xFFFFFFFFull),
+                     HURRAY_ERR_INVALID_ARGUMENT, "would make the KV section");
+        CHECK_STATUS(hurray_file_writer_kv_string_array(w, "x", (const char *const *)eight,
+                                                        1ull << 33),
+                     HURRAY_ERR_INVALID_ARGUMENT, "longer than 2^32 - 1");
+        /* The writer is still usable: the honest value goes in. */
+        CHECK_STATUS(hurray_file_writer_kv_bytes(w, "x", eight, sizeof eight), HURRAY_OK, "");
+    }
     hurray_file_writer_abort(w);
     CHECK_STATUS(hurray_file_open(path, 0, &f), HURRAY_OK, "");
     CHECK(hurray_file_tensor_count(f) == 2);

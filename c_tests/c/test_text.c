@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ctest.h"
@@ -187,10 +189,50 @@ static int test_tns_from_memory(void) {
     return failures;
 }
 
+/* The number of entries of directory dir other than . and .. */
+static int dir_entries(const char *dir) {
+    int n = 0;
+    struct dirent *e;
+    DIR *d = opendir(dir);
+    if (d == NULL) return -1;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) n++;
+    closedir(d);
+    return n;
+}
+
+/* A write whose rename fails (the target is a directory) returns IO and
+ * leaves no temporary file beside the target: the header promises it. */
+static int test_failed_writes_leave_no_temporary(void) {
+    int failures = 0;
+    char dir[128], sub[160];
+    hurray_coo *coo = NULL;
+    hurray_file_writer *w = NULL;
+    snprintf(dir, sizeof dir, "/tmp/hurray_ctest_tmpleak_%ld", (long)getpid());
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    CHECK(mkdir(dir, 0700) == 0);
+    CHECK(mkdir(sub, 0700) == 0);
+    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+                 HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_write_mtx_file(coo, sub, 0, 1), HURRAY_ERR_IO, sub);
+    CHECK(dir_entries(dir) == 1);
+    CHECK_STATUS(hurray_coo_write_tns_file(coo, sub, 0, 1), HURRAY_ERR_IO, sub);
+    CHECK(dir_entries(dir) == 1);
+    CHECK_STATUS(hurray_file_writer_create(sub, 0, 0, &w), HURRAY_OK, "");
+    CHECK_STATUS(hurray_file_writer_add(w, "a", coo), HURRAY_OK, "");
+    CHECK_STATUS(hurray_file_writer_finish(w), HURRAY_ERR_IO, sub);
+    CHECK(dir_entries(dir) == 1);
+    rmdir(sub);
+    rmdir(dir);
+    hurray_coo_free(coo);
+    return failures;
+}
+
 static const struct {
     const char *name;
     ctest_fn fn;
 } TESTS[] = {
+    {"failed_writes_leave_no_temporary", test_failed_writes_leave_no_temporary},
     {"mtx_from_memory", test_mtx_from_memory},
     {"mtx_errors_name_line_and_column", test_mtx_errors_name_line_and_column},
     {"write_sizes_and_round_trips", test_write_sizes_and_round_trips},

@@ -3,6 +3,7 @@
 //! Market), `.tns` (FROSTT) and `.hrry` (Hurray files, which hold several
 //! named tensors and metadata).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -13,6 +14,7 @@ use hurray_coo::io::descriptor::StatsChoice;
 use hurray_coo::io::file::{
     FileWriter, HurrayFile, KvValue, OpenMode, WriteOptions as FileWriteOptions,
 };
+use hurray_coo::io::mtx::MtxSymmetry;
 use hurray_coo::io::{entry_text, mtx, stats, tns, TextOptions, WriteOptions};
 use hurray_coo::{Coo, CooError, Options};
 
@@ -64,7 +66,9 @@ struct ReadArgs {
     /// last, min or max.
     #[arg(long, default_value = "error", value_parser = policy)]
     duplicates: Duplicates,
-    /// Keep the stored triangle of a symmetric Matrix Market file.
+    /// Keep the stored triangle of a symmetric Matrix Market file instead
+    /// of mirroring it (convert then writes a .mtx output with the input's
+    /// symmetry, and refuses other outputs, which have no way to say it).
     #[arg(long)]
     keep_triangular: bool,
     /// Shape of a FROSTT tensor, e.g. 100,200,50 (inferred when absent).
@@ -108,6 +112,8 @@ enum Command {
         after_help = "Example:\n  hurray-coo info bcsstk01.mtx\n  hurray-coo info model.hrry"
     )]
     Info {
+        /// The files to describe (.mtx, .tns or .hrry), one after another.
+        #[arg(required = true)]
         files: Vec<PathBuf>,
         #[command(flatten)]
         read: ReadArgs,
@@ -122,6 +128,9 @@ enum Command {
                       hurray-coo validate --tensor K system.hrry"
     )]
     Validate {
+        /// The files to check (.mtx, .tns or .hrry): every one is checked
+        /// and reported, and the exit status is 1 if any is invalid.
+        #[arg(required = true)]
         files: Vec<PathBuf>,
         #[command(flatten)]
         read: ReadArgs,
@@ -135,7 +144,10 @@ enum Command {
                       hurray-coo convert --tensor K system.hrry K.mtx"
     )]
     Convert {
+        /// The file to read (.mtx, .tns or .hrry).
         input: PathBuf,
+        /// The file to write (.mtx, .tns or .hrry), replaced only once
+        /// complete.
         output: PathBuf,
         #[command(flatten)]
         read: ReadArgs,
@@ -151,12 +163,65 @@ enum Command {
         after_help = "Example:\n  hurray-coo head -n 20 tensor.tns\n  hurray-coo head --tensor K system.hrry"
     )]
     Head {
+        /// The file to read (.mtx, .tns or .hrry).
         file: PathBuf,
         #[command(flatten)]
         read: ReadArgs,
+        /// How many entries to print.
         #[arg(short = 'n', long, default_value_t = 10)]
         lines: usize,
     },
+}
+
+/// Why a command stopped: what `main` turns into an exit status.
+enum Fail {
+    /// A bad input or output (exit 1); the message says where.
+    Bad(String),
+    /// Standard output was closed by its reader (`| head`): end quietly,
+    /// as a Unix tool does.
+    Pipe,
+    /// Something failed after its message was printed (exit 1).
+    Reported,
+}
+
+impl From<String> for Fail {
+    fn from(m: String) -> Fail {
+        Fail::Bad(m)
+    }
+}
+
+/// Standard output, buffered; a write that fails is an error to return,
+/// never a panic (println! panics on a closed pipe).
+struct Out(std::io::BufWriter<std::io::StdoutLock<'static>>);
+
+impl Out {
+    fn new() -> Out {
+        Out(std::io::BufWriter::new(std::io::stdout().lock()))
+    }
+
+    fn line(&mut self, args: std::fmt::Arguments<'_>) -> Result<(), Fail> {
+        self.0
+            .write_fmt(args)
+            .and_then(|()| self.0.write_all(b"\n"))
+            .map_err(io_fail)
+    }
+
+    fn flush(&mut self) -> Result<(), Fail> {
+        self.0.flush().map_err(io_fail)
+    }
+}
+
+fn io_fail(e: std::io::Error) -> Fail {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        Fail::Pipe
+    } else {
+        Fail::Bad(format!("standard output: {e}"))
+    }
+}
+
+/// println! into an `Out`, returning its error.
+macro_rules! say {
+    ($out:expr, $($arg:tt)*) => { $out.line(format_args!($($arg)*))? };
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -206,7 +271,8 @@ fn progress(mode: Progress, what: String, bytes: u64) -> Option<indicatif::Progr
 /// An input: one tensor of a text file, or an open Hurray file whose
 /// tensors borrow it.
 enum Input {
-    Text(Coo<'static>),
+    /// The tensor and, for Matrix Market, the symmetry its banner declared.
+    Text(Coo<'static>, MtxSymmetry),
     File(HurrayFile),
 }
 
@@ -234,14 +300,17 @@ fn load(path: &Path, a: &ReadArgs, mode: Progress) -> Result<Input, String> {
         keep_triangular: a.keep_triangular,
     };
     let r = match f {
-        Format::Mtx => mtx::read_mtx_file(path, &o).map(|x| x.0),
-        Format::Tns => tns::read_tns_file(path, a.shape.as_deref(), &o),
+        Format::Mtx => mtx::read_mtx_file(path, &o).map(|(c, h)| (c, h.symmetry)),
+        Format::Tns => {
+            tns::read_tns_file(path, a.shape.as_deref(), &o).map(|c| (c, MtxSymmetry::General))
+        }
         Format::Hrry => unreachable!("handled above"),
     };
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    r.map(Input::Text).map_err(|e| message(path, e))
+    r.map(|(c, s)| Input::Text(c, s))
+        .map_err(|e| message(path, e))
 }
 
 /// A tensor of an input: the text file's own, or one borrowing a file.
@@ -278,7 +347,7 @@ fn tensors<'f>(
     mode: Progress,
 ) -> Result<Vec<(Option<String>, Tensor<'f>)>, String> {
     let file = match input {
-        Input::Text(coo) => return Ok(vec![(None, Tensor::Text(coo))]),
+        Input::Text(coo, _) => return Ok(vec![(None, Tensor::Text(coo))]),
         Input::File(f) => f,
     };
     let positions: Vec<usize> = match &a.tensor {
@@ -373,9 +442,10 @@ fn kv_text(v: &KvValue) -> String {
 
 /// The file-level summary of a Hurray file: its tensors of every layout
 /// and its metadata.
-fn file_summary(file: &HurrayFile, path: &Path) {
+fn file_summary(out: &mut Out, file: &HurrayFile, path: &Path) -> Result<(), Fail> {
     let c = file.container();
-    println!(
+    say!(
+        out,
         "{}: Hurray file, {} tensor{}, data_buffer_alignment {}{}",
         path.display(),
         c.tensors.len(),
@@ -391,7 +461,8 @@ fn file_summary(file: &HurrayFile, path: &Path) {
         let ty = hurray_coo::type_info(t.type_tag).map_or("unknown type", |t| t.name());
         let shape: Vec<String> = t.shape.iter().map(u64::to_string).collect();
         let nnz = t.nnz.map(|n| format!(", {n} entries")).unwrap_or_default();
-        println!(
+        say!(
+            out,
             "  {:?}: {} {} {}{nnz}",
             t.entry.name,
             t.layout_name(),
@@ -400,21 +471,27 @@ fn file_summary(file: &HurrayFile, path: &Path) {
         );
     }
     for (k, v) in &c.kv {
-        println!("  metadata {k:?} = {}", kv_text(v));
+        say!(out, "  metadata {k:?} = {}", kv_text(v));
     }
+    Ok(())
 }
 
-fn info(coo: &Coo<'_>, label: &str, n: usize) {
+fn info(out: &mut Out, coo: &Coo<'_>, label: &str, n: usize) -> Result<(), Fail> {
     let ty = coo.type_info().map_or("unknown", |t| t.name());
-    println!("{label}:");
-    println!("  type     {ty}");
-    println!("  shape    {} (rank {})", shape_text(coo), coo.rank());
-    println!("  entries  {}", coo.nnz());
-    println!("  sorted   {}", if coo.is_sorted() { "yes" } else { "no" });
+    say!(out, "{label}:");
+    say!(out, "  type     {ty}");
+    say!(out, "  shape    {} (rank {})", shape_text(coo), coo.rank());
+    say!(out, "  entries  {}", coo.nnz());
+    say!(
+        out,
+        "  sorted   {}",
+        if coo.is_sorted() { "yes" } else { "no" }
+    );
     let s = stats::compute(coo);
-    println!("  density  {:.3e}", 1.0 - s.sparsity_ratio);
+    say!(out, "  density  {:.3e}", 1.0 - s.sparsity_ratio);
     if s.computed_mask & stats::mask::VALUE_STATS != 0 {
-        println!(
+        say!(
+            out,
             "  values   min {} max {} mean {} stddev {}{}{}",
             s.value_min,
             s.value_max,
@@ -426,13 +503,14 @@ fn info(coo: &Coo<'_>, label: &str, n: usize) {
     }
     let shown = n.min(coo.nnz() as usize);
     if shown > 0 {
-        println!("  first {shown} entries (counted from 1):");
+        say!(out, "  first {shown} entries (counted from 1):");
         for i in 0..shown {
             if let Some(line) = entry_text(coo, i) {
-                println!("    {line}");
+                say!(out, "    {line}");
             }
         }
     }
+    Ok(())
 }
 
 fn stats_choice(s: Statistics) -> StatsChoice {
@@ -478,58 +556,104 @@ fn write_hrry(
     w.finish()
 }
 
-fn run(cli: Cli) -> Result<(), String> {
+/// Run `f` on each of `files`, reporting a file's failure on standard
+/// error and going on with the next; `Reported` at the end if any failed.
+fn each_file(
+    out: &mut Out,
+    files: &[PathBuf],
+    mut f: impl FnMut(&mut Out, &Path) -> Result<(), Fail>,
+) -> Result<(), Fail> {
+    let mut failed = false;
+    for p in files {
+        match f(out, p) {
+            Ok(()) => {}
+            Err(Fail::Bad(m)) => {
+                // What the earlier files printed comes first.
+                out.flush()?;
+                eprintln!("hurray-coo: {m}");
+                failed = true;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if failed {
+        Err(Fail::Reported)
+    } else {
+        Ok(())
+    }
+}
+
+/// The symmetry to write a converted matrix with: `general`, unless the
+/// caller kept the stored triangle of a symmetric file, which only a
+/// Matrix Market output can say is half of the matrix.
+fn output_symmetry(
+    source: &Input,
+    a: &ReadArgs,
+    input: &Path,
+    output: &Path,
+    out_format: Format,
+) -> Result<MtxSymmetry, Fail> {
+    let symmetry = match source {
+        Input::Text(_, s) if a.keep_triangular => *s,
+        _ => MtxSymmetry::General,
+    };
+    if symmetry != MtxSymmetry::General && out_format != Format::Mtx {
+        return Err(Fail::Bad(format!(
+            "{}: --keep-triangular keeps one triangle of the symmetric matrix in {}, and {} \
+             has no way to say that the other triangle is implied, so it would hold another \
+             matrix; write a .mtx file, or drop --keep-triangular to write the whole matrix",
+            output.display(),
+            input.display(),
+            output.display()
+        )));
+    }
+    Ok(symmetry)
+}
+
+fn run(cli: Cli, out: &mut Out) -> Result<(), Fail> {
     let mode = cli.progress;
     match cli.command {
         Command::Info {
             files,
             read: a,
             entries,
-        } => {
-            if files.is_empty() {
-                return Err("info: give at least one file".into());
+        } => each_file(out, &files, |out, f| {
+            let input = load(f, &a, mode)?;
+            if let Input::File(file) = &input {
+                file_summary(out, file, f)?;
             }
-            for f in &files {
-                let input = load(f, &a, mode)?;
-                if let Input::File(file) = &input {
-                    file_summary(file, f);
-                }
-                for (name, coo) in tensors(&input, f, &a, Pick::All, mode)? {
-                    info(&coo, &label(f, &name), entries);
-                }
+            for (name, coo) in tensors(&input, f, &a, Pick::All, mode)? {
+                info(out, &coo, &label(f, &name), entries)?;
             }
             Ok(())
-        }
-        Command::Validate { files, read: a } => {
-            if files.is_empty() {
-                return Err("validate: give at least one file".into());
+        }),
+        Command::Validate { files, read: a } => each_file(out, &files, |out, f| {
+            let input = load(f, &a, mode)?;
+            for (name, coo) in tensors(&input, f, &a, Pick::All, mode)? {
+                say!(
+                    out,
+                    "{}: valid, {} {} with {} entries",
+                    label(f, &name),
+                    shape_text(&coo),
+                    coo.type_info().map_or("unknown", |t| t.name()),
+                    coo.nnz()
+                );
             }
-            for f in &files {
-                let input = load(f, &a, mode)?;
-                for (name, coo) in tensors(&input, f, &a, Pick::All, mode)? {
-                    println!(
-                        "{}: valid, {} {} with {} entries",
-                        label(f, &name),
-                        shape_text(&coo),
-                        coo.type_info().map_or("unknown", |t| t.name()),
-                        coo.nnz()
-                    );
-                }
-                if let Input::File(file) = &input {
-                    if a.tensor.is_none() {
-                        for t in file.tensors().iter().filter(|t| !t.is_coo()) {
-                            println!(
-                                "{}:{}: not checked ({} layout; this tool checks COO tensors)",
-                                f.display(),
-                                t.entry.name,
-                                t.layout_name()
-                            );
-                        }
+            if let Input::File(file) = &input {
+                if a.tensor.is_none() {
+                    for t in file.tensors().iter().filter(|t| !t.is_coo()) {
+                        say!(
+                            out,
+                            "{}:{}: not checked ({} layout; this tool checks COO tensors)",
+                            f.display(),
+                            t.entry.name,
+                            t.layout_name()
+                        );
                     }
                 }
             }
             Ok(())
-        }
+        }),
         Command::Convert {
             input,
             output,
@@ -539,6 +663,7 @@ fn run(cli: Cli) -> Result<(), String> {
         } => {
             let out_format = format_of(&output)?;
             let source = load(&input, &a, mode)?;
+            let symmetry = output_symmetry(&source, &a, &input, &output, out_format)?;
             let pick = if out_format == Format::Hrry {
                 Pick::All
             } else {
@@ -556,7 +681,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 nnz.saturating_mul(24),
             );
             let r = match out_format {
-                Format::Mtx => mtx::write_mtx_file(&list[0].1, &output, &o),
+                Format::Mtx => mtx::write_mtx_file_as(&list[0].1, symmetry, &output, &o),
                 Format::Tns => tns::write_tns_file(&list[0].1, &output, &o),
                 Format::Hrry => write_hrry(&output, &input, &source, &list, &hrry),
             };
@@ -583,7 +708,7 @@ fn run(cli: Cli) -> Result<(), String> {
             let coo = &list[0].1;
             for i in 0..lines.min(coo.nnz() as usize) {
                 if let Some(line) = entry_text(coo, i) {
-                    println!("{line}");
+                    say!(out, "{line}");
                 }
             }
             Ok(())
@@ -592,10 +717,17 @@ fn run(cli: Cli) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
+    // Usage errors exit 2 (clap's own exit), --help and --version 0.
     let cli = Cli::parse();
-    match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(m) => {
+    let mut out = Out::new();
+    let r = run(cli, &mut out).and_then(|()| out.flush());
+    match r {
+        Ok(()) | Err(Fail::Pipe) => ExitCode::SUCCESS,
+        Err(Fail::Reported) => ExitCode::from(1),
+        Err(Fail::Bad(m)) => {
+            // What was printed before the failure goes out first; a closed
+            // pipe then changes nothing.
+            let _ = out.flush();
             eprintln!("hurray-coo: {m}");
             ExitCode::from(1)
         }

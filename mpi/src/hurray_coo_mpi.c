@@ -423,9 +423,13 @@ static int64_t coord(const hurray_triplets *t, uint64_t i, uint32_t d) {
  * typed loop per index type and layout. */
 static void read_dim(const hurray_triplets *t, uint32_t d, int64_t *out) {
     const uint64_t n = t->n, stride = t->indices != NULL ? t->rank : 1;
-    const void *base = t->indices != NULL ? t->indices : t->dim_indices[d];
+    const void *base;
     const uint64_t first = t->indices != NULL ? d : 0;
     uint64_t i;
+    /* With n = 0 both index arrays may be NULL (the header allows it):
+     * nothing to read, and dim_indices must not be dereferenced. */
+    if (n == 0) return;
+    base = t->indices != NULL ? t->indices : t->dim_indices[d];
     switch (t->index_type) {
     case HURRAY_INDEX_INT32: {
         const int32_t *p = (const int32_t *)base + first;
@@ -503,6 +507,14 @@ static hurray_status check_triplets(const hurray_triplets *t, size_t *width) {
                 return fail(HURRAY_ERR_NULL_POINTER, "dim_indices[%u] is NULL", d);
     }
     if (t->type_tag == HURRAY_PATTERN) {
+        /* A pattern has no values; values given with it are refused (a
+         * forgotten type_tag must not drop them), as hurray_coo_assemble does. */
+        if (t->values_bytes != 0)
+            return fail(HURRAY_ERR_BUFFER_SIZE,
+                        "triplets->values buffer is %zu bytes but type_tag HURRAY_PATTERN (0: a "
+                        "pattern, no values; give the values' HURRAY_TYPE_* to assemble them) "
+                        "needs exactly 0 bytes",
+                        t->values_bytes);
         *width = 0;
         return HURRAY_OK;
     }
@@ -522,6 +534,22 @@ static hurray_status check_triplets(const hurray_triplets *t, size_t *width) {
     return HURRAY_OK;
 }
 
+/* The caller's size + 1 row boundaries (HURRAY_MPI_ROWS_GIVEN) into b,
+ * checked: they start at 0, never decrease and end at the row extent. */
+static hurray_status given_blocks(const uint64_t *given, int size, uint64_t rows, uint64_t *b) {
+    int k;
+    if (given == NULL) return fail(HURRAY_ERR_NULL_POINTER, "boundaries is NULL");
+    for (k = 0; k <= size; k++) {
+        b[k] = given[k];
+        if ((k == 0 && b[k] != 0) || (k > 0 && b[k] < b[k - 1]) || (k == size && b[k] != rows))
+            return fail(HURRAY_ERR_INVALID_ARGUMENT,
+                        "boundaries must start at 0, never decrease and end at the row "
+                        "extent %llu (boundary %d is %llu)",
+                        (unsigned long long)rows, k, (unsigned long long)b[k]);
+    }
+    return HURRAY_OK;
+}
+
 /* The size + 1 row boundaries of the ownership. */
 static hurray_status row_blocks(const hurray_triplets *t, uint32_t ownership,
                                 const uint64_t *given, int size, MPI_Comm comm, uint64_t *b) {
@@ -531,18 +559,7 @@ static hurray_status row_blocks(const hurray_triplets *t, uint32_t ownership,
         for (k = 0; k <= size; k++) b[k] = (uint64_t)((u128)rows * (u128)k / (u128)size);
         return HURRAY_OK;
     }
-    if (ownership == HURRAY_MPI_ROWS_GIVEN) {
-        if (given == NULL) return fail(HURRAY_ERR_NULL_POINTER, "boundaries is NULL");
-        for (k = 0; k <= size; k++) {
-            b[k] = given[k];
-            if ((k == 0 && b[k] != 0) || (k > 0 && b[k] < b[k - 1]) || (k == size && b[k] != rows))
-                return fail(HURRAY_ERR_INVALID_ARGUMENT,
-                            "boundaries must start at 0, never decrease and end at the row "
-                            "extent %llu (boundary %d is %llu)",
-                            (unsigned long long)rows, k, (unsigned long long)b[k]);
-        }
-        return HURRAY_OK;
-    }
+    if (ownership == HURRAY_MPI_ROWS_GIVEN) return given_blocks(given, size, rows, b);
     if (ownership == HURRAY_MPI_ROWS_BALANCED) {
         /* A histogram of rows over up to 64 bins per rank, summed over the
          * ranks; blocks cut at bin starts. */
@@ -1057,11 +1074,7 @@ hurray_status hurray_mpi_read_hrry(const char *path, const char *name, uint32_t 
             for (k = 0; k <= size; k++) b[k] = (uint64_t)((u128)rows * (u128)k / (u128)size);
             break;
         case HURRAY_MPI_ROWS_GIVEN:
-            if (given == NULL) {
-                st = fail(HURRAY_ERR_NULL_POINTER, "boundaries is NULL");
-                break;
-            }
-            for (k = 0; k <= size; k++) b[k] = given[k];
+            st = given_blocks(given, size, rows, b);
             break;
         case HURRAY_MPI_ROWS_BALANCED:
             /* Block k starts at the row of entry k * n / size (the file's
@@ -1133,7 +1146,7 @@ hurray_status hurray_mpi_read_mtx(const char *path, uint32_t policy, uint32_t fl
     unsigned char *head = NULL, *text = NULL;
     size_t headn = 0, banner_len = 0;
     unsigned long long rows = 0, cols = 0, declared = 0, lines_before = 0;
-    unsigned long long my_lines = 0, first_line = 0, header_lines = 0;
+    unsigned long long my_lines = 0, my_entries = 0, first_line = 0, header_lines = 0;
     hurray_coo *local = NULL;
     uint32_t sym = 0;
     last_message[0] = '\0';
@@ -1216,38 +1229,53 @@ hurray_status hurray_mpi_read_mtx(const char *path, uint32_t policy, uint32_t fl
         text = (unsigned char *)malloc((size_t)(e - a) + banner_len + 64);
         if (text == NULL) st = fail(HURRAY_ERR_ALLOC, "cannot allocate %ld bytes", e - a);
     }
-    /* 3. Number the lines: entry lines of this range, and the lines before. */
+    /* 3. Number the lines of this range, and count its entry lines: those
+     * neither blank nor a comment (first non-blank character '%'), as
+     * hurray_coo_read_mtx counts them. */
     if (st == HURRAY_OK) {
         unsigned char *chunk = text;
         long i;
+        /* 0: at a line's start (only blanks so far), 1: an entry line, 2: a comment. */
+        int kind = 0;
         if (read_at(fp, a, chunk, (size_t)(e - a))) st = fail(HURRAY_ERR_IO, "%s: cannot read bytes %ld to %ld", path, a, e);
-        for (i = 0; st == HURRAY_OK && i < e - a; i++) my_lines += chunk[i] == '\n';
-        if (st == HURRAY_OK && e - a > 0 && chunk[e - a - 1] != '\n') my_lines++;
+        for (i = 0; st == HURRAY_OK && i < e - a; i++) {
+            unsigned char c = chunk[i];
+            if (c == '\n') {
+                my_lines++;
+                my_entries += kind == 1;
+                kind = 0;
+            } else if (kind == 0 && !isspace(c)) {
+                kind = c == '%' ? 2 : 1;
+            }
+        }
+        if (st == HURRAY_OK && e - a > 0 && chunk[e - a - 1] != '\n') {
+            my_lines++;
+            my_entries += kind == 1;
+        }
     }
     {
         unsigned long long mine_l = st == HURRAY_OK ? my_lines : 0;
-        if (MPI_Exscan(&mine_l, &lines_before, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS)
-            st = fail(HURRAY_ERR_INTERNAL, "MPI_Exscan failed");
+        unsigned long long mine_e = st == HURRAY_OK ? my_entries : 0, all_e = 0;
+        if (MPI_Exscan(&mine_l, &lines_before, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS ||
+            MPI_Allreduce(&mine_e, &all_e, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS)
+            st = fail(HURRAY_ERR_INTERNAL, "MPI_Exscan or MPI_Allreduce failed");
         if (me == 0) lines_before = 0;
         first_line = header_lines + 1 + lines_before;
+        /* The size line's count, checked against the whole file as
+         * hurray_coo_read_mtx checks it (every rank sees the same sum; a
+         * rank that already failed says its own failure instead). */
+        if (st == HURRAY_OK && all_e != declared)
+            st = fail(HURRAY_ERR_PARSE,
+                      "%s: line %llu: the size line declares %llu entries, but the file has %llu "
+                      "entry lines",
+                      path, header_lines, declared, all_e);
     }
     /* 4. Parse the range as a file of its own: the banner, a size line for
      * its entry lines, then the lines. */
     if (st == HURRAY_OK) {
-        unsigned long long entries = 0;
-        long i, len = e - a;
-        int blank = 1;
+        unsigned long long entries = my_entries;
+        long len = e - a;
         unsigned char *buf;
-        for (i = 0; i < len; i++) {
-            unsigned char c = text[i];
-            if (c == '\n') {
-                entries += !blank;
-                blank = 1;
-            } else if (!isspace(c)) {
-                blank = 0;
-            }
-        }
-        entries += !blank;
         buf = (unsigned char *)malloc((size_t)len + banner_len + 80);
         if (buf == NULL) {
             st = fail(HURRAY_ERR_ALLOC, "cannot allocate %ld bytes", len);

@@ -29,6 +29,14 @@ impl Format {
         }
     }
 
+    /// What one offset range covers: "row" (CSR) or "column" (CSC).
+    fn major_name(self) -> &'static str {
+        match self {
+            Format::Csr => "row",
+            Format::Csc => "column",
+        }
+    }
+
     /// (major dimension, minor dimension).
     fn dims(self) -> (usize, usize) {
         match self {
@@ -483,6 +491,18 @@ pub fn from_compressed(
                 "offsets[{}] = {hi} is below offsets[{}] = {lo}",
                 m as i128 + 1 + b,
                 m as i128 + b
+            )));
+        }
+        // offsets[0] is the base and each row starts where the last ended,
+        // so lo - b >= 0; the end must also stay within the indices (the
+        // last offset alone says nothing of the ones before it).
+        if hi > nnz as i128 + b {
+            return Err(bad(format!(
+                "{} {}: offsets[{}] = {hi} is past the end of the {nnz} indices (at most {})",
+                format.major_name(),
+                m as i128 + b,
+                m as i128 + 1 + b,
+                nnz as i128 + b
             )));
         }
         for k in (lo - b) as usize..(hi - b) as usize {

@@ -93,7 +93,9 @@ pub struct hurray_triplets {
     pub type_tag: u8,
     /// n values packed as the type packs them (NULL for a pattern).
     pub values: *const c_void,
-    /// Bytes of values: exactly what n elements of the type need.
+    /// Bytes of values: exactly what n elements of the type need (0 for a
+    /// pattern: values given with HURRAY_PATTERN are refused with
+    /// HURRAY_ERR_BUFFER_SIZE, never dropped).
     pub values_bytes: usize,
 }
 
@@ -192,10 +194,11 @@ pub unsafe extern "C" fn hurray_coo_assemble(
     out_plan: *mut *mut hurray_assembly_plan,
 ) -> hurray_status {
     guard(|| {
-        // SAFETY: NULL-checked by write_req; writable per the contract.
-        unsafe { write_req(out, std::ptr::null_mut(), "out")? };
+        // The plan first: it is NULL on every failure, a NULL out included.
         // SAFETY: NULL or writable per the contract.
         unsafe { write_opt(out_plan, std::ptr::null_mut()) };
+        // SAFETY: NULL-checked by write_req; writable per the contract.
+        unsafe { write_req(out, std::ptr::null_mut(), "out")? };
         const KNOWN: u32 = HURRAY_ASSEMBLE_SKIP_NEGATIVE
             | HURRAY_ASSEMBLE_DROP_ZEROS
             | HURRAY_ASSEMBLE_ROUNDED_SUM;
@@ -255,6 +258,18 @@ pub unsafe extern "C" fn hurray_coo_assemble(
             }
         };
         let values = if t.type_tag == HURRAY_PATTERN {
+            // A pattern has no values: values given with it are refused, so a
+            // forgotten type_tag (a zero-initialised struct) never drops them.
+            if t.values_bytes != 0 {
+                return Err(CooError::BufferSize {
+                    buffer: "triplets->values",
+                    got: t.values_bytes as u64,
+                    expected: 0,
+                    expected_why: "type_tag HURRAY_PATTERN (0: a pattern, no values; give the \
+                                   values' HURRAY_TYPE_* to assemble them)"
+                        .into(),
+                });
+            }
             None
         } else {
             // SAFETY: values_bytes readable bytes at values, per the contract.

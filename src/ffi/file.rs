@@ -9,6 +9,7 @@ use super::guard::{
 };
 use super::handle::check_flags;
 use super::{hurray_coo, hurray_status};
+use crate::aligned::{try_copy, try_string, try_vec};
 use crate::error::CooError;
 use crate::io::descriptor::StatsChoice;
 use crate::io::file::{
@@ -780,15 +781,19 @@ pub unsafe extern "C" fn hurray_file_writer_add(
 
 /// # Safety
 /// `w` NULL or live; `key` NULL or NUL-terminated.
+///
+/// `value` builds the value; it is given the writer and the key, to refuse
+/// a value by its size (`FileWriter::check_kv_size`) before copying it.
 unsafe fn add_kv(
     w: *mut hurray_file_writer,
     key: *const c_char,
-    value: impl FnOnce() -> Result<KvValue, CooError>,
+    value: impl FnOnce(&FileWriter, &str) -> Result<KvValue, CooError>,
 ) -> hurray_status {
     guard(|| {
         // SAFETY: per this function's contract.
         let (w, key) = unsafe { (writer(w)?, c_name(key, "key")?) };
-        w.add_kv(key, value()?)
+        let v = value(w, key)?;
+        w.add_kv(key, v)
     })
 }
 
@@ -809,8 +814,10 @@ pub unsafe extern "C" fn hurray_file_writer_kv_string(
 ) -> hurray_status {
     // SAFETY: per the contract.
     unsafe {
-        add_kv(w, key, || {
-            Ok(KvValue::String(c_name(value, "value")?.to_string()))
+        add_kv(w, key, |w, key| {
+            let v = c_name(value, "value")?;
+            w.check_kv_size(key, v.len() as u64, 4 + v.len() as u64)?;
+            Ok(KvValue::String(try_string(v, "the KV string")?))
         })
     }
 }
@@ -826,7 +833,7 @@ pub unsafe extern "C" fn hurray_file_writer_kv_int64(
     value: i64,
 ) -> hurray_status {
     // SAFETY: per the contract.
-    unsafe { add_kv(w, key, || Ok(KvValue::Int64(value))) }
+    unsafe { add_kv(w, key, |_, _| Ok(KvValue::Int64(value))) }
 }
 
 /// Add a KV entry holding a uint64; as hurray_file_writer_kv_string.
@@ -840,7 +847,7 @@ pub unsafe extern "C" fn hurray_file_writer_kv_uint64(
     value: u64,
 ) -> hurray_status {
     // SAFETY: per the contract.
-    unsafe { add_kv(w, key, || Ok(KvValue::Uint64(value))) }
+    unsafe { add_kv(w, key, |_, _| Ok(KvValue::Uint64(value))) }
 }
 
 /// Add a KV entry holding a float64; as hurray_file_writer_kv_string.
@@ -854,7 +861,7 @@ pub unsafe extern "C" fn hurray_file_writer_kv_float64(
     value: f64,
 ) -> hurray_status {
     // SAFETY: per the contract.
-    unsafe { add_kv(w, key, || Ok(KvValue::Float64(value))) }
+    unsafe { add_kv(w, key, |_, _| Ok(KvValue::Float64(value))) }
 }
 
 /// Add a KV entry holding a bool; as hurray_file_writer_kv_string.
@@ -868,13 +875,17 @@ pub unsafe extern "C" fn hurray_file_writer_kv_bool(
     value: bool,
 ) -> hurray_status {
     // SAFETY: per the contract.
-    unsafe { add_kv(w, key, || Ok(KvValue::Bool(value))) }
+    unsafe { add_kv(w, key, |_, _| Ok(KvValue::Bool(value))) }
 }
 
 /// Add a KV entry holding len bytes at data (NULL only when len is 0, read
-/// during the call only); as hurray_file_writer_kv_string.
+/// during the call only); as hurray_file_writer_kv_string. A len over
+/// 2^32 - 1, or one that takes the KV section past its 32-bit length, is
+/// refused before data is read.
 ///
-/// Returns HURRAY_OK or the statuses of hurray_file_writer_kv_string.
+/// Returns HURRAY_OK, the statuses of hurray_file_writer_kv_string
+/// (HURRAY_ERR_INVALID_ARGUMENT for the sizes above), HURRAY_ERR_ALLOC
+/// (the copy the writer keeps).
 /// Thread safety: one thread at a time per writer.
 #[no_mangle]
 pub unsafe extern "C" fn hurray_file_writer_kv_bytes(
@@ -885,8 +896,11 @@ pub unsafe extern "C" fn hurray_file_writer_kv_bytes(
 ) -> hurray_status {
     // SAFETY: per the contract.
     unsafe {
-        add_kv(w, key, || {
-            Ok(KvValue::Bytes(bytes(data.cast(), len, "data")?.to_vec()))
+        add_kv(w, key, |w, key| {
+            // Refused by size before a byte is read or copied.
+            w.check_kv_size(key, len as u64, 4 + len as u64)?;
+            let b = bytes(data.cast(), len, "data")?;
+            Ok(KvValue::Bytes(try_copy(b, "the KV bytes")?))
         })
     }
 }
@@ -897,9 +911,13 @@ pub unsafe extern "C" fn hurray_file_writer_kv_bytes(
 /// elements), HURRAY_KV_BOOL (1-byte elements, 0 or 1). Arrays of strings:
 /// hurray_file_writer_kv_string_array. As hurray_file_writer_kv_string.
 ///
+/// A count over 2^32 - 1, or one that takes the KV section past its 32-bit
+/// length, is refused before elems is read.
+///
 /// Returns HURRAY_OK, the statuses of hurray_file_writer_kv_string, and
-/// HURRAY_ERR_INVALID_ARGUMENT for another elem_tag or a bool byte other
-/// than 0 or 1, HURRAY_ERR_OVERFLOW when count elements do not fit memory.
+/// HURRAY_ERR_INVALID_ARGUMENT for another elem_tag, a bool byte other
+/// than 0 or 1 or the sizes above, HURRAY_ERR_OVERFLOW when count elements
+/// do not fit memory, HURRAY_ERR_ALLOC (the copy the writer keeps).
 /// Thread safety: one thread at a time per writer.
 #[no_mangle]
 pub unsafe extern "C" fn hurray_file_writer_kv_array(
@@ -911,7 +929,7 @@ pub unsafe extern "C" fn hurray_file_writer_kv_array(
 ) -> hurray_status {
     // SAFETY: per the contract.
     unsafe {
-        add_kv(w, key, || {
+        add_kv(w, key, |w, key| {
             let width: u64 = match elem_tag {
                 HURRAY_KV_INT64 | HURRAY_KV_UINT64 | HURRAY_KV_FLOAT64 => 8,
                 HURRAY_KV_BOOL => 1,
@@ -922,6 +940,8 @@ pub unsafe extern "C" fn hurray_file_writer_kv_array(
                     )))
                 }
             };
+            // Refused by size before an element is read or copied.
+            w.check_kv_size(key, count, 5u64.saturating_add(count.saturating_mul(width)))?;
             let n = count
                 .checked_mul(width)
                 .and_then(|n| usize::try_from(n).ok())
@@ -930,21 +950,35 @@ pub unsafe extern "C" fn hurray_file_writer_kv_array(
                 })?;
             let b = bytes(elems.cast(), n, "elems")?;
             let words = || b.chunks_exact(8).map(|c| c.try_into().expect("8 bytes"));
+            let what = "the KV array";
+            let count = n / width as usize;
             Ok(KvValue::Array(match elem_tag {
-                HURRAY_KV_INT64 => KvArray::Int64(words().map(i64::from_le_bytes).collect()),
-                HURRAY_KV_UINT64 => KvArray::Uint64(words().map(u64::from_le_bytes).collect()),
-                HURRAY_KV_FLOAT64 => KvArray::Float64(words().map(f64::from_le_bytes).collect()),
-                _ => KvArray::Bool(
-                    b.iter()
-                        .enumerate()
-                        .map(|(k, &x)| match x {
-                            0 | 1 => Ok(x == 1),
-                            _ => Err(CooError::Argument(format!(
-                                "bool element {k} is {x}; it must be 0 or 1"
-                            ))),
-                        })
-                        .collect::<Result<_, _>>()?,
-                ),
+                HURRAY_KV_INT64 => {
+                    let mut v = try_vec(count, what)?;
+                    v.extend(words().map(i64::from_le_bytes));
+                    KvArray::Int64(v)
+                }
+                HURRAY_KV_UINT64 => {
+                    let mut v = try_vec(count, what)?;
+                    v.extend(words().map(u64::from_le_bytes));
+                    KvArray::Uint64(v)
+                }
+                HURRAY_KV_FLOAT64 => {
+                    let mut v = try_vec(count, what)?;
+                    v.extend(words().map(f64::from_le_bytes));
+                    KvArray::Float64(v)
+                }
+                _ => {
+                    if let Some(k) = b.iter().position(|&x| x > 1) {
+                        return Err(CooError::Argument(format!(
+                            "bool element {k} is {}; it must be 0 or 1",
+                            b[k]
+                        )));
+                    }
+                    let mut v = try_vec(count, what)?;
+                    v.extend(b.iter().map(|&x| x == 1));
+                    KvArray::Bool(v)
+                }
             }))
         })
     }
@@ -952,9 +986,13 @@ pub unsafe extern "C" fn hurray_file_writer_kv_array(
 
 /// Add a KV entry holding an array of count strings (strings: count
 /// pointers to NUL-terminated UTF-8, none NULL; NULL only when count is 0;
-/// read during the call only). As hurray_file_writer_kv_string.
+/// read during the call only). As hurray_file_writer_kv_string. A count
+/// over 2^32 - 1, or strings that take the KV section past its 32-bit
+/// length, are refused before (or as soon as) they are read.
 ///
-/// Returns HURRAY_OK or the statuses of hurray_file_writer_kv_string.
+/// Returns HURRAY_OK or the statuses of hurray_file_writer_kv_string
+/// (HURRAY_ERR_INVALID_ARGUMENT for the sizes above), HURRAY_ERR_OVERFLOW,
+/// HURRAY_ERR_ALLOC.
 /// Thread safety: one thread at a time per writer.
 #[no_mangle]
 pub unsafe extern "C" fn hurray_file_writer_kv_string_array(
@@ -965,7 +1003,10 @@ pub unsafe extern "C" fn hurray_file_writer_kv_string_array(
 ) -> hurray_status {
     // SAFETY: per the contract.
     unsafe {
-        add_kv(w, key, || {
+        add_kv(w, key, |w, key| {
+            // Each string takes at least its 4-byte length: refused by that
+            // size before a string is read.
+            w.check_kv_size(key, count, 5u64.saturating_add(count.saturating_mul(4)))?;
             let n = usize::try_from(count)
                 .ok()
                 .filter(|n| n.checked_mul(8).is_some())
@@ -973,13 +1014,13 @@ pub unsafe extern "C" fn hurray_file_writer_kv_string_array(
                     what: "the string array".into(),
                 })?;
             let ptrs = super::guard::array::<usize>(strings.cast(), n, "strings")?;
-            let mut v = Vec::new();
-            v.try_reserve_exact(n).map_err(|_| CooError::Alloc {
-                bytes: n * 24,
-                what: "the string array",
-            })?;
+            let mut v = try_vec(n, "the string array")?;
+            let mut payload = 5u64;
             for &p in ptrs {
-                v.push(c_name(p as *const c_char, "a string of the array")?.to_string());
+                let s = c_name(p as *const c_char, "a string of the array")?;
+                payload += 4 + s.len() as u64;
+                w.check_kv_size(key, s.len() as u64, payload)?;
+                v.push(try_string(s, "a string of the KV array")?);
             }
             Ok(KvValue::Array(KvArray::String(v)))
         })

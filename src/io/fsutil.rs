@@ -42,6 +42,9 @@ pub(crate) struct AtomicFile {
     out: Option<BufWriter<File>>,
     tmp: PathBuf,
     path: PathBuf,
+    /// Set once the rename has put the file under its name; until then,
+    /// whatever failed (flush, fsync, rename), `Drop` removes the temporary.
+    renamed: bool,
 }
 
 impl AtomicFile {
@@ -64,6 +67,7 @@ impl AtomicFile {
             out: Some(BufWriter::with_capacity(1 << 20, f)),
             tmp,
             path: path.to_path_buf(),
+            renamed: false,
         })
     }
 
@@ -82,12 +86,16 @@ impl AtomicFile {
                 self.path.display()
             )));
         };
+        // Any `?` below returns with `renamed` false: `Drop` then removes the
+        // temporary file (the header promises that a failed write leaves
+        // nothing behind).
         let f = out.into_inner().map_err(|e| io(e.into_error()))?;
         if sync {
             f.sync_all().map_err(&io)?;
         }
         drop(f);
         std::fs::rename(&self.tmp, &self.path).map_err(&io)?;
+        self.renamed = true;
         if sync {
             let dir = match self.path.parent() {
                 Some(d) if !d.as_os_str().is_empty() => d,
@@ -128,7 +136,9 @@ impl Write for AtomicFile {
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        if self.out.take().is_some() {
+        // Close the file (if still open) before removing it.
+        drop(self.out.take());
+        if !self.renamed {
             let _ = std::fs::remove_file(&self.tmp);
         }
     }

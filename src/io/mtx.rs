@@ -199,6 +199,14 @@ fn read(bytes: &[u8], o: &TextOptions, fast: bool) -> Result<(Coo<'static>, MtxH
     }
     let rows = tok[0].uint()?;
     let cols = tok[1].uint()?;
+    for (t, extent, what) in [(&tok[0], rows, "rows"), (&tok[1], cols, "columns")] {
+        if extent == crate::element::size::DYNAMIC_DIM {
+            return Err(t.error(&format!(
+                "{extent} {what} is not an extent: the largest is 2^64 - 2, because 2^64 - 1 \
+                 marks a dynamic dimension, which a stored tensor cannot have"
+            )));
+        }
+    }
     if h.symmetry != MtxSymmetry::General && rows != cols {
         return Err(tok[1].error(&format!(
             "a {} matrix must be square, but it has {rows} rows",
@@ -435,6 +443,22 @@ fn mirror(
 /// pattern) and as `integer` 0/1 otherwise. Entries in the tensor's order,
 /// 1-based.
 pub fn write_mtx(coo: &Coo<'_>, o: &WriteOptions, out: &mut Vec<u8>) -> Result<(), CooError> {
+    write_mtx_as(coo, MtxSymmetry::General, o, out)
+}
+
+/// As [`write_mtx`], with the banner's symmetry. For any symmetry but
+/// `general`, `coo` holds one triangle of a square matrix (every entry on
+/// or below the diagonal, or every entry on or above it; strictly, for
+/// `skew-symmetric`) and the file says the other is its mirror image;
+/// `hermitian` takes complex values. Anything else is refused, naming the
+/// first entry that does not fit, so the file always means the matrix the
+/// caller has.
+pub fn write_mtx_as(
+    coo: &Coo<'_>,
+    symmetry: MtxSymmetry,
+    o: &WriteOptions,
+    out: &mut Vec<u8>,
+) -> Result<(), CooError> {
     use std::io::Write;
     if coo.rank() != 2 {
         return Err(CooError::Unsupported(format!(
@@ -453,7 +477,12 @@ pub fn write_mtx(coo: &Coo<'_>, o: &WriteOptions, out: &mut Vec<u8>) -> Result<(
         (false, Field::Integer) => "integer",
         (false, Field::Complex) => "complex",
     };
-    let _ = writeln!(out, "{BANNER} matrix coordinate {field} general");
+    check_triangle(coo, symmetry, field)?;
+    let _ = writeln!(
+        out,
+        "{BANNER} matrix coordinate {field} {}",
+        symmetry_name(symmetry)
+    );
     let _ = writeln!(
         out,
         "% written by libhurray_coo {} from a {} tensor",
@@ -463,6 +492,70 @@ pub fn write_mtx(coo: &Coo<'_>, o: &WriteOptions, out: &mut Vec<u8>) -> Result<(
     let shape = coo.shape();
     let _ = writeln!(out, "{} {} {}", shape[0], shape[1], n);
     text::write_entries(coo, ty, !pattern, o, out)
+}
+
+/// That `coo` can be written with `symmetry` and mean the same matrix:
+/// square, one triangle only (strictly below or above the diagonal for
+/// skew-symmetric), complex values for hermitian.
+fn check_triangle(coo: &Coo<'_>, symmetry: MtxSymmetry, field: &str) -> Result<(), CooError> {
+    if symmetry == MtxSymmetry::General {
+        return Ok(());
+    }
+    let name = symmetry_name(symmetry);
+    let shape = coo.shape();
+    if shape[0] != shape[1] {
+        return Err(CooError::Argument(format!(
+            "a {name} Matrix Market file holds a square matrix; this one is {} x {}",
+            shape[0], shape[1]
+        )));
+    }
+    let allowed = match symmetry {
+        MtxSymmetry::Hermitian => field == "complex",
+        MtxSymmetry::SkewSymmetric => field != "pattern",
+        _ => true,
+    };
+    if !allowed {
+        return Err(CooError::Argument(format!(
+            "a {field} matrix cannot be written as {name} (Matrix Market allows hermitian for \
+             complex values only, and no skew-symmetric pattern)"
+        )));
+    }
+    let strict = symmetry == MtxSymmetry::SkewSymmetric;
+    // Which triangle: the first off-diagonal entry decides.
+    let lower = (0..coo.nnz() as usize)
+        .map(|i| coo.entry(i))
+        .find(|e| e[0] != e[1])
+        .is_none_or(|e| e[0] > e[1]);
+    for i in 0..coo.nnz() as usize {
+        let e = coo.entry(i);
+        let fits = if e[0] == e[1] {
+            !strict
+        } else {
+            (e[0] > e[1]) == lower
+        };
+        if !fits {
+            return Err(CooError::Argument(format!(
+                "entry {i} at ({}, {}) is {}; a {name} file stores one triangle{} and the \
+                 other is implied, so this matrix would be written as another one \
+                 (write it as general)",
+                e[0],
+                e[1],
+                if e[0] == e[1] {
+                    "on the diagonal"
+                } else if lower {
+                    "above the diagonal while earlier entries are below it"
+                } else {
+                    "below the diagonal while earlier entries are above it"
+                },
+                if strict {
+                    ", without the diagonal,"
+                } else {
+                    ""
+                }
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Read the Matrix Market file at `path` (see [`read_mtx`]).
@@ -480,7 +573,18 @@ pub fn write_mtx_file(
     path: &std::path::Path,
     o: &WriteOptions,
 ) -> Result<(), CooError> {
+    write_mtx_file_as(coo, MtxSymmetry::General, path, o)
+}
+
+/// Write `coo` to `path` as Matrix Market with the banner's symmetry (see
+/// [`write_mtx_as`]).
+pub fn write_mtx_file_as(
+    coo: &Coo<'_>,
+    symmetry: MtxSymmetry,
+    path: &std::path::Path,
+    o: &WriteOptions,
+) -> Result<(), CooError> {
     let mut out = Vec::new();
-    write_mtx(coo, o, &mut out)?;
+    write_mtx_as(coo, symmetry, o, &mut out)?;
     text::write_file(path, &out)
 }

@@ -58,6 +58,13 @@ pub struct Writer<W: Write> {
     failed: bool,
 }
 
+/// A KV value longer than its 32-bit length field allows.
+fn kv_too_long(key: &str) -> CooError {
+    CooError::Argument(format!(
+        "KV entry {key:?}: a string, byte sequence or array is longer than 2^32 - 1"
+    ))
+}
+
 impl<W: Write> Writer<W> {
     /// A writer into `out` (`dest` names it in messages).
     pub fn new(out: W, dest: &str, opts: WriteOptions) -> Result<Writer<W>, CooError> {
@@ -116,20 +123,42 @@ impl<W: Write> Writer<W> {
             _ => false,
         };
         if long {
-            return Err(CooError::Argument(format!(
-                "KV entry {key:?}: a string, byte sequence or array is longer than 2^32 - 1"
-            )));
+            return Err(kv_too_long(key));
         }
-        let len = self.kv_len + format::kv_entry_len(key, &value);
+        let len = self.kv_section_with(key, format::kv_entry_len(key, &value))?;
+        self.kv.try_reserve(1).map_err(|_| CooError::Alloc {
+            bytes: std::mem::size_of::<(String, KvValue)>(),
+            what: "the KV entry",
+        })?;
+        self.kv_len = len;
+        self.kv.push((key.to_string(), value));
+        Ok(())
+    }
+
+    /// Refuse, before the caller copies it, a KV value this writer would
+    /// refuse for its size: `count` (the bytes of a string or byte
+    /// sequence, the elements of an array) over 2^32 - 1, or `payload`
+    /// encoded bytes that take the KV section past its 32-bit length.
+    pub fn check_kv_size(&self, key: &str, count: u64, payload: u64) -> Result<(), CooError> {
+        self.usable()?;
+        if count > u64::from(u32::MAX) {
+            return Err(kv_too_long(key));
+        }
+        let entry = (2 + 1 + key.len() as u64).saturating_add(payload);
+        self.kv_section_with(key, entry).map(|_| ())
+    }
+
+    /// The KV section's length with one more entry of `entry` bytes, or the
+    /// error when that passes its 32-bit length field.
+    fn kv_section_with(&self, key: &str, entry: u64) -> Result<u64, CooError> {
+        let len = self.kv_len.saturating_add(entry);
         if len > u64::from(u32::MAX) {
             return Err(CooError::Argument(format!(
                 "KV entry {key:?} would make the KV section {len} bytes; its length is a 32-bit \
                  field"
             )));
         }
-        self.kv_len = len;
-        self.kv.push((key.to_string(), value));
-        Ok(())
+        Ok(len)
     }
 
     /// Write `coo` as the tensor `name` (1 to 65535 bytes of UTF-8, unique
@@ -292,6 +321,11 @@ impl FileWriter {
     /// See `Writer::add_kv`.
     pub fn add_kv(&mut self, key: &str, value: KvValue) -> Result<(), CooError> {
         self.w.add_kv(key, value)
+    }
+
+    /// See `Writer::check_kv_size`.
+    pub fn check_kv_size(&self, key: &str, count: u64, payload: u64) -> Result<(), CooError> {
+        self.w.check_kv_size(key, count, payload)
     }
 
     /// See `Writer::add_coo`.
