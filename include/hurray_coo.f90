@@ -974,6 +974,14 @@ module hurray_coo
   ! ---- The idiomatic layer -----------------------------------------------
   public :: hurray_tensor, hurray_move, hurray_message, hurray_string, hurray_status_string
 
+  ! A failure this module finds itself (a type_tag that is not how the
+  ! array's kind stores values), and the library's message at that moment:
+  ! hurray_message says the module's message until the library records a
+  ! newer one. Kept per program, not per thread (the library's are per
+  ! thread).
+  character(len=:), allocatable, save, private :: own_message
+  character(len=:), allocatable, save, private :: library_then
+
   !> Owns one COO handle. Free it with t%free() (idempotent); copying one
   !> hurray_tensor into another stops the program (use hurray_move).
   type :: hurray_tensor
@@ -1012,11 +1020,48 @@ contains
     end do
   end function hurray_string
 
-  !> The calling thread's last error message.
+  !> The last error message: the calling thread's from the library, or
+  !> this module's own when it refused a call before reaching the library
+  !> (and the library has recorded no failure since).
   function hurray_message() result(s)
     character(len=:), allocatable :: s
     s = hurray_string(hurray_last_error_message())
+    if (allocated(own_message) .and. allocated(library_then)) then
+      if (s == library_then) s = own_message
+    end if
   end function hurray_message
+
+  !> Whether type_tag is how values of the given kind ("real64", "real32",
+  !> "int32", "int64") are stored: HURRAY_TYPE_FLOAT64, _FLOAT32, _INT32
+  !> and _INT64 exactly, so a create never reinterprets one type's bits as
+  !> another's. On a mismatch, status is HURRAY_ERR_INVALID_TYPE and
+  !> hurray_message says why.
+  logical function kind_matches(type_tag, kind_name, expected, status) result(ok)
+    integer(c_int8_t), intent(in) :: type_tag, expected
+    character(len=*), intent(in) :: kind_name
+    integer(c_int32_t), intent(out) :: status
+    ok = type_tag == expected
+    status = HURRAY_OK
+    if (ok) return
+    status = HURRAY_ERR_INVALID_TYPE
+    library_then = hurray_string(hurray_last_error_message())
+    own_message = "hurray_tensor%create: the values are " // kind_name // &
+                  ", which store " // hurray_string(hurray_type_name(expected)) // &
+                  " elements, but type_tag is " // hurray_string(hurray_type_name(type_tag)) // &
+                  "; pass HURRAY_TYPE_" // upper(hurray_string(hurray_type_name(expected))) // &
+                  " or convert the values"
+  end function kind_matches
+
+  !> s in capitals (ASCII).
+  function upper(s) result(u)
+    character(len=*), intent(in) :: s
+    character(len=len(s)) :: u
+    integer :: i
+    u = s
+    do i = 1, len(s)
+      if (u(i:i) >= 'a' .and. u(i:i) <= 'z') u(i:i) = achar(iachar(u(i:i)) - 32)
+    end do
+  end function upper
 
   !> The name of a status code, e.g. "HURRAY_ERR_DUPLICATE".
   function hurray_status_string(status) result(s)
@@ -1027,7 +1072,9 @@ contains
 
   !> Create a tensor from 1-based coordinates index1(rank, nnz) (entry j's
   !> coordinates in column j) and values (real64, real32, int32 or int64; the
-  !> type_tag must match their storage). The library copies both
+  !> type_tag must be the one they store: HURRAY_TYPE_FLOAT64, _FLOAT32,
+  !> _INT32 or _INT64, else HURRAY_ERR_INVALID_TYPE and no handle, never a
+  !> reinterpretation of the bits). The library copies both
   !> (HURRAY_COO_COPY), so the arrays may change or go away afterwards; the
   !> tensor is validated in full. A previous handle in t is freed first.
   !> Error messages (hurray_message) count entries, dimensions and
@@ -1040,6 +1087,8 @@ contains
     integer(c_int32_t), intent(out) :: status
     logical, intent(in), optional :: sorted
     type(c_ptr) :: p
+    call t%free()
+    if (.not. kind_matches(type_tag, "real64", HURRAY_TYPE_FLOAT64, status)) return
     p = c_null_ptr
     if (size(values) > 0) p = c_loc(values)
     status = create_raw(t, type_tag, shape, index1, p, int(size(values), c_size_t) * 8_c_size_t, &
@@ -1054,6 +1103,8 @@ contains
     integer(c_int32_t), intent(out) :: status
     logical, intent(in), optional :: sorted
     type(c_ptr) :: p
+    call t%free()
+    if (.not. kind_matches(type_tag, "real32", HURRAY_TYPE_FLOAT32, status)) return
     p = c_null_ptr
     if (size(values) > 0) p = c_loc(values)
     status = create_raw(t, type_tag, shape, index1, p, int(size(values), c_size_t) * 4_c_size_t, &
@@ -1068,6 +1119,8 @@ contains
     integer(c_int32_t), intent(out) :: status
     logical, intent(in), optional :: sorted
     type(c_ptr) :: p
+    call t%free()
+    if (.not. kind_matches(type_tag, "int32", HURRAY_TYPE_INT32, status)) return
     p = c_null_ptr
     if (size(values) > 0) p = c_loc(values)
     status = create_raw(t, type_tag, shape, index1, p, int(size(values), c_size_t) * 4_c_size_t, &
@@ -1082,6 +1135,8 @@ contains
     integer(c_int32_t), intent(out) :: status
     logical, intent(in), optional :: sorted
     type(c_ptr) :: p
+    call t%free()
+    if (.not. kind_matches(type_tag, "int64", HURRAY_TYPE_INT64, status)) return
     p = c_null_ptr
     if (size(values) > 0) p = c_loc(values)
     status = create_raw(t, type_tag, shape, index1, p, int(size(values), c_size_t) * 8_c_size_t, &

@@ -1374,9 +1374,11 @@ hurray_status hurray_coo_sort_modes(const struct hurray_coo *coo,
  *
  * duplicates_policy: HURRAY_DUP_* for entries with the same coordinates
  * (HURRAY_DUP_ERROR names both lines). flags: 0 or any of
- * HURRAY_ASSEMBLE_DROP_ZEROS and HURRAY_TEXT_KEEP_TRIANGULAR. threads: for
- * the assembly's sort, as in hurray_coo_assemble (the text is parsed on the
- * calling thread). out_symmetry (may be NULL): receives HURRAY_MTX_* as the
+ * HURRAY_ASSEMBLE_DROP_ZEROS and HURRAY_TEXT_KEEP_TRIANGULAR. threads: 0
+ * and 1 work on the calling thread; more parse the entry lines in chunks
+ * on up to that many threads (at most 64, one per MiB of text) and split
+ * the assembly's sort as hurray_coo_assemble does; every thread is started
+ * and joined within the call, and the result is the same. out_symmetry (may be NULL): receives HURRAY_MTX_* as the
  * banner declares. out (not NULL): the handle, released with
  * hurray_coo_free; NULL on failure, and nothing half-built is returned.
  * bytes is read during the call only.

@@ -14,6 +14,7 @@
 #ifndef HURRAY_COO_HPP
 #define HURRAY_COO_HPP
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -116,6 +117,61 @@ enum class duplicates : std::uint32_t {
 };
 
 namespace detail {
+/// Whether C++ type T is how elements of type t are stored, exactly: float
+/// for float32, double for float64, the fixed-width integers for theirs,
+/// std::complex<float> / <double> for complex64 / complex128; the raw bits
+/// of float16 and bfloat16 in std::uint16_t and of the 8-bit floats in
+/// std::uint8_t (there is no C++17 type for them). With bit_pattern, also
+/// what a lookup gives for a sub-byte type: its bit pattern in a
+/// std::uint8_t (bool in a bool).
+template <typename T> constexpr bool stores(type t, bool bit_pattern) {
+    using std::is_same;
+    switch (t) {
+    case type::float32: return is_same<T, float>::value;
+    case type::float64: return is_same<T, double>::value;
+    case type::int8: return is_same<T, std::int8_t>::value;
+    case type::uint8:
+    case type::float8_e4m3:
+    case type::float8_e5m2:
+    case type::float8_e8m0: return is_same<T, std::uint8_t>::value;
+    case type::int16: return is_same<T, std::int16_t>::value;
+    case type::uint16:
+    case type::float16:
+    case type::bfloat16: return is_same<T, std::uint16_t>::value;
+    case type::int32: return is_same<T, std::int32_t>::value;
+    case type::uint32: return is_same<T, std::uint32_t>::value;
+    case type::int64: return is_same<T, std::int64_t>::value;
+    case type::uint64: return is_same<T, std::uint64_t>::value;
+    case type::complex64: return is_same<T, std::complex<float>>::value;
+    case type::complex128: return is_same<T, std::complex<double>>::value;
+    case type::boolean: return bit_pattern && (is_same<T, bool>::value || is_same<T, std::uint8_t>::value);
+    case type::float4_e2m1:
+    case type::float6_e2m3:
+    case type::float6_e3m2:
+    case type::int4:
+    case type::uint4:
+    case type::int2:
+    case type::uint2: return bit_pattern && is_same<T, std::uint8_t>::value;
+    default: return false; /* float128 and unknown tags: bytes only */
+    }
+}
+
+/// Throws HURRAY_ERR_INVALID_TYPE unless T is how t is stored (see stores):
+/// a typed accessor never reinterprets one type's bits as another's.
+template <typename T> void require(type t, bool bit_pattern, const char *where) {
+    if (!stores<T>(t, bit_pattern)) {
+        const char *name = hurray_type_name(static_cast<std::uint8_t>(t));
+        throw error(HURRAY_ERR_INVALID_TYPE,
+                    std::string(where) + ": the tensor holds " + (name ? name : "unknown") +
+                        " values, which are not stored as the requested C++ type (sizeof " +
+                        std::to_string(sizeof(T)) +
+                        "); ask for the type that stores them, or use lookup_f64 / "
+                        "lookup_batch for doubles of any real type");
+    }
+}
+} // namespace detail
+
+namespace detail {
 template <typename I> constexpr std::uint32_t index_code() {
     static_assert(std::is_same<I, std::int32_t>::value || std::is_same<I, std::int64_t>::value ||
                       std::is_same<I, std::uint32_t>::value || std::is_same<I, std::uint64_t>::value,
@@ -163,6 +219,7 @@ public:
     template <typename T>
     static coo copy(type t, const std::vector<std::uint64_t> &shape, const std::vector<T> &values,
                     const std::vector<std::uint64_t> &indices, bool is_sorted) {
+        detail::require<T>(t, false, "hurray::coo::copy");
         return copy(t, shape, values.data(), values.size() * sizeof(T), indices.data(),
                     indices.size() * sizeof(std::uint64_t), is_sorted);
     }
@@ -192,11 +249,8 @@ public:
     compressed<I, T> export_compressed(std::uint32_t format = HURRAY_FORMAT_CSR,
                                        std::uint32_t base = 0, std::uint32_t threads = 1) const {
         std::size_t ob = 0, ib = 0, vb = 0;
+        detail::require<T>(element_type(), false, "hurray::coo::export_compressed");
         check(hurray_coo_compressed_size(h_, format, detail::index_code<I>(), &ob, &ib, &vb));
-        if (vb != hurray_coo_nnz(h_) * sizeof(T)) {
-            throw error(HURRAY_ERR_BUFFER_SIZE, "hurray::coo::export_compressed: T does not match "
-                                                "the element type");
-        }
         compressed<I, T> c{std::vector<I>(ob / sizeof(I)), std::vector<I>(ib / sizeof(I)),
                            std::vector<T>(vb / sizeof(T))};
         check(hurray_coo_export_compressed(h_, format, detail::index_code<I>(), base,
@@ -311,8 +365,11 @@ public:
         const void *p = hurray_coo_values(h_, &bytes);
         return {static_cast<const std::uint8_t *>(p), bytes};
     }
-    /// The values as T (T must match the element type's storage).
-    template <typename T> view<T> values() const noexcept {
+    /// The values as T: T must be how the element type is stored (float for
+    /// float32, std::int64_t for int64, ...; see detail::stores), else
+    /// hurray::error HURRAY_ERR_INVALID_TYPE. Sub-byte types: values_bytes().
+    template <typename T> view<T> values() const {
+        detail::require<T>(element_type(), false, "hurray::coo::values");
         auto b = values_bytes();
         return {reinterpret_cast<const T *>(b.data()), b.size() / sizeof(T)};
     }
@@ -331,9 +388,11 @@ public:
                                     &r.found));
         return r;
     }
-    /// The element's storage as T (whole-byte types; sub-byte types give the
-    /// bit pattern in a std::uint8_t), and whether it is stored.
+    /// The element's storage as T (T as for values(); sub-byte types give the
+    /// bit pattern in a std::uint8_t, bool also in a bool), and whether it is
+    /// stored. Another T: hurray::error HURRAY_ERR_INVALID_TYPE.
     template <typename T> found_value<T> find(std::initializer_list<std::uint64_t> index) const {
+        detail::require<T>(element_type(), true, "hurray::coo::find");
         found_value<T> r{T{}, false};
         check(hurray_coo_lookup(h_, index.begin(), static_cast<std::uint32_t>(index.size()),
                                 &r.value, sizeof(T), &r.found));
@@ -413,19 +472,23 @@ public:
     plan() = default;
     plan(const plan &) = delete;
     plan &operator=(const plan &) = delete;
-    plan(plan &&other) noexcept : p_(std::exchange(other.p_, nullptr)) {}
+    plan(plan &&other) noexcept : p_(std::exchange(other.p_, nullptr)), type_(other.type_) {}
     plan &operator=(plan &&other) noexcept {
         if (this != &other) {
             hurray_assembly_plan_free(p_);
             p_ = std::exchange(other.p_, nullptr);
+            type_ = other.type_;
         }
         return *this;
     }
     ~plan() { hurray_assembly_plan_free(p_); }
 
     /// Combine values (one per triplet) into out (one per canonical entry).
+    /// T must store the assembled type (as for coo::values), else
+    /// hurray::error HURRAY_ERR_INVALID_TYPE.
     template <typename T>
     void apply(const std::vector<T> &values, std::vector<T> &out, std::uint32_t threads = 1) const {
+        detail::require<T>(type_, false, "hurray::plan::apply");
         out.resize(static_cast<std::size_t>(hurray_assembly_plan_nnz(p_)));
         check(hurray_assembly_plan_apply(p_, values.data(), values.size() * sizeof(T), out.data(),
                                          out.size() * sizeof(T), threads));
@@ -435,6 +498,7 @@ public:
 private:
     friend class coo;
     hurray_assembly_plan *p_ = nullptr;
+    type type_ = type::float64; /* the values' type of the assembly */
 };
 
 /// One tensor of a Hurray file, as its index lists it.
@@ -570,6 +634,7 @@ coo coo::assemble(type t, std::uint64_t nrows, std::uint64_t ncols, const std::v
         throw error(HURRAY_ERR_BUFFER_SIZE,
                     "hurray::coo::assemble: rows, cols and values differ in length");
     }
+    detail::require<T>(t, false, "hurray::coo::assemble");
     const std::uint64_t shape[2] = {nrows, ncols};
     const void *dims[2] = {rows.data(), cols.data()};
     hurray_triplets tr{};
@@ -590,6 +655,7 @@ coo coo::assemble(type t, std::uint64_t nrows, std::uint64_t ncols, const std::v
     if (out_plan) {
         plan fresh;
         fresh.p_ = p;
+        fresh.type_ = t;
         *out_plan = std::move(fresh);
     }
     return coo(h);

@@ -220,3 +220,36 @@ fn the_julia_checker_catches_a_wrong_type() {
     assert!(!julia_matches("Ptr{Cvoid}", "hurray_coo**"));
     assert!(julia_matches("Int32", "hurray_status"));
 }
+
+/// The README's Julia module, split into its top-level `function`s (name,
+/// body).
+fn julia_functions() -> Vec<(String, String)> {
+    let block_start = README.find("```julia").expect("README has a Julia block");
+    let block = &README[block_start..README[block_start + 3..].find("```").unwrap() + block_start];
+    let mut out = Vec::new();
+    for part in block.split("\nfunction ").skip(1) {
+        let name = part[..part.find('(').unwrap()].trim().to_string();
+        let body = part[..part.find("\nend").unwrap_or(part.len())].to_string();
+        out.push((name, body));
+    }
+    out
+}
+
+#[test]
+fn julia_functions_that_export_values_check_the_element_type_first() {
+    // Values come back typed (Vector{Float64}): a function that exports them
+    // must check the handle's element type before, or an integer or pattern
+    // file's values would be read as doubles.
+    let mut exporters = 0;
+    for (name, body) in julia_functions() {
+        if let Some(export) = body.find(":hurray_coo_export_compressed") {
+            exporters += 1;
+            let check = body.find(":hurray_coo_type_tag");
+            assert!(
+                check.is_some_and(|c| c < export) && body.contains("0x04"),
+                "Julia's {name} exports values without checking the element type first"
+            );
+        }
+    }
+    assert!(exporters >= 1, "no Julia function exports values");
+}

@@ -632,3 +632,92 @@ fn the_fast_path_agrees_with_the_reference() {
     }
     assert!(oks > 300 && errs > 200, "{oks} accepted, {errs} refused");
 }
+
+#[test]
+fn an_extent_of_2_pow_64_minus_1_is_a_parse_error_naming_the_line() {
+    // 2^64 - 1 is the dynamic-dimension sentinel: no stored tensor has it.
+    for (text, needle) in [
+        (
+            "%%MatrixMarket matrix coordinate real general\n18446744073709551615 3 0\n",
+            "line 2, column 1: 18446744073709551615 rows is not an extent",
+        ),
+        (
+            "%%MatrixMarket matrix coordinate real general\n% c\n3 18446744073709551615 0\n",
+            "line 3, column 3: 18446744073709551615 columns is not an extent",
+        ),
+    ] {
+        let (status, m) = mtx_err(text);
+        assert_eq!(status, Status::ParseError, "{m}");
+        assert!(m.contains(needle), "{m} lacks {needle}");
+    }
+    // The largest extent is fine.
+    let c =
+        mtx("%%MatrixMarket matrix coordinate real general\n18446744073709551614 1 0\n").unwrap();
+    assert_eq!(c.shape(), &[u64::MAX - 1, 1]);
+    // FROSTT: a coordinate whose inferred extent would be 2^64 - 1.
+    let e = read_tns(
+        b"18446744073709551615 1 1.0\n",
+        None,
+        &TextOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(e.status(), Status::ParseError, "{e}");
+    assert!(e.to_string().contains("line 1"), "{e}");
+}
+
+#[test]
+fn symmetric_writes_hold_one_triangle_and_read_back_as_the_same_matrix() {
+    let lower = "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 4\n2 1 -1\n3 2 -2\n";
+    let keep = TextOptions {
+        keep_triangular: true,
+        ..Default::default()
+    };
+    let (tri, _) = read_mtx(lower.as_bytes(), &keep).unwrap();
+    for sym in [MtxSymmetry::Symmetric, MtxSymmetry::SkewSymmetric] {
+        let mut out = Vec::new();
+        let r = hurray_coo::io::mtx::write_mtx_as(&tri, sym, &WriteOptions::default(), &mut out);
+        if sym == MtxSymmetry::SkewSymmetric {
+            // The diagonal entry (1, 1) cannot be in a skew-symmetric file.
+            let e = r.unwrap_err();
+            assert_eq!(e.status(), Status::InvalidArgument);
+            assert!(
+                e.to_string()
+                    .contains("entry 0 at (0, 0) is on the diagonal"),
+                "{e}"
+            );
+            continue;
+        }
+        r.unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("%%MatrixMarket matrix coordinate real symmetric\n"));
+        let (a, _) = read_mtx(text.as_bytes(), &TextOptions::default()).unwrap();
+        let (b, _) = read_mtx(lower.as_bytes(), &TextOptions::default()).unwrap();
+        assert_eq!(as_map(&a), as_map(&b));
+    }
+    // A general matrix with both triangles cannot be written as symmetric.
+    let full = mtx("%%MatrixMarket matrix coordinate real general\n2 2 2\n2 1 1\n1 2 1\n").unwrap();
+    let e = hurray_coo::io::mtx::write_mtx_as(
+        &full,
+        MtxSymmetry::Symmetric,
+        &WriteOptions::default(),
+        &mut Vec::new(),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("entry 1 at (1, 0) is below the diagonal"),
+        "{e}"
+    );
+    // Hermitian takes complex values.
+    let e = hurray_coo::io::mtx::write_mtx_as(
+        &tri,
+        MtxSymmetry::Hermitian,
+        &WriteOptions::default(),
+        &mut Vec::new(),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("cannot be written as hermitian"),
+        "{e}"
+    );
+}

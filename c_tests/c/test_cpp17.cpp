@@ -159,7 +159,50 @@ extern "C" int ctest_cpp17(void) {
             (void)m.export_compressed<std::int32_t, float>();
             CHECK(false);
         } catch (const hurray::error &e) {
-            CHECK(e.status() == HURRAY_ERR_BUFFER_SIZE);
+            CHECK(e.status() == HURRAY_ERR_INVALID_TYPE);
+        }
+        // A typed accessor never reinterprets: a float64 handle read as
+        // int64 (same width) and an int64 handle (a Matrix Market integer
+        // file) read as double are refused, not answered with other bits.
+        const auto expect_invalid_type = [&](auto call, const char *where) {
+            try {
+                call();
+                CHECK(false);
+            } catch (const hurray::error &e) {
+                CHECK(e.status() == HURRAY_ERR_INVALID_TYPE);
+                CHECK(e.message().find(where) != std::string::npos);
+            }
+        };
+        expect_invalid_type([&] { (void)m.export_compressed<std::int32_t, std::int64_t>(); },
+                            "export_compressed: the tensor holds float64 values");
+        expect_invalid_type([&] { (void)m.values<std::int64_t>(); }, "values");
+        expect_invalid_type([&] { (void)m.find<std::uint64_t>({0, 0}); }, "find");
+        std::vector<std::int64_t> iout;
+        expect_invalid_type([&] { p.apply(std::vector<std::int64_t>{1, 2, 3, 4}, iout); },
+                            "plan::apply");
+        expect_invalid_type(
+            [&] {
+                (void)hurray::coo::assemble(hurray::type::int64, 2, 3, rows, cols, vals,
+                                            hurray::duplicates::sum, 1);
+            },
+            "assemble: the tensor holds int64 values");
+        {
+            auto ints = hurray::coo::parse_mtx("%%MatrixMarket matrix coordinate integer general\n"
+                                               "2 2 1\n1 1 5\n");
+            CHECK(ints.element_type() == hurray::type::int64);
+            CHECK(ints.find<std::int64_t>({0, 0}).value == 5);
+            CHECK(ints.lookup_f64({0, 0}) == 5.0);
+            expect_invalid_type([&] { (void)ints.find<double>({0, 0}); }, "int64 values");
+            expect_invalid_type([&] { (void)ints.values<double>(); }, "int64 values");
+            expect_invalid_type([&] { (void)ints.export_compressed<std::int32_t, double>(); },
+                                "int64 values");
+            auto icsr = ints.export_compressed<std::int32_t, std::int64_t>();
+            CHECK(icsr.values.size() == 1 && icsr.values[0] == 5);
+            auto pat = hurray::coo::parse_mtx("%%MatrixMarket matrix coordinate pattern general\n"
+                                              "2 2 1\n2 1\n");
+            CHECK(pat.find<bool>({1, 0}).value && pat.find<bool>({1, 0}).found);
+            expect_invalid_type([&] { (void)pat.export_compressed<std::int32_t, double>(); },
+                                "bool values");
         }
         // Matrix Market text round trip, and a file.
         const std::string text = m.mtx_text();

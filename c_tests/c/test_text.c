@@ -90,6 +90,15 @@ static int test_mtx_errors_name_line_and_column(void) {
                  HURRAY_ERR_NULL_POINTER, "path");
     CHECK_STATUS(hurray_coo_read_mtx_file("/nonexistent/a.mtx", HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
                  HURRAY_ERR_IO, "/nonexistent/a.mtx");
+    {
+        /* 2^64 - 1 rows: a documented status naming the line, not the
+         * handle's INVALID_SHAPE. */
+        static const char huge[] = "%%MatrixMarket matrix coordinate real general\n"
+                                   "18446744073709551615 2 0\n";
+        CHECK_STATUS(hurray_coo_read_mtx(huge, strlen(huge), HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+                     HURRAY_ERR_PARSE, "line 2, column 1: 18446744073709551615 rows is not an extent");
+        CHECK(coo == NULL);
+    }
     return failures;
 }
 

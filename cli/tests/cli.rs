@@ -361,3 +361,197 @@ fn hurray_files_every_subcommand() {
     );
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// Run the tool with its standard output into a pipe whose reader closes
+/// it after one line (as `hurray-coo ... | head -1`); the status and what
+/// it said on standard error.
+fn into_closed_pipe(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let mut child = bin()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    {
+        let mut r = BufReader::new(child.stdout.take().unwrap());
+        r.read_line(&mut first).unwrap();
+        // The reader goes away: the tool's next writes meet a closed pipe.
+    }
+    let o = child.wait_with_output().unwrap();
+    assert!(
+        !first.is_empty(),
+        "nothing was printed before the pipe closed"
+    );
+    (o.status.code(), text(&o).1)
+}
+
+#[test]
+fn a_closed_pipe_ends_the_tool_quietly() {
+    let d = dir().join("pipe");
+    std::fs::create_dir_all(&d).unwrap();
+    // Enough lines that the tool is still writing when the pipe closes
+    // (more than a pipe buffer holds).
+    let n = 200_000;
+    let mut m = format!("%%MatrixMarket matrix coordinate real general\n{n} 1 {n}\n");
+    for i in 1..=n {
+        m.push_str(&format!("{i} 1 {i}.5\n"));
+    }
+    let a = d.join("big.mtx");
+    std::fs::write(&a, m).unwrap();
+    let h = d.join("big.hrry");
+    let o = bin().arg("convert").arg(&a).arg(&h).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+    let cases: [Vec<&std::ffi::OsStr>; 3] = [
+        vec![
+            "head".as_ref(),
+            "-n".as_ref(),
+            "200000".as_ref(),
+            a.as_os_str(),
+        ],
+        // info of many inputs: a summary each.
+        std::iter::once("info".as_ref())
+            .chain(std::iter::repeat(h.as_os_str()).take(4000))
+            .collect(),
+        std::iter::once("validate".as_ref())
+            .chain(std::iter::repeat(h.as_os_str()).take(4000))
+            .collect(),
+    ];
+    for args in cases {
+        let (code, err) = into_closed_pipe(&args);
+        assert_eq!(code, Some(0), "{:?}: {err}", args[0]);
+        assert!(
+            !err.contains("panicked") && err.is_empty(),
+            "{:?}: {err}",
+            args[0]
+        );
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn validate_checks_every_file_and_fails_if_any_is_bad() {
+    let d = dir().join("many");
+    std::fs::create_dir_all(&d).unwrap();
+    let good = d.join("a.mtx");
+    std::fs::write(&good, SYM).unwrap();
+    let bad = d.join("bad.mtx");
+    std::fs::write(
+        &bad,
+        "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 3 1.0\n",
+    )
+    .unwrap();
+    let dup = d.join("dup.mtx");
+    std::fs::write(
+        &dup,
+        "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n1 1 2.0\n",
+    )
+    .unwrap();
+    let c = d.join("c.mtx");
+    std::fs::write(
+        &c,
+        "%%MatrixMarket matrix coordinate real general\n2 2 1\n2 2 1.0\n",
+    )
+    .unwrap();
+    let o = bin()
+        .arg("validate")
+        .args([&good, &bad, &dup, &c])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(
+        out.contains("a.mtx: valid") && out.contains("c.mtx: valid"),
+        "{out}"
+    );
+    assert!(
+        err.contains("bad.mtx: line 3") && err.contains("dup.mtx: line 4"),
+        "{err}"
+    );
+    // All good: 0.
+    let o = bin().arg("validate").args([&good, &c]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &["info"][..],
+        &["validate"],
+        &["head"],
+        &["convert", "a.mtx"],
+    ] {
+        let o = bin().args(args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o).1);
+    }
+}
+
+#[test]
+fn every_argument_has_a_help_line() {
+    for sub in ["info", "validate", "convert", "head"] {
+        let o = bin().args([sub, "--help"]).output().unwrap();
+        let (out, _) = text(&o);
+        // Every argument and option line is followed by its description on
+        // the same line (clap's short help): none stands alone.
+        let args = out
+            .split("\n\n")
+            .filter(|s| s.starts_with("Arguments:") || s.starts_with("Options:"));
+        for section in args {
+            for line in section.lines().skip(1) {
+                let words = line.trim_start();
+                if words.starts_with('-') || words.starts_with('<') {
+                    let (_, help) = words.split_once("  ").unwrap_or((words, ""));
+                    // clap prints "[default: 10]" even where there is no help.
+                    let help = help.trim();
+                    let help = if help.starts_with('[') { "" } else { help };
+                    assert!(!help.is_empty(), "{sub}: no help for {line:?}\n{out}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn keep_triangular_writes_the_symmetry_or_refuses() {
+    let d = dir().join("tri");
+    std::fs::create_dir_all(&d).unwrap();
+    let a = d.join("sym.mtx");
+    std::fs::write(&a, SYM).unwrap();
+    let out = d.join("out.mtx");
+    let o = bin()
+        .args(["convert", "--keep-triangular"])
+        .arg(&a)
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+    let back = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        back.starts_with("%%MatrixMarket matrix coordinate real symmetric\n"),
+        "{back}"
+    );
+    // Read back mirrored: the same matrix as the input's.
+    let o1 = bin().args(["head"]).arg(&a).output().unwrap();
+    let o2 = bin().args(["head"]).arg(&out).output().unwrap();
+    assert_eq!(text(&o1).0, text(&o2).0);
+    // A .tns or .hrry output cannot say the other triangle is implied.
+    for name in ["out.tns", "out.hrry"] {
+        let o = bin()
+            .args(["convert", "--keep-triangular"])
+            .arg(&a)
+            .arg(d.join(name))
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1));
+        assert!(
+            text(&o).1.contains("--keep-triangular keeps one triangle"),
+            "{}",
+            text(&o).1
+        );
+        assert!(!d.join(name).exists());
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -1147,6 +1147,7 @@ hurray_status hurray_mpi_read_mtx(const char *path, uint32_t policy, uint32_t fl
     size_t headn = 0, banner_len = 0;
     unsigned long long rows = 0, cols = 0, declared = 0, lines_before = 0;
     unsigned long long my_lines = 0, my_entries = 0, first_line = 0, header_lines = 0;
+    unsigned long long entries_before = 0, all_entries = 0, all_lines = 0;
     hurray_coo *local = NULL;
     uint32_t sym = 0;
     last_message[0] = '\0';
@@ -1255,27 +1256,51 @@ hurray_status hurray_mpi_read_mtx(const char *path, uint32_t policy, uint32_t fl
     }
     {
         unsigned long long mine_l = st == HURRAY_OK ? my_lines : 0;
-        unsigned long long mine_e = st == HURRAY_OK ? my_entries : 0, all_e = 0;
+        unsigned long long mine_e = st == HURRAY_OK ? my_entries : 0;
         if (MPI_Exscan(&mine_l, &lines_before, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS ||
-            MPI_Allreduce(&mine_e, &all_e, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS)
+            MPI_Exscan(&mine_e, &entries_before, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS ||
+            MPI_Allreduce(&mine_e, &all_entries, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS ||
+            MPI_Allreduce(&mine_l, &all_lines, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS)
             st = fail(HURRAY_ERR_INTERNAL, "MPI_Exscan or MPI_Allreduce failed");
-        if (me == 0) lines_before = 0;
+        if (me == 0) lines_before = entries_before = 0;
         first_line = header_lines + 1 + lines_before;
-        /* The size line's count, checked against the whole file as
-         * hurray_coo_read_mtx checks it (every rank sees the same sum; a
-         * rank that already failed says its own failure instead). */
-        if (st == HURRAY_OK && all_e != declared)
-            st = fail(HURRAY_ERR_PARSE,
-                      "%s: line %llu: the size line declares %llu entries, but the file has %llu "
-                      "entry lines",
-                      path, header_lines, declared, all_e);
     }
     /* 4. Parse the range as a file of its own: the banner, a size line for
-     * its entry lines, then the lines. */
+     * its entry lines, then the lines. The size line's count holds for the
+     * whole file, as in hurray_coo_read_mtx: only the first `declared`
+     * entries are parsed, and the rank that holds entry declared + 1 says
+     * "one entry more" (after any problem in the entries before it, as the
+     * one-process read does). */
     if (st == HURRAY_OK) {
-        unsigned long long entries = my_entries;
-        long len = e - a;
+        unsigned long long keep = entries_before >= declared ? 0
+                                  : my_entries < declared - entries_before
+                                      ? my_entries
+                                      : declared - entries_before;
+        long len = e - a, extra_at = -1;
+        unsigned long long extra_line = 0;
         unsigned char *buf;
+        if (keep < my_entries) {
+            /* Cut the range before its entry keep + 1 (0-based keep). */
+            unsigned long long seen = 0, line = 0;
+            long i, start = 0;
+            int kind = 0;
+            for (i = 0; i <= len; i++) {
+                unsigned char c = i < len ? text[i] : '\n';
+                if (c == '\n') {
+                    if (kind == 1 && seen++ == keep) {
+                        extra_at = start;
+                        extra_line = first_line + line;
+                        break;
+                    }
+                    line++;
+                    kind = 0;
+                    start = i + 1;
+                } else if (kind == 0 && !isspace(c)) {
+                    kind = c == '%' ? 2 : 1;
+                }
+            }
+            len = extra_at;
+        }
         buf = (unsigned char *)malloc((size_t)len + banner_len + 80);
         if (buf == NULL) {
             st = fail(HURRAY_ERR_ALLOC, "cannot allocate %ld bytes", len);
@@ -1283,7 +1308,7 @@ hurray_status hurray_mpi_read_mtx(const char *path, uint32_t policy, uint32_t fl
             int n = 0;
             memcpy(buf, head, banner_len);
             n = (int)banner_len;
-            n += snprintf((char *)buf + n, 80, "\n%llu %llu %llu\n", rows, cols, entries);
+            n += snprintf((char *)buf + n, 80, "\n%llu %llu %llu\n", rows, cols, keep);
             memcpy(buf + n, text, (size_t)len);
             st = hurray_coo_read_mtx(buf, (size_t)n + (size_t)len, policy, flags, 1, NULL, &local);
             if (st != HURRAY_OK) {
@@ -1291,6 +1316,20 @@ hurray_status hurray_mpi_read_mtx(const char *path, uint32_t policy, uint32_t fl
                 snprintf(core, sizeof core, "%s: ", path);
                 append_text(core, sizeof core, hurray_last_error_message());
                 renumber_lines(core, first_line);
+            } else if (extra_at >= 0 && entries_before <= declared) {
+                /* This range holds entry declared + 1: name it as the
+                 * one-process read does (line, column, token). */
+                const unsigned char *l = text + extra_at;
+                long col = 0, tl = 0;
+                while (l[col] == ' ' || l[col] == '\t') col++;
+                while (extra_at + col + tl < e - a && !isspace(l[col + tl]) && tl < 40) tl++;
+                st = fail(HURRAY_ERR_PARSE,
+                          "%s: line %llu, column %ld: one entry more than the %llu the size line "
+                          "(line %llu) declares (found '%.*s')",
+                          path, extra_line, col + 1, declared, header_lines, (int)tl,
+                          (const char *)l + col);
+                hurray_coo_free(local);
+                local = NULL;
             }
             free(buf);
         }
@@ -1301,6 +1340,15 @@ hurray_status hurray_mpi_read_mtx(const char *path, uint32_t policy, uint32_t fl
     if ((st = agree(st, comm)) != HURRAY_OK) {
         hurray_coo_free(local);
         return st;
+    }
+    /* Fewer entries than declared, every line good: the same verdict on
+     * every rank (the counts are global), as hurray_coo_read_mtx words it. */
+    if (all_entries < declared) {
+        hurray_coo_free(local);
+        return fail(HURRAY_ERR_PARSE,
+                    "%s: line %llu: the file ends after %llu of the %llu entries the size line "
+                    "(line %llu) declares",
+                    path, header_lines + all_lines, all_entries, declared, header_lines);
     }
     /* 5. Every entry to the owner of its row, duplicates across ranges
      * combined in range (file) order. */

@@ -243,6 +243,43 @@ int main(int argc, char **argv) {
                size > 1 ? "differs from rank 0's" : NULL);
         if (size == 1) hurray_coo_free(shard);
     }
+    /* A rank with no triplets passes n = 0 and both index arrays NULL (the
+     * header allows it), with and without SKIP_NEGATIVE: the others' entries
+     * are assembled, nothing is read through the NULLs. Rank 0 holds (1, 1)
+     * = 2 and (2, 2) = 3 (1-based); the rest hold nothing. A pattern given
+     * values is refused, as hurray_coo_assemble refuses it. */
+    for (uint32_t skip = 0; skip <= HURRAY_ASSEMBLE_SKIP_NEGATIVE; skip += HURRAY_ASSEMBLE_SKIP_NEGATIVE) {
+        int32_t er[2] = {1, 2}, ec[2] = {1, 2};
+        double ev[2] = {2.0, 3.0};
+        const uint64_t eshape[2] = {4, 4};
+        hurray_coo *shard = NULL;
+        uint64_t local = 0, total = 0;
+        hurray_triplets t;
+        memset(&t, 0, sizeof t);
+        t.rank = 2;
+        t.shape = eshape;
+        t.index_type = HURRAY_INDEX_INT32;
+        t.index_base = 1;
+        t.type_tag = HURRAY_TYPE_FLOAT64;
+        if (me == 0) {
+            const int32_t *dims[2] = {er, ec};
+            t = as_triplets(dims, 2, ev, eshape);
+            t.index_base = 1;
+        }
+        expect(hurray_mpi_assemble(&t, HURRAY_DUP_SUM, skip, HURRAY_MPI_ROWS_EQUAL, NULL,
+                                   MPI_COMM_WORLD, &shard, NULL),
+               HURRAY_OK, NULL);
+        if (shard != NULL) local = hurray_coo_nnz(shard);
+        MPI_Allreduce(&local, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+        CHECK(total == 2);
+        hurray_coo_free(shard);
+        shard = (hurray_coo *)&failures;
+        t.type_tag = HURRAY_PATTERN;
+        expect(hurray_mpi_assemble(&t, HURRAY_DUP_SUM, skip, HURRAY_MPI_ROWS_EQUAL, NULL,
+                                   MPI_COMM_WORLD, &shard, NULL),
+               HURRAY_ERR_BUFFER_SIZE, "type_tag HURRAY_PATTERN");
+        CHECK(shard == NULL);
+    }
     free(rows);
     free(cols);
     free(vals);

@@ -18,6 +18,59 @@
 
 #define K 30 /* grid side: K*K rows */
 
+/* Rank 0 writes text to path; every rank waits for it. */
+static void write_text(const char *path, const char *text) {
+    if (me == 0) {
+        FILE *fp = fopen(path, "w");
+        CHECK(fp != NULL);
+        if (fp != NULL) {
+            fputs(text, fp);
+            fclose(fp);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* hurray_mpi_read_mtx of path agrees with the one-process read on every
+ * rank: the same status; on failure the one-process message (path, line,
+ * column) inside the distributed one; on success this rank's row block of
+ * the one-process result (ROWS_EQUAL), bit for bit. */
+static void read_mtx_like_one_process(const char *path, const char *what) {
+    hurray_coo *mine = (hurray_coo *)&failures, *ref = NULL;
+    hurray_status want = hurray_coo_read_mtx_file(path, HURRAY_DUP_SUM, 0, 1, NULL, &ref);
+    char one[512];
+    hurray_status got;
+    snprintf(one, sizeof one, "%s", hurray_last_error_message());
+    got = hurray_mpi_read_mtx(path, HURRAY_DUP_SUM, 0, HURRAY_MPI_ROWS_EQUAL, NULL,
+                              MPI_COMM_WORLD, NULL, &mine);
+    if (got != want || (want != HURRAY_OK && strstr(hurray_mpi_last_error_message(), one) == NULL)) {
+        fprintf(stderr, "rank %d: %s: distributed %s (%s), one process %s (%s)\n", me, what,
+                hurray_status_name(got), hurray_mpi_last_error_message(), hurray_status_name(want),
+                one);
+        failures++;
+    }
+    if (want != HURRAY_OK) {
+        CHECK(mine == NULL);
+    } else if (mine != NULL && got == HURRAY_OK) {
+        hurray_coo **parts = calloc((size_t)size, sizeof *parts);
+        size_t a = 0, b = 0, va = 0, vb = 0;
+        CHECK(hurray_coo_partition(ref, HURRAY_PARTITION_EQUAL_ROWS, (uint32_t)size, NULL, parts) ==
+              HURRAY_OK);
+        CHECK(hurray_coo_nnz(mine) == hurray_coo_nnz(parts[me]));
+        {
+            const void *ia = hurray_coo_indices(mine, &a), *ib = hurray_coo_indices(parts[me], &b);
+            const void *xa = hurray_coo_values(mine, &va), *xb = hurray_coo_values(parts[me], &vb);
+            CHECK(a == b && (a == 0 || memcmp(ia, ib, a) == 0));
+            CHECK(va == vb && (va == 0 || memcmp(xa, xb, va) == 0));
+        }
+        for (int k = 0; k < size; k++) hurray_coo_free(parts[k]);
+        free(parts);
+        hurray_coo_free(mine);
+    }
+    hurray_coo_free(ref);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* The K^2 x K^2 five-point Laplacian, sorted, built on every rank. */
 static hurray_coo *poisson(void) {
     const uint64_t n = K * K, shape[2] = {K * K, K * K};
@@ -338,7 +391,7 @@ int main(int argc, char **argv) {
         hurray_coo_free(mine);
         hurray_coo_free(ref);
         mine = NULL;
-        /* A bad token on the last line: every rank names its file line. */
+        /* A line past the declared entries: every rank names its file line. */
         MPI_Barrier(MPI_COMM_WORLD);
         if (me == 0) {
             FILE *fp = fopen(path, "a");
@@ -347,17 +400,91 @@ int main(int argc, char **argv) {
         }
         MPI_Barrier(MPI_COMM_WORLD);
         {
-            char needle[256];
+            char needle[512];
             hurray_status st = hurray_mpi_read_mtx(path, HURRAY_DUP_ERROR, 0,
                                                    HURRAY_MPI_ROWS_EQUAL, NULL, MPI_COMM_WORLD,
                                                    NULL, &mine);
             CHECK(st == HURRAY_ERR_PARSE && mine == NULL);
-            /* 3 header lines, the entry lines, then the bad one. */
-            snprintf(needle, sizeof needle, "%s: line %llu, column 5", path, entry_lines + 4);
+            /* 3 header lines, the entry lines, then the extra one (beyond
+             * the size line's count, as the one-process read says). */
+            snprintf(needle, sizeof needle,
+                     "%s: line %llu, column 1: one entry more than the %llu the size line (line 3) "
+                     "declares (found '3')",
+                     path, entry_lines + 4, entry_lines);
             if (strstr(hurray_mpi_last_error_message(), needle) == NULL)
                 fprintf(stderr, "rank %d: %s lacks %s\n", me, hurray_mpi_last_error_message(), needle);
             CHECK(strstr(hurray_mpi_last_error_message(), needle) != NULL);
         }
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (me == 0) remove(path);
+    }
+    /* Matrix Market files where the distributed read once differed from
+     * the one-process read: ranks whose byte range holds no entry line
+     * (0 entries on 2 ranks, 3 on 4), comment lines between entries, a
+     * size line declaring one entry more or one fewer than the file holds,
+     * a bad token within the declared entries. */
+    {
+        char path[200];
+        unsigned long long job = 0;
+        static const char *const cases[][2] = {
+            {"no entries", "%%MatrixMarket matrix coordinate real general\n4 4 0\n"},
+            {"three entries", "%%MatrixMarket matrix coordinate real general\n4 4 3\n"
+                              "1 1 1\n2 2 2\n4 3 3\n"},
+            {"comments between entries",
+             "%%MatrixMarket matrix coordinate real general\n% head\n4 4 4\n1 1 1\n% one\n"
+             "2 2 2\n  % two, indented\n\n3 1 5\n% three\n4 4 4\n% tail\n"},
+            {"one entry more than declared", "%%MatrixMarket matrix coordinate real general\n"
+                                             "4 4 3\n1 1 1\n2 2 2\n% c\n3 3 3\n4 4 4\n"},
+            {"one entry fewer than declared", "%%MatrixMarket matrix coordinate real general\n"
+                                              "4 4 5\n1 1 1\n2 2 2\n3 3 3\n4 4 4\n"},
+            {"a bad token, and one entry more", "%%MatrixMarket matrix coordinate real general\n"
+                                                "4 4 2\n1 1 1\n2 2 x\n3 3 3\n"},
+            {"an extra entry that is also bad", "%%MatrixMarket matrix coordinate real general\n"
+                                                "4 4 2\n1 1 1\n2 2 2\n3 3 x\n"},
+            {"symmetric, comments", "%%MatrixMarket matrix coordinate real symmetric\n4 4 3\n"
+                                    "1 1 1\n% c\n2 1 2\n4 3 3\n"},
+        };
+        if (me == 0) job = (unsigned long long)getpid();
+        MPI_Bcast(&job, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+        snprintf(path, sizeof path, "/tmp/hurray-mpi-edges-%llu.mtx", job);
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            write_text(path, cases[c][1]);
+            read_mtx_like_one_process(path, cases[c][0]);
+        }
+        if (me == 0) remove(path);
+    }
+    /* Given row boundaries are checked when reading a Hurray file, as
+     * hurray_mpi_assemble checks them: one row short, or not from row 0. */
+    {
+        char path[200];
+        unsigned long long job = 0;
+        uint64_t *b = calloc((size_t)size + 1, sizeof *b);
+        hurray_coo *mine = (hurray_coo *)&failures;
+        if (me == 0) job = (unsigned long long)getpid();
+        MPI_Bcast(&job, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+        snprintf(path, sizeof path, "/tmp/hurray-mpi-bounds-%llu.hrry", job);
+        if (me == 0) {
+            hurray_file_writer *w = NULL;
+            CHECK(hurray_file_writer_create(path, 0, 0, &w) == HURRAY_OK);
+            CHECK(hurray_file_writer_add(w, "A", whole) == HURRAY_OK);
+            CHECK(hurray_file_writer_finish(w) == HURRAY_OK);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (int k = 0; k <= size; k++) b[k] = (uint64_t)K * K * (uint64_t)k / (uint64_t)size;
+        CHECK(hurray_mpi_read_hrry(path, "A", HURRAY_MPI_ROWS_GIVEN, b, MPI_COMM_WORLD, &mine) ==
+              HURRAY_OK);
+        hurray_coo_free(mine);
+        b[size] = K * K - 1;
+        CHECK(hurray_mpi_read_hrry(path, "A", HURRAY_MPI_ROWS_GIVEN, b, MPI_COMM_WORLD, &mine) ==
+              HURRAY_ERR_INVALID_ARGUMENT);
+        CHECK(mine == NULL);
+        CHECK(strstr(hurray_mpi_last_error_message(), "end at the row extent 900") != NULL);
+        b[size] = K * K;
+        b[0] = 1;
+        CHECK(hurray_mpi_read_hrry(path, "A", HURRAY_MPI_ROWS_GIVEN, b, MPI_COMM_WORLD, &mine) ==
+              HURRAY_ERR_INVALID_ARGUMENT);
+        CHECK(mine == NULL);
+        free(b);
         MPI_Barrier(MPI_COMM_WORLD);
         if (me == 0) remove(path);
     }

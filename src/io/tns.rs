@@ -7,7 +7,7 @@
 use super::fastparse::{self, Spec, Stop, Values};
 use super::text::{self, Entries, Lines, TextOptions, WriteOptions};
 use crate::coo::Coo;
-use crate::element::size::MAX_RANK;
+use crate::element::size::{DYNAMIC_DIM, MAX_RANK};
 use crate::error::CooError;
 
 /// Read a FROSTT file held in `bytes`; `shape`, when given, fixes the rank
@@ -85,6 +85,11 @@ fn fast_entries(
         Err(Stop::Failed(e)) => return Err(e),
         Err(Stop::Unsure) => return Ok(None),
     };
+    // An inferred extent of 2^64 - 1 is refused by the line-by-line path,
+    // which names the line.
+    if shape.is_none() && p.max.contains(&DYNAMIC_DIM) {
+        return Ok(None);
+    }
     let extents = shape.map_or(p.max, |s| s.to_vec());
     Ok(Some((p.entries, extents)))
 }
@@ -144,6 +149,14 @@ fn read_entries(bytes: &[u8], shape: Option<&[u64]>) -> Result<(Entries, Vec<u64
                     )))
                 }
                 Some(_) => {}
+                None if v == DYNAMIC_DIM => {
+                    return Err(t.error(&format!(
+                        "coordinate of mode {} is 2^64 - 1, which makes the inferred extent \
+                         2^64 - 1, the dynamic-dimension sentinel: the largest coordinate is \
+                         2^64 - 2",
+                        d + 1
+                    )))
+                }
                 None => extents[d] = extents[d].max(v),
             }
             text::push(&mut e.coords, v - 1, "the coordinates")?;

@@ -48,6 +48,18 @@ program seed
   if (index(hurray_message(), "entry 3 duplicates entry 2 at (3, 1)") == 0) call fail("dup msg")
   if (.not. u%is_null()) call fail("handle after failure")
 
+  ! A type_tag that is not how the values are stored: refused by the module,
+  ! never the bits of one type read as another's (real64 as int64 here).
+  call u%create(HURRAY_TYPE_INT64, shape, idx(:, 1:2), [1.0_c_double, 2.0_c_double], st)
+  if (st /= HURRAY_ERR_INVALID_TYPE) call fail("expected invalid type")
+  if (.not. u%is_null()) call fail("handle after a type mismatch")
+  print '(a,a,a)', hurray_status_string(st), ": ", hurray_message()
+  if (index(hurray_message(), "the values are real64, which store float64 elements, but " // &
+            "type_tag is int64; pass HURRAY_TYPE_FLOAT64") == 0) call fail("type message")
+  ! The library's next failure is what hurray_message says then.
+  v = t%lookup([5_c_int64_t, 1_c_int64_t], found, st)
+  if (index(hurray_message(), "coordinate 5 in dimension 1") == 0) call fail("message after")
+
   ! Ownership moves; free is idempotent.
   call hurray_move(u, t)
   if (.not. t%is_null() .or. u%is_null()) call fail("move")
