@@ -1641,7 +1641,11 @@ hurray_status hurray_coo_partition(const struct hurray_coo *coo,
  * and element type, their boxes pairwise disjoint (they need not cover the
  * parent). The result holds every entry at its global coordinates, sorted,
  * library-owned and validated; it is not a shard. out (not NULL) receives
- * it, owned by the caller; NULL on failure.
+ * it, owned by the caller; NULL on failure. Empty boxes (an extent of 0)
+ * overlap nothing. Cost: the entries plus O(n log n) for the box check
+ * (a sweep; for rank 3 and more, plus the pairs of boxes that share rows
+ * and overlap in dimension 1 too), so the n = 1048576 of
+ * hurray_coo_partition is fine.
  *
  * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_ARGUMENT
  * (n is 0, a handle is not a shard, types or parent shapes differ),

@@ -64,39 +64,50 @@ struct KvText {
     strings: Vec<Vec<u8>>,
 }
 
-fn nul_terminated(b: &[u8]) -> Vec<u8> {
-    let mut v = Vec::with_capacity(b.len() + 1);
+/// `b` and a NUL, allocated without aborting (a file's strings may be as
+/// large as the file).
+fn nul_terminated(b: &[u8]) -> Result<Vec<u8>, CooError> {
+    let mut v = try_vec(b.len().saturating_add(1), "a C copy of a file's string")?;
     v.extend_from_slice(b);
     v.push(0);
-    v
+    Ok(v)
+}
+
+/// The NUL-terminated copies of `strings`, allocated without aborting.
+fn nul_terminated_all<'s>(
+    n: usize,
+    strings: impl Iterator<Item = &'s [u8]>,
+) -> Result<Vec<Vec<u8>>, CooError> {
+    let mut v = try_vec(n, "the C copies of a file's strings")?;
+    for s in strings {
+        v.push(nul_terminated(s)?);
+    }
+    Ok(v)
 }
 
 impl hurray_file {
-    fn new(file: HurrayFile) -> hurray_file {
-        let names = file
-            .tensors()
-            .iter()
-            .map(|t| nul_terminated(t.entry.name.as_bytes()))
-            .collect();
-        let kv = file
-            .kv()
-            .iter()
-            .map(|(k, v)| KvText {
-                key: nul_terminated(k.as_bytes()),
-                strings: match v {
-                    KvValue::String(s) => vec![nul_terminated(s.as_bytes())],
-                    KvValue::Array(KvArray::String(a)) => {
-                        a.iter().map(|s| nul_terminated(s.as_bytes())).collect()
-                    }
-                    _ => Vec::new(),
-                },
-            })
-            .collect();
-        hurray_file {
+    fn new(file: HurrayFile) -> Result<hurray_file, CooError> {
+        let t = file.tensors();
+        let names = nul_terminated_all(t.len(), t.iter().map(|t| t.entry.name.as_bytes()))?;
+        let mut kv = try_vec(file.kv().len(), "the file's KV entries")?;
+        for (k, v) in file.kv() {
+            let strings = match v {
+                KvValue::String(s) => nul_terminated_all(1, std::iter::once(s.as_bytes()))?,
+                KvValue::Array(KvArray::String(a)) => {
+                    nul_terminated_all(a.len(), a.iter().map(|s| s.as_bytes()))?
+                }
+                _ => Vec::new(),
+            };
+            kv.push(KvText {
+                key: nul_terminated(k.as_bytes())?,
+                strings,
+            });
+        }
+        Ok(hurray_file {
             file: Arc::new(file),
             names,
             kv,
-        }
+        })
     }
 }
 
@@ -301,7 +312,7 @@ pub unsafe extern "C" fn hurray_file_open(
             _ => OpenMode::Read,
         };
         let file = HurrayFile::open(path, mode)?;
-        let h = box_handle(hurray_file::new(file))?;
+        let h = box_handle(hurray_file::new(file)?)?;
         // SAFETY: checked writable above.
         unsafe { write_opt(out, h) };
         Ok(())
@@ -326,7 +337,7 @@ pub unsafe extern "C" fn hurray_file_open_bytes(
         // SAFETY: len readable bytes at bytes_ptr, per the contract.
         let b = unsafe { bytes(bytes_ptr.cast(), len, "bytes") }?;
         let file = HurrayFile::from_bytes(b)?;
-        let h = box_handle(hurray_file::new(file))?;
+        let h = box_handle(hurray_file::new(file)?)?;
         // SAFETY: checked writable above.
         unsafe { write_opt(out, h) };
         Ok(())

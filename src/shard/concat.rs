@@ -1,5 +1,6 @@
 //! Putting shards back together.
 
+use crate::aligned::try_vec;
 use crate::coo::Coo;
 use crate::error::CooError;
 
@@ -13,15 +14,14 @@ pub fn concat(shards: &[&Coo<'_>]) -> Result<Coo<'static>, CooError> {
             "concatenation needs at least one shard".into(),
         ));
     };
-    let boxes = shards
-        .iter()
-        .enumerate()
-        .map(|(k, s)| {
-            s.shard().ok_or_else(|| {
-                CooError::Argument(format!("tensor {k} of the concatenation is not a shard"))
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    // Every list below has one item per shard, allocated without aborting.
+    let k = shards.len();
+    let mut boxes = try_vec(k, "the concatenation's boxes")?;
+    for (i, s) in shards.iter().enumerate() {
+        boxes.push(s.shard().ok_or_else(|| {
+            CooError::Argument(format!("tensor {i} of the concatenation is not a shard"))
+        })?);
+    }
     let parent = &boxes[0].parent_shape;
     for (k, s) in shards.iter().enumerate() {
         if s.type_tag() != first.type_tag() || &boxes[k].parent_shape != parent {
@@ -39,9 +39,11 @@ pub fn concat(shards: &[&Coo<'_>]) -> Result<Coo<'static>, CooError> {
         }
     }
     // Pairwise disjoint boxes (an overlap would hide a duplicate).
-    let offsets: Vec<&[u64]> = boxes.iter().map(|b| &b.offset[..]).collect();
-    let shapes: Vec<&[u64]> = shards.iter().map(|s| s.shape()).collect();
-    if let Some((a, b)) = overlapping_pair(&offsets, &shapes, &mut 0) {
+    let mut offsets: Vec<&[u64]> = try_vec(k, "the concatenation's boxes")?;
+    offsets.extend(boxes.iter().map(|b| &b.offset[..]));
+    let mut shapes: Vec<&[u64]> = try_vec(k, "the concatenation's boxes")?;
+    shapes.extend(shards.iter().map(|s| s.shape()));
+    if let Some((a, b)) = overlapping_pair(&offsets, &shapes, &mut 0)? {
         return Err(CooError::Shard(format!(
             "the boxes of shards {a} (offset {:?}, shape {:?}) and {b} (offset {:?}, \
              shape {:?}) overlap",
@@ -53,7 +55,8 @@ pub fn concat(shards: &[&Coo<'_>]) -> Result<Coo<'static>, CooError> {
     }
     // Shards stacked along dimension 0 (full extent elsewhere), each sorted,
     // concatenate in offset order into a sorted tensor; otherwise sort.
-    let mut order: Vec<usize> = (0..shards.len()).collect();
+    let mut order: Vec<usize> = try_vec(k, "the concatenation's order")?;
+    order.extend(0..k);
     order.sort_by(|&a, &b| boxes[a].offset.cmp(&boxes[b].offset));
     let stacked = shards.iter().zip(&boxes).all(|(s, b)| {
         s.is_sorted() && (1..parent.len()).all(|d| b.offset[d] == 0 && s.shape()[d] == parent[d])
@@ -114,16 +117,17 @@ fn overlapping_pair(
     offsets: &[&[u64]],
     shapes: &[&[u64]],
     compared: &mut u64,
-) -> Option<(usize, usize)> {
+) -> Result<Option<(usize, usize)>, CooError> {
     use std::collections::BTreeSet;
     let rank = shapes.first().map_or(0, |s| s.len());
     let end = |k: usize, d: usize| offsets[k][d] + shapes[k][d];
     let meet =
         |a: usize, b: usize, d: usize| offsets[a][d] < end(b, d) && offsets[b][d] < end(a, d);
-    let pair = |a: usize, b: usize| Some((a.min(b), a.max(b)));
+    let pair = |a: usize, b: usize| Ok(Some((a.min(b), a.max(b))));
     // (coordinate, 0 = leaves / 1 = enters, box): at one coordinate a box
     // that ends there leaves before one that starts there enters.
-    let mut events: Vec<(u64, u8, usize)> = Vec::with_capacity(2 * offsets.len());
+    let mut events: Vec<(u64, u8, usize)> =
+        try_vec(offsets.len().saturating_mul(2), "the concatenation's sweep")?;
     for k in 0..offsets.len() {
         if shapes[k].contains(&0) {
             continue;
@@ -168,7 +172,7 @@ fn overlapping_pair(
         }
         active.insert(key(k));
     }
-    None
+    Ok(None)
 }
 
 #[cfg(test)]
@@ -215,7 +219,7 @@ mod tests {
                 .collect();
             let o: Vec<&[u64]> = offsets.iter().map(|v| &v[..]).collect();
             let s: Vec<&[u64]> = shapes.iter().map(|v| &v[..]).collect();
-            let found = overlapping_pair(&o, &s, &mut 0);
+            let found = overlapping_pair(&o, &s, &mut 0).unwrap();
             assert_eq!(
                 found.is_some(),
                 brute(&offsets, &shapes),
@@ -249,7 +253,7 @@ mod tests {
             let o: Vec<&[u64]> = offsets.iter().map(|v| &v[..]).collect();
             let s: Vec<&[u64]> = shapes.iter().map(|v| &v[..]).collect();
             let mut compared = 0;
-            assert_eq!(overlapping_pair(&o, &s, &mut compared), None);
+            assert_eq!(overlapping_pair(&o, &s, &mut compared).unwrap(), None);
             assert!(
                 compared <= 2 * k as u64,
                 "{compared} comparisons for {k} boxes"
@@ -260,6 +264,9 @@ mod tests {
         grid[40_000][1] += 1;
         let o: Vec<&[u64]> = grid.iter().map(|v| &v[..]).collect();
         let s: Vec<&[u64]> = gshape.iter().map(|v| &v[..]).collect();
-        assert_eq!(overlapping_pair(&o, &s, &mut 0), Some((40_000, 40_001)));
+        assert_eq!(
+            overlapping_pair(&o, &s, &mut 0).unwrap(),
+            Some((40_000, 40_001))
+        );
     }
 }

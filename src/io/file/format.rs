@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 
 use super::{KvArray, KvValue};
+use crate::aligned::{try_copy, try_string, try_vec};
 use crate::error::CooError;
 use crate::status::Status;
 
@@ -259,14 +260,13 @@ pub fn decode_index(bytes: &[u8], at: u64) -> Result<Vec<(IndexEntry, u64)>, Coo
             ),
         ));
     }
-    let mut entries = Vec::new();
-    entries
-        .try_reserve_exact(count as usize)
-        .map_err(|_| CooError::Alloc {
-            bytes: count as usize * std::mem::size_of::<(IndexEntry, u64)>(),
-            what: "the file's index",
-        })?;
+    let mut entries = try_vec(count as usize, "the file's index")?;
     let mut seen = HashSet::new();
+    seen.try_reserve(count as usize)
+        .map_err(|_| CooError::Alloc {
+            bytes: (count as usize).saturating_mul(32),
+            what: "the file's tensor names",
+        })?;
     for i in 0..count {
         let start = c.offset();
         let name = c.name(&format!("index entry {i}"), "name_length")?;
@@ -376,8 +376,13 @@ pub fn decode_kv(bytes: &[u8], at: u64) -> Result<Vec<(String, KvValue)>, CooErr
             ),
         ));
     }
-    let mut kv = Vec::new();
+    let mut kv = try_vec(count as usize, "the KV entries")?;
     let mut seen = HashSet::new();
+    seen.try_reserve(count as usize)
+        .map_err(|_| CooError::Alloc {
+            bytes: (count as usize).saturating_mul(32),
+            what: "the KV keys",
+        })?;
     for i in 0..count {
         let start = c.offset();
         let key = c.name(&format!("KV entry {i}"), "key_length")?;
@@ -402,6 +407,25 @@ pub fn decode_kv(bytes: &[u8], at: u64) -> Result<Vec<(String, KvValue)>, CooErr
                     ),
                 )
             })?;
+            // Every element takes at least a byte (a bool; 4 for a length,
+            // 8 for a number): a count the section cannot hold is refused
+            // before anything is reserved for it.
+            let least = match elem {
+                0x05 => 1,
+                0x01 | 0x06 => 4,
+                _ => 8,
+            };
+            if u64::from(n) * least > (c.buf.len() - c.pos) as u64 {
+                return Err(corrupt(
+                    elem_at + 1,
+                    format!(
+                        "KV entry {key:?}: the array's element count {n} needs at least {} \
+                         bytes, more than is left of the KV section",
+                        u64::from(n) * least
+                    ),
+                ));
+            }
+            a.try_reserve(n as usize)?;
             for _ in 0..n {
                 let v = c.scalar(elem, &key)?;
                 a.push(v);
@@ -535,7 +559,7 @@ impl<'b> Cursor<'b> {
                         format!("KV entry {key:?}: the string is not valid UTF-8"),
                     )
                 })?;
-                KvValue::String(s.to_owned())
+                KvValue::String(try_string(s, "a KV string")?)
             }
             0x02 => KvValue::Int64(self.u64(key)? as i64),
             0x03 => KvValue::Uint64(self.u64(key)?),
@@ -550,7 +574,7 @@ impl<'b> Cursor<'b> {
                     ))
                 }
             },
-            0x06 => KvValue::Bytes(self.sized(key)?.to_vec()),
+            0x06 => KvValue::Bytes(try_copy(self.sized(key)?, "KV bytes")?),
             _ => unreachable!("callers pass scalar tags"),
         })
     }
@@ -585,14 +609,11 @@ fn zeros(b: &[u8], range: std::ops::Range<usize>, base: u64, what: &str) -> Resu
 
 /// A vector with room for `len` bytes, or `Alloc`.
 pub fn reserve(len: u64, what: &'static str) -> Result<Vec<u8>, CooError> {
-    let mut v = Vec::new();
     let n = usize::try_from(len).map_err(|_| CooError::Alloc {
         bytes: usize::MAX,
         what,
     })?;
-    v.try_reserve_exact(n)
-        .map_err(|_| CooError::Alloc { bytes: n, what })?;
-    Ok(v)
+    try_vec(n, what)
 }
 
 pub fn le32(b: &[u8]) -> u32 {

@@ -92,6 +92,23 @@ impl KvArray {
         })
     }
 
+    /// Room for `n` more elements, or `Alloc` (never an abort): a file's
+    /// element count says how many to expect.
+    pub fn try_reserve(&mut self, n: usize) -> Result<(), crate::error::CooError> {
+        let r = match self {
+            KvArray::String(v) => v.try_reserve_exact(n),
+            KvArray::Int64(v) => v.try_reserve_exact(n),
+            KvArray::Uint64(v) => v.try_reserve_exact(n),
+            KvArray::Float64(v) => v.try_reserve_exact(n),
+            KvArray::Bool(v) => v.try_reserve_exact(n),
+            KvArray::Bytes(v) => v.try_reserve_exact(n),
+        };
+        r.map_err(|_| crate::error::CooError::Alloc {
+            bytes: n.saturating_mul(24),
+            what: "a KV array",
+        })
+    }
+
     /// The element tag.
     pub fn tag(&self) -> u8 {
         match self {
