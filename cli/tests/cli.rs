@@ -413,10 +413,10 @@ fn a_closed_pipe_ends_the_tool_quietly() {
         ],
         // info of many inputs: a summary each.
         std::iter::once("info".as_ref())
-            .chain(std::iter::repeat(h.as_os_str()).take(4000))
+            .chain(std::iter::repeat_n(h.as_os_str(), 4000))
             .collect(),
         std::iter::once("validate".as_ref())
-            .chain(std::iter::repeat(h.as_os_str()).take(4000))
+            .chain(std::iter::repeat_n(h.as_os_str(), 4000))
             .collect(),
     ];
     for args in cases {
