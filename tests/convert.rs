@@ -430,3 +430,25 @@ fn threaded_dense_mode_sort_and_import_match_one_thread() {
         assert_eq!(back.values(), coo.values());
     }
 }
+
+#[test]
+fn unsigned_indices_past_2_pow_63_read_back() {
+    // A column past 2^63 in a uint64 CSR import keeps its value (it was
+    // once taken through int64 and refused as negative).
+    let u64s = |v: &[u64]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let col = (1u64 << 63) + 5;
+    let vals = 2.5f64.to_le_bytes();
+    let coo = from_compressed(
+        Format::Csr,
+        [2, u64::MAX - 1],
+        IndexType::U64,
+        0,
+        &u64s(&[0, 0, 1]),
+        &u64s(&[col]),
+        0x04,
+        &vals,
+        1,
+    )
+    .unwrap();
+    assert_eq!(coo.indices(), &[1, col]);
+}

@@ -477,6 +477,7 @@ pub fn from_compressed(
     }
     // Triplets in the caller's base: the major index from the offsets, the
     // minor index as given; assembly checks bounds and duplicates.
+    let signed = matches!(index_type, IndexType::I32 | IndexType::I64);
     let mut coords: Vec<u8> = Vec::new();
     coords
         .try_reserve_exact(nnz.saturating_mul(16))
@@ -510,16 +511,27 @@ pub fn from_compressed(
             t[major_dim] = m as i128 + b;
             t[minor_dim] = read(indices, k);
             for c in t {
-                // Negative minor indices are caught by assembly's bounds check
-                // through the i64 encoding (they stay negative).
-                coords.extend_from_slice(&(c as i64).to_le_bytes());
+                // Signed index types: i64 coordinates (a negative minor index
+                // stays negative and is caught by assembly's bounds check).
+                // Unsigned ones: u64, so that indices past 2^63 keep their
+                // value. Either way every value fits.
+                let bytes = if signed {
+                    (c as i64).to_le_bytes()
+                } else {
+                    (c as u64).to_le_bytes()
+                };
+                coords.extend_from_slice(&bytes);
             }
         }
     }
     let t = Triplets {
         shape: &shape,
         n: nnz,
-        index_type: IndexType::I64,
+        index_type: if signed {
+            IndexType::I64
+        } else {
+            IndexType::U64
+        },
         base,
         coords: CoordArrays::Interleaved(&coords),
         type_tag,
