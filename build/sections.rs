@@ -25,12 +25,19 @@ const SECTIONS: &[Section] = &[
     ),
     (
         "Status codes and messages",
-        "Every fallible function returns one of these; the thread's last message says where.",
+        "Every fallible function returns one of these; the thread's last message and position say where.",
         |n| {
             n == "hurray_status"
                 || n == "HURRAY_OK"
                 || n.starts_with("HURRAY_ERR_")
-                || matches!(n, "hurray_status_name" | "hurray_last_error_message")
+                || n.starts_with("HURRAY_POS_")
+                || matches!(
+                    n,
+                    "hurray_status_name"
+                        | "hurray_last_error_message"
+                        | "hurray_error_position"
+                        | "hurray_last_error_position"
+                )
         },
     ),
     (

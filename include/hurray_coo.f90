@@ -78,6 +78,15 @@ module hurray_coo
   integer(c_int32_t), parameter, public :: HURRAY_COO_ONE_BASED_MESSAGES = 8
   integer(c_int32_t), parameter, public :: HURRAY_COO_INDEX_VALUES = 16
   integer(c_size_t), parameter, public :: HURRAY_LOOKUP_MAX_BYTES = 16
+  integer(c_int32_t), parameter, public :: HURRAY_POS_ENTRY = 1
+  integer(c_int32_t), parameter, public :: HURRAY_POS_OTHER_ENTRY = 2
+  integer(c_int32_t), parameter, public :: HURRAY_POS_DIM = 4
+  integer(c_int32_t), parameter, public :: HURRAY_POS_COORDINATE = 8
+  integer(c_int32_t), parameter, public :: HURRAY_POS_COORDINATES = 16
+  integer(c_int32_t), parameter, public :: HURRAY_POS_LINE = 32
+  integer(c_int32_t), parameter, public :: HURRAY_POS_OTHER_LINE = 64
+  integer(c_int32_t), parameter, public :: HURRAY_POS_COLUMN = 128
+  integer(c_int32_t), parameter, public :: HURRAY_POS_BYTE_OFFSET = 256
   integer(c_int32_t), parameter, public :: HURRAY_DESCRIPTOR_STATISTICS_COUNTS = 1
   integer(c_int32_t), parameter, public :: HURRAY_DESCRIPTOR_STATISTICS_FULL = 2
   integer(c_int32_t), parameter, public :: HURRAY_DESCRIPTOR_HAS_QUANTIZATION = 1
@@ -217,6 +226,27 @@ module hurray_coo
     integer(c_int32_t) :: quantization_bytes
   end type hurray_descriptor_info
 
+  !> Where the last failure is (hurray_last_error_position, or the
+  !> hurray_error_where wrapper below): a field holds a value when its
+  !> HURRAY_POS_* bit is in set; entry, dim and coordinates count from base.
+  type, bind(C), public :: hurray_error_position
+    integer(c_size_t) :: size
+    integer(c_int32_t) :: status
+    integer(c_int32_t) :: set
+    integer(c_int32_t) :: base
+    integer(c_int32_t) :: rank
+    integer(c_int64_t) :: entry
+    integer(c_int64_t) :: other_entry
+    integer(c_int64_t) :: dim
+    integer(c_int64_t) :: coordinate
+    integer(c_int64_t) :: line
+    integer(c_int64_t) :: other_line
+    integer(c_int64_t) :: column
+    integer(c_int64_t) :: byte_offset
+    integer(c_int64_t) :: coordinates(64)
+    type(c_ptr) :: detail
+  end type hurray_error_position
+
   !> Triplets for hurray_coo_assemble: exactly one of indices (interleaved,
   !> rank * n) and dim_indices (a C array of rank pointers, one per
   !> dimension) is c_null_ptr.
@@ -243,7 +273,8 @@ module hurray_coo
   public :: hurray_coo_is_sorted, hurray_coo_flags, hurray_coo_values, hurray_coo_indices
   public :: hurray_coo_index_bytes
   public :: hurray_type_values_bytes, hurray_type_name, hurray_status_name
-  public :: hurray_last_error_message, hurray_coo_version_number, hurray_coo_version_string
+  public :: hurray_last_error_message, hurray_last_error_position
+  public :: hurray_coo_version_number, hurray_coo_version_string
   public :: hurray_coo_abi_version, hurray_coo_descriptor_size, hurray_coo_encode_descriptor
   public :: hurray_coo_from_descriptor, hurray_descriptor_inspect, hurray_coo_statistics
   public :: hurray_coo_descriptor_statistics, hurray_coo_shard, hurray_coo_descriptor_flags
@@ -412,6 +443,12 @@ module hurray_coo
     type(c_ptr) function hurray_last_error_message() bind(C, name="hurray_last_error_message")
       import :: c_ptr
     end function hurray_last_error_message
+
+    integer(c_int32_t) function hurray_last_error_position(out) &
+        bind(C, name="hurray_last_error_position")
+      import :: c_int32_t, hurray_error_position
+      type(hurray_error_position), intent(inout) :: out
+    end function hurray_last_error_position
 
     integer(c_int32_t) function hurray_coo_version_number() &
         bind(C, name="hurray_coo_version_number")
@@ -973,6 +1010,7 @@ module hurray_coo
 
   ! ---- The idiomatic layer -----------------------------------------------
   public :: hurray_tensor, hurray_move, hurray_message, hurray_string, hurray_status_string
+  public :: hurray_error_where
 
   ! A failure this module finds itself (a type_tag that is not how the
   ! array's kind stores values), and the library's message at that moment:
@@ -1030,6 +1068,18 @@ contains
       if (s == library_then) s = own_message
     end if
   end function hurray_message
+
+  !> Where the calling thread's last library failure is, as numbers (see
+  !> hurray_error_position): p%status, and p%entry, p%dim, p%coordinates,
+  !> p%line, ... where p%set has their HURRAY_POS_* bit. Tensors made by
+  !> hurray_tensor%create count from 1 (p%base is 1), as written here.
+  function hurray_error_where() result(p)
+    type(hurray_error_position) :: p
+    integer(c_int32_t) :: st
+    p%size = int(c_sizeof(p), c_size_t)
+    st = hurray_last_error_position(p)
+    if (st /= HURRAY_OK) p%status = st
+  end function hurray_error_where
 
   !> Whether type_tag is how values of the given kind ("real64", "real32",
   !> "int32", "int64") are stored: HURRAY_TYPE_FLOAT64, _FLOAT32, _INT32

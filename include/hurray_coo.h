@@ -90,7 +90,7 @@ uint32_t hurray_coo_abi_version(void);
 
 /* ======================================================================
  * 2. Status codes and messages
- *    Every fallible function returns one of these; the thread's last message says where.
+ *    Every fallible function returns one of these; the thread's last message and position say where.
  * ====================================================================== */
 
 /**
@@ -99,6 +99,133 @@ uint32_t hurray_coo_abi_version(void);
  * reserved. Numbers never change meaning once released.
  */
 typedef int32_t hurray_status;
+
+/**
+ * Where the calling thread's last failure is, as fields a program reads
+ * beside hurray_last_error_message (filled by hurray_last_error_position).
+ * A field holds a value only when its HURRAY_POS_* bit is in set; the
+ * others are 0. Entry numbers, dimensions and coordinates count from base
+ * (0, or 1 for 1-based triplets, handles made with
+ * HURRAY_COO_ONE_BASED_MESSAGES and text files), exactly as the message
+ * counts them; lines and columns from 1; byte offsets from 0.
+ */
+typedef struct hurray_error_position {
+  /**
+   * In: sizeof(hurray_error_position), set by the caller (the struct may
+   * grow at its end; the library never writes past the size given).
+   */
+  size_t size;
+  /**
+   * The failure's status (HURRAY_OK after a success: nothing is set).
+   */
+  hurray_status status;
+  /**
+   * Which fields hold a value: HURRAY_POS_* bits.
+   */
+  uint32_t set;
+  /**
+   * 0 or 1: where entry, other_entry, dim, coordinate and coordinates
+   * count from.
+   */
+  uint32_t base;
+  /**
+   * How many of coordinates hold a value (with HURRAY_POS_COORDINATES).
+   */
+  uint32_t rank;
+  /**
+   * The entry of a tensor, the triplet of an assembly or the query of a
+   * batch lookup that the failure is about (HURRAY_POS_ENTRY).
+   */
+  uint64_t entry;
+  /**
+   * The other entry or triplet: the one it duplicates, or the one it
+   * must come after (HURRAY_POS_OTHER_ENTRY).
+   */
+  uint64_t other_entry;
+  /**
+   * The dimension (HURRAY_POS_DIM).
+   */
+  uint64_t dim;
+  /**
+   * The offending coordinate in dim, as the caller wrote it, as the bits
+   * of a uint64_t (read it as int64_t for signed triplet index types:
+   * a negative coordinate) (HURRAY_POS_COORDINATE).
+   */
+  uint64_t coordinate;
+  /**
+   * The line of a text file (HURRAY_POS_LINE), and of a duplicate's
+   * first occurrence (HURRAY_POS_OTHER_LINE), counted from 1.
+   */
+  uint64_t line;
+  uint64_t other_line;
+  /**
+   * The column of the token at fault (HURRAY_POS_COLUMN), from 1.
+   */
+  uint64_t column;
+  /**
+   * The byte of the file, descriptor or buffer the message names
+   * (HURRAY_POS_BYTE_OFFSET), from 0.
+   */
+  uint64_t byte_offset;
+  /**
+   * The entry's coordinates (HURRAY_POS_COORDINATES), rank of them.
+   */
+  uint64_t coordinates[64];
+  /**
+   * The message without the place it starts with (the path, line and
+   * column of a text error; otherwise the whole message), so a caller
+   * that counts lines its own way can put its place before it. Never
+   * NULL; owned by the library, valid until the calling thread's next
+   * call into the library other than hurray_last_error_message and
+   * hurray_last_error_position.
+   */
+  const char *detail;
+} hurray_error_position;
+
+/**
+ * hurray_error_position.set bit: entry holds a value.
+ */
+#define HURRAY_POS_ENTRY 1
+
+/**
+ * hurray_error_position.set bit: other_entry holds a value.
+ */
+#define HURRAY_POS_OTHER_ENTRY 2
+
+/**
+ * hurray_error_position.set bit: dim holds a value.
+ */
+#define HURRAY_POS_DIM 4
+
+/**
+ * hurray_error_position.set bit: coordinate holds a value.
+ */
+#define HURRAY_POS_COORDINATE 8
+
+/**
+ * hurray_error_position.set bit: coordinates (rank of them) hold values.
+ */
+#define HURRAY_POS_COORDINATES 16
+
+/**
+ * hurray_error_position.set bit: line holds a value.
+ */
+#define HURRAY_POS_LINE 32
+
+/**
+ * hurray_error_position.set bit: other_line holds a value.
+ */
+#define HURRAY_POS_OTHER_LINE 64
+
+/**
+ * hurray_error_position.set bit: column holds a value.
+ */
+#define HURRAY_POS_COLUMN 128
+
+/**
+ * hurray_error_position.set bit: byte_offset holds a value.
+ */
+#define HURRAY_POS_BYTE_OFFSET 256
 
 /**
  * Success.
@@ -330,6 +457,21 @@ const char *hurray_status_name(hurray_status status);
  * Thread safety: each thread has its own message.
  */
 const char *hurray_last_error_message(void);
+
+/**
+ * Fill *out (not NULL, out->size set by the caller to
+ * sizeof(hurray_error_position)) with where the calling thread's last
+ * failure is: its status, and the entry, triplet, dimension, coordinates,
+ * line, column or byte offset its message names, as numbers (see
+ * hurray_error_position). After a success, status is HURRAY_OK and set is
+ * 0. Reading it changes nothing: the last error and its message stay.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER (out is NULL) or
+ * HURRAY_ERR_BUFFER_SIZE (out->size is smaller than this library's
+ * hurray_error_position), in both cases without changing the last error.
+ * Thread safety: each thread has its own last failure.
+ */
+hurray_status hurray_last_error_position(struct hurray_error_position *out);
 
 /* ======================================================================
  * 3. Element types

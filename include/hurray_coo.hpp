@@ -63,7 +63,26 @@ class error : public std::runtime_error {
 public:
     error(hurray_status status, const std::string &message)
         : std::runtime_error(std::string(hurray_status_name(status)) + ": " + message),
-          status_(status), message_(message) {}
+          status_(status), message_(message), where_() {
+        where_.size = sizeof where_;
+        where_.status = status;
+    }
+    /// The library's failure: its message and where it is, as numbers.
+    static error last(hurray_status status) {
+        error e(status, hurray_last_error_message());
+        hurray_error_position p{};
+        p.size = sizeof p;
+        if (hurray_last_error_position(&p) == HURRAY_OK && p.status == status) {
+            p.detail = nullptr; /* the library's string does not outlive the call */
+            e.where_ = p;
+        }
+        return e;
+    }
+    /// Where the failure is (entry, dimension, coordinates, line, column,
+    /// byte offset: the fields whose HURRAY_POS_* bit is in set); nothing
+    /// set for an error this wrapper raised itself. detail is NULL here:
+    /// message() has the text.
+    const hurray_error_position &where() const noexcept { return where_; }
     /// The HURRAY_ERR_* code.
     hurray_status status() const noexcept { return status_; }
     /// The code's name, e.g. "HURRAY_ERR_DUPLICATE".
@@ -74,12 +93,13 @@ public:
 private:
     hurray_status status_;
     std::string message_;
+    hurray_error_position where_;
 };
 
 /// Throws hurray::error unless status is HURRAY_OK.
 inline void check(hurray_status status) {
     if (status != HURRAY_OK) {
-        throw error(status, hurray_last_error_message());
+        throw error::last(status);
     }
 }
 

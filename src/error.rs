@@ -30,6 +30,53 @@ impl From<&[u64]> for Coords {
     }
 }
 
+/// Where an error is, as fields a program can read beside the message (the
+/// C API's `hurray_error_position`). Entry numbers, dimensions and
+/// coordinates count from `base`, as the message does; lines and columns
+/// of text files from 1; byte offsets from 0. `None`: the error has no such
+/// place.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Position {
+    pub base: u8,
+    /// The entry of a tensor, the triplet of an assembly, or the query of a
+    /// batch lookup that the error is about.
+    pub entry: Option<u64>,
+    /// The other entry or triplet: the one it duplicates, or the one it
+    /// should come after.
+    pub other_entry: Option<u64>,
+    pub dim: Option<u64>,
+    /// The offending coordinate (in `dim`), as written: negative for a
+    /// signed triplet index below the base.
+    pub coordinate: Option<i128>,
+    /// The entry's coordinates.
+    pub coordinates: Option<Vec<u64>>,
+    /// The line of a text file (and the other line of a duplicate pair).
+    pub line: Option<u64>,
+    pub other_line: Option<u64>,
+    pub column: Option<u64>,
+    /// The byte of a file, descriptor or buffer the message names.
+    pub byte_offset: Option<u64>,
+}
+
+impl Position {
+    /// The same place counted from 1: what a 1-based caller reads.
+    fn one_based(mut self) -> Position {
+        if self.base == 1 {
+            return self;
+        }
+        let up = |x: &mut Option<u64>| *x = x.map(|v| v.wrapping_add(1));
+        up(&mut self.entry);
+        up(&mut self.other_entry);
+        up(&mut self.dim);
+        self.coordinate = self.coordinate.map(|c| c + 1);
+        if let Some(c) = &mut self.coordinates {
+            c.iter_mut().for_each(|x| *x = x.wrapping_add(1));
+        }
+        self.base = 1;
+        self
+    }
+}
+
 /// Everything that can go wrong, with the details a user needs to fix it.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum CooError {
@@ -194,18 +241,42 @@ pub enum CooError {
     #[error("{0}")]
     Statistics(String),
 
-    #[error("{0}")]
-    TripletBounds(String),
+    /// A triplet coordinate outside the shape: the triplet number and the
+    /// dimension as the caller counts them (from `base`), the coordinate as
+    /// written.
+    #[error("{}", triplet_bounds_text(*.triplet, *.dim, *.coord, *.extent, *.base, *.skip_negative))]
+    TripletBounds {
+        triplet: u64,
+        dim: usize,
+        coord: i128,
+        extent: u64,
+        base: u8,
+        skip_negative: bool,
+    },
 
-    /// A text file (Matrix Market, FROSTT) that does not parse: the line,
-    /// column and token are in the message.
-    #[error("{0}")]
-    Parse(String),
+    /// A text file (Matrix Market, FROSTT) that does not parse: the path
+    /// when it was read from one, the line (1-based) and, when one token is
+    /// at fault, its column; `what` says what is wrong there.
+    #[error("{}{}", path_prefix(.path), place_text(*.line, *.column, .what))]
+    Parse {
+        path: Option<String>,
+        line: u64,
+        column: Option<u64>,
+        what: String,
+    },
 
     /// Two entries of a text file with the same coordinates under the
-    /// ERROR policy: the message names both lines.
-    #[error("{0}")]
-    DuplicateLine(String),
+    /// ERROR policy: both lines (1-based; `*_mirrored` for the mirror image
+    /// of a symmetric file's entry) and the coordinates, counted from 1.
+    #[error("{}line {line}{} duplicates line {first_line}{}: both are entry {coords} (counted from 1); pass a duplicate policy (SUM, FIRST, LAST, MIN, MAX) to combine them", path_prefix(.path), mirror_note(*.mirrored), mirror_note(*.first_mirrored))]
+    DuplicateLine {
+        path: Option<String>,
+        line: u64,
+        mirrored: bool,
+        first_line: u64,
+        first_mirrored: bool,
+        coords: Coords,
+    },
 
     /// An argument outside its documented range (reported as
     /// HURRAY_ERR_INVALID_FLAGS, like a flag word or policy code).
@@ -248,7 +319,7 @@ pub enum CooError {
 
     /// Two triplets with the same coordinates under the ERROR policy:
     /// triplet numbers (0-based) and coordinates as the caller wrote them.
-    #[error("triplet {} duplicates triplet {} at {coords}{}; pass a duplicate policy (SUM, FIRST, LAST, MIN, MAX) to combine them", second + u64::from(*base), first + u64::from(*base), crate::assemble::counted_from(*base))]
+    #[error("triplet {} duplicates triplet {} at {coords}{}; pass a duplicate policy (SUM, FIRST, LAST, MIN, MAX) to combine them", second + u64::from(*base), first + u64::from(*base), counted_from(*base))]
     TripletDuplicate {
         second: u64,
         first: u64,
@@ -272,6 +343,64 @@ pub enum CooError {
     /// callers: see [`CooError::one_based`]).
     #[error("{}", one_based_text(.0))]
     OneBased(Box<CooError>),
+}
+
+/// " [counted from 1]" for a 1-based caller, so a message says how to read it.
+pub(crate) fn counted_from(base: u8) -> &'static str {
+    if base == 1 {
+        " [triplets, dimensions and coordinates counted from 1]"
+    } else {
+        ""
+    }
+}
+
+/// "PATH: " for an error in a named file, else nothing.
+fn path_prefix(path: &Option<String>) -> String {
+    path.as_ref().map_or(String::new(), |p| format!("{p}: "))
+}
+
+/// "line L, column C: what", or "line L: what" without a column: where a
+/// text error is, in one place.
+fn place_text(line: u64, column: Option<u64>, what: &str) -> String {
+    match column {
+        Some(c) => format!("line {line}, column {c}: {what}"),
+        None => format!("line {line}: {what}"),
+    }
+}
+
+fn mirror_note(m: bool) -> &'static str {
+    if m {
+        " (mirrored)"
+    } else {
+        ""
+    }
+}
+
+fn triplet_bounds_text(
+    triplet: u64,
+    dim: usize,
+    coord: i128,
+    extent: u64,
+    base: u8,
+    skip_negative: bool,
+) -> String {
+    let b = u64::from(base);
+    let valid = if extent == 0 {
+        "the dimension is empty".to_owned()
+    } else {
+        format!("valid {b} to {}", extent - 1 + b)
+    };
+    let hint = if coord < 0 && !skip_negative {
+        "; HURRAY_ASSEMBLE_SKIP_NEGATIVE skips triplets with a negative coordinate"
+    } else {
+        ""
+    };
+    format!(
+        "triplet {}: coordinate {coord} in dimension {} is out of bounds ({valid}){}{hint}",
+        triplet + b,
+        dim as u64 + b,
+        counted_from(base)
+    )
 }
 
 /// `e`'s message with entry numbers, dimensions and coordinates counted from
@@ -391,9 +520,9 @@ impl CooError {
             CooError::Unsupported(_) => Status::UnsupportedFeature,
             CooError::Shard(_) => Status::InvalidShape,
             CooError::Statistics(_) => Status::InvalidStatistics,
-            CooError::TripletBounds(_) => Status::IndexOutOfBounds,
-            CooError::Parse(_) => Status::ParseError,
-            CooError::DuplicateLine(_) => Status::Duplicate,
+            CooError::TripletBounds { .. } => Status::IndexOutOfBounds,
+            CooError::Parse { .. } => Status::ParseError,
+            CooError::DuplicateLine { .. } => Status::Duplicate,
             CooError::InvalidArgument(_) => Status::InvalidFlags,
             CooError::Io(_) => Status::Io,
             CooError::Container { status, .. } => *status,
@@ -413,6 +542,149 @@ impl CooError {
         match (one_based, self) {
             (true, e @ CooError::OneBased(_)) | (false, e) => e,
             (true, e) => CooError::OneBased(Box::new(e)),
+        }
+    }
+
+    /// Where this error is, as fields (see [`Position`]): the numbers its
+    /// message names, read from the error itself, never from the text.
+    pub fn position(&self) -> Position {
+        let p = Position::default();
+        let opt = |x: usize| Some(x as u64);
+        match self {
+            CooError::OutOfBounds {
+                entry,
+                dim,
+                coord,
+                coords,
+                ..
+            } => Position {
+                entry: Some(*entry),
+                dim: opt(*dim),
+                coordinate: Some(i128::from(*coord)),
+                coordinates: Some(coords.0.clone()),
+                ..p
+            },
+            CooError::Duplicate {
+                entry,
+                first,
+                coords,
+            } => Position {
+                entry: Some(*entry),
+                other_entry: Some(*first),
+                coordinates: Some(coords.0.clone()),
+                ..p
+            },
+            CooError::NotSorted {
+                entry,
+                prev,
+                coords,
+                ..
+            } => Position {
+                entry: Some(*entry),
+                other_entry: Some(*prev),
+                coordinates: Some(coords.0.clone()),
+                ..p
+            },
+            CooError::InvalidValue { entry, .. } => Position {
+                entry: Some(*entry),
+                ..p
+            },
+            CooError::QueryOutOfBounds { dim, coord, .. }
+            | CooError::OutsideShard { dim, coord, .. } => Position {
+                dim: opt(*dim),
+                coordinate: Some(i128::from(*coord)),
+                ..p
+            },
+            CooError::BatchQueryOutOfBounds {
+                query, dim, coord, ..
+            } => Position {
+                entry: opt(*query),
+                dim: opt(*dim),
+                coordinate: Some(i128::from(*coord)),
+                ..p
+            },
+            CooError::DynamicDimension { dim } => Position {
+                dim: opt(*dim),
+                ..p
+            },
+            CooError::NonzeroPadding { byte, .. } => Position {
+                byte_offset: opt(*byte),
+                ..p
+            },
+            CooError::Truncated { offset, .. } => Position {
+                byte_offset: opt(*offset),
+                ..p
+            },
+            CooError::Container { offset, .. } => Position {
+                byte_offset: Some(*offset),
+                ..p
+            },
+            CooError::TripletBounds {
+                triplet,
+                dim,
+                coord,
+                base,
+                ..
+            } => Position {
+                base: *base,
+                entry: Some(triplet + u64::from(*base)),
+                dim: Some(*dim as u64 + u64::from(*base)),
+                coordinate: Some(*coord),
+                ..p
+            },
+            CooError::TripletDuplicate {
+                second,
+                first,
+                coords,
+                base,
+            } => Position {
+                base: *base,
+                entry: Some(second + u64::from(*base)),
+                other_entry: Some(first + u64::from(*base)),
+                coordinates: Some(coords.0.clone()),
+                ..p
+            },
+            CooError::Parse { line, column, .. } => Position {
+                line: Some(*line),
+                column: *column,
+                ..p
+            },
+            CooError::DuplicateLine {
+                line,
+                first_line,
+                coords,
+                ..
+            } => Position {
+                base: 1,
+                line: Some(*line),
+                other_line: Some(*first_line),
+                coordinates: Some(coords.0.clone()),
+                ..p
+            },
+            CooError::InFile { inner, .. } => inner.position(),
+            CooError::OneBased(inner) => inner.position().one_based(),
+            _ => p,
+        }
+    }
+
+    /// The message without the place it starts with (the path, line and
+    /// column of a text error): what a caller that names the place itself
+    /// (the MPI layer, counting lines of the whole file) puts after it.
+    pub fn detail(&self) -> String {
+        match self {
+            CooError::Parse { what, .. } => what.clone(),
+            other => other.to_string(),
+        }
+    }
+
+    /// A parse error at `line` (1-based), at `column` when one token is at
+    /// fault.
+    pub(crate) fn parse(line: usize, column: Option<usize>, what: impl Into<String>) -> CooError {
+        CooError::Parse {
+            path: None,
+            line: line as u64,
+            column: column.map(|c| c as u64),
+            what: what.into(),
         }
     }
 
@@ -491,5 +763,64 @@ mod tests {
         // Errors without positions read as they do 0-based.
         let n = CooError::null("coo");
         assert_eq!(n.clone().one_based(true).to_string(), n.to_string());
+    }
+
+    #[test]
+    fn positions_are_the_numbers_the_message_names() {
+        let oob = CooError::OutOfBounds {
+            entry: 17,
+            dim: 1,
+            coord: 9,
+            extent: 4,
+            coords: Coords(vec![2, 9]),
+        };
+        let p = oob.position();
+        assert_eq!(
+            (p.base, p.entry, p.dim, p.coordinate),
+            (0, Some(17), Some(1), Some(9))
+        );
+        assert_eq!(p.coordinates, Some(vec![2, 9]));
+        assert!(oob
+            .to_string()
+            .contains("entry 17 at (2, 9): coordinate 9 in dimension 1"));
+        // 1-based: every number as the 1-based message says it.
+        let one = oob.clone().one_based(true);
+        let q = one.position();
+        assert_eq!(
+            (q.base, q.entry, q.dim, q.coordinate),
+            (1, Some(18), Some(2), Some(10))
+        );
+        assert_eq!(q.coordinates, Some(vec![3, 10]));
+        assert!(one
+            .to_string()
+            .contains("entry 18 at (3, 10): coordinate 10 in dimension 2"));
+        // Triplets count from their own base; a negative coordinate stays.
+        let t = CooError::TripletBounds {
+            triplet: 3,
+            dim: 0,
+            coord: -2,
+            extent: 5,
+            base: 1,
+            skip_negative: false,
+        };
+        let p = t.position();
+        assert_eq!(
+            (p.base, p.entry, p.dim, p.coordinate),
+            (1, Some(4), Some(1), Some(-2))
+        );
+        assert!(t
+            .to_string()
+            .starts_with("triplet 4: coordinate -2 in dimension 1"));
+        // Text: line and column, and the detail without them.
+        let e = CooError::parse(7, Some(3), "expected an integer (found 'x')");
+        let p = e.position();
+        assert_eq!((p.line, p.column), (Some(7), Some(3)));
+        assert_eq!(
+            e.to_string(),
+            "line 7, column 3: expected an integer (found 'x')"
+        );
+        assert_eq!(e.detail(), "expected an integer (found 'x')");
+        // No place: nothing set.
+        assert_eq!(CooError::null("coo").position(), Position::default());
     }
 }

@@ -1039,6 +1039,108 @@ static int test_one_based_messages(void) {
     return failures;
 }
 
+/* The last error's place as fields (hurray_last_error_position): the
+ * numbers the message names, for a program to read without parsing text. */
+static hurray_error_position last_position(void) {
+    hurray_error_position p;
+    memset(&p, 0xA5, sizeof p);
+    p.size = sizeof p;
+    (void)hurray_last_error_position(&p);
+    return p;
+}
+
+static int test_error_positions(void) {
+    int failures = 0;
+    const uint64_t shape[2] = {4, 4};
+    const float vals[3] = {1.5f, -0.5f, 2.0f};
+    const uint64_t oob_idx[6] = {0, 1, 2, 7, 3, 3};
+    const uint64_t dup_idx[6] = {0, 1, 2, 0, 2, 0};
+    hurray_coo *coo = NULL;
+    hurray_error_position p;
+    /* An out-of-bounds entry: entry 1, dimension 1, coordinate 7, at (2, 7). */
+    CHECK_STATUS(hurray_coo_create(0x03, 2, shape, 3, false, vals, 12, oob_idx, 48,
+                                   HURRAY_COO_COPY, &coo),
+                 HURRAY_ERR_INDEX_OUT_OF_BOUNDS, "entry 1 at (2, 7)");
+    p = last_position();
+    CHECK(p.status == HURRAY_ERR_INDEX_OUT_OF_BOUNDS && p.base == 0);
+    CHECK(p.set == (HURRAY_POS_ENTRY | HURRAY_POS_DIM | HURRAY_POS_COORDINATE |
+                    HURRAY_POS_COORDINATES));
+    CHECK(p.entry == 1 && p.dim == 1 && p.coordinate == 7);
+    CHECK(p.rank == 2 && p.coordinates[0] == 2 && p.coordinates[1] == 7);
+    CHECK(strcmp(p.detail, hurray_last_error_message()) == 0);
+    /* Reading it again changes nothing. */
+    p = last_position();
+    CHECK(p.status == HURRAY_ERR_INDEX_OUT_OF_BOUNDS && strstr(hurray_last_error_message(), "entry 1"));
+    /* A duplicate, in the handle's 1-based counting. */
+    CHECK_STATUS(hurray_coo_create(0x03, 2, shape, 3, false, vals, 12, dup_idx, 48,
+                                   HURRAY_COO_COPY | HURRAY_COO_ONE_BASED_MESSAGES, &coo),
+                 HURRAY_ERR_DUPLICATE, "entry 3 duplicates entry 2 at (3, 1)");
+    p = last_position();
+    CHECK(p.status == HURRAY_ERR_DUPLICATE && p.base == 1);
+    CHECK(p.set == (HURRAY_POS_ENTRY | HURRAY_POS_OTHER_ENTRY | HURRAY_POS_COORDINATES));
+    CHECK(p.entry == 3 && p.other_entry == 2 && p.rank == 2);
+    CHECK(p.coordinates[0] == 3 && p.coordinates[1] == 1);
+    /* A triplet below the base: a negative coordinate as written. */
+    {
+        const int32_t rows[2] = {1, -4}, cols[2] = {1, 2};
+        const void *dims[2] = {rows, cols};
+        const double v[2] = {1, 2};
+        hurray_triplets t;
+        memset(&t, 0, sizeof t);
+        t.rank = 2;
+        t.shape = shape;
+        t.n = 2;
+        t.index_type = HURRAY_INDEX_INT32;
+        t.index_base = 1;
+        t.dim_indices = dims;
+        t.dim_indices_bytes = sizeof rows;
+        t.type_tag = HURRAY_TYPE_FLOAT64;
+        t.values = v;
+        t.values_bytes = sizeof v;
+        CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_ERROR, 0, 1, &coo, NULL),
+                     HURRAY_ERR_INDEX_OUT_OF_BOUNDS, "triplet 2: coordinate -4 in dimension 1");
+        p = last_position();
+        CHECK(p.base == 1 && p.entry == 2 && p.dim == 1 && (int64_t)p.coordinate == -4);
+        CHECK(p.set == (HURRAY_POS_ENTRY | HURRAY_POS_DIM | HURRAY_POS_COORDINATE));
+    }
+    /* A parse error: line and column. */
+    {
+        static const char bad[] = "%%MatrixMarket matrix coordinate real general\n"
+                                  "2 2 2\n1 1 1\n1 3 1\n";
+        static const char dup[] = "%%MatrixMarket matrix coordinate real general\n"
+                                  "2 2 2\n1 2 1\n% c\n1 2 5\n";
+        CHECK_STATUS(hurray_coo_read_mtx(bad, strlen(bad), HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+                     HURRAY_ERR_PARSE, "line 4, column 3: column index out of range");
+        p = last_position();
+        CHECK(p.status == HURRAY_ERR_PARSE && p.set == (HURRAY_POS_LINE | HURRAY_POS_COLUMN));
+        CHECK(p.line == 4 && p.column == 3);
+        CHECK(strncmp(p.detail, "column index out of range", 25) == 0);
+        CHECK_STATUS(hurray_coo_read_mtx(dup, strlen(dup), HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+                     HURRAY_ERR_DUPLICATE, "line 5 duplicates line 3");
+        p = last_position();
+        CHECK(p.set == (HURRAY_POS_LINE | HURRAY_POS_OTHER_LINE | HURRAY_POS_COORDINATES));
+        CHECK(p.line == 5 && p.other_line == 3 && p.base == 1 && p.coordinates[1] == 2);
+    }
+    /* A corrupt descriptor: the byte offset. */
+    {
+        static const uint8_t junk[8] = {'H', 'R', 'R', 'X', 1, 0, 0, 0};
+        hurray_descriptor_info info;
+        CHECK(hurray_descriptor_inspect(junk, 3, 0, &info) != HURRAY_OK);
+        p = last_position();
+        CHECK(p.status == HURRAY_ERR_TRUNCATED && (p.set & HURRAY_POS_BYTE_OFFSET) &&
+              p.byte_offset == 0);
+    }
+    /* After a success: nothing is set. */
+    CHECK_STATUS(hurray_type_values_bytes(HURRAY_TYPE_FLOAT64, 1, &(uint64_t){0}), HURRAY_OK, "");
+    p = last_position();
+    CHECK(p.status == HURRAY_OK && p.set == 0 && p.detail != NULL && p.detail[0] == '\0');
+    /* Hostile calls change nothing and never crash. */
+    CHECK(hurray_last_error_position(NULL) == HURRAY_ERR_NULL_POINTER);
+    p.size = sizeof p - 1;
+    CHECK(hurray_last_error_position(&p) == HURRAY_ERR_BUFFER_SIZE);
+    return failures;
+}
+
 /* Create and validate on threads: the same handle and the same first
  * violation as on one thread, on a tensor large enough to split. */
 static int test_threaded_create_and_validate(void) {
@@ -1090,6 +1192,7 @@ static const struct {
     const char *name;
     ctest_fn fn;
 } TESTS[] = {
+    {"error_positions", test_error_positions},
     {"threaded_create_and_validate", test_threaded_create_and_validate},
     {"one_based_messages", test_one_based_messages},
     {"e8m0_reserved_codes", test_e8m0_reserved_codes},

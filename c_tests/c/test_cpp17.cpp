@@ -154,6 +154,10 @@ extern "C" int ctest_cpp17(void) {
         } catch (const hurray::error &e) {
             CHECK(e.status() == HURRAY_ERR_DUPLICATE);
             CHECK(e.message().find("triplet 3 duplicates triplet 2 at (2, 2)") != std::string::npos);
+            // The same place as numbers, in the triplets' base (1).
+            CHECK(e.where().status == HURRAY_ERR_DUPLICATE && e.where().base == 1);
+            CHECK(e.where().entry == 3 && e.where().other_entry == 2);
+            CHECK((e.where().set & HURRAY_POS_COORDINATES) && e.where().coordinates[0] == 2);
         }
         try {
             (void)m.export_compressed<std::int32_t, float>();

@@ -203,6 +203,8 @@ fn installed_library_serves_c_cpp_and_fortran_consumers() {
         "HURRAY_ERR_INDEX_OUT_OF_BOUNDS: query coordinate 5 in dimension 1 is out of bounds \
          (valid 1 to 4) [entries, dimensions and coordinates counted from 1]",
         "HURRAY_ERR_DUPLICATE: entry 3 duplicates entry 2 at (3, 1)",
+        "position: entry 3 duplicates entry 2 at (3, 1)",
+        "position: line 3, column 3",
         "HURRAY_ERR_INVALID_TYPE: hurray_tensor%create: the values are real64, which store \
          float64 elements, but type_tag is int64",
         "fortran: all checks passed",

@@ -9,10 +9,11 @@
 //! compare the values (integers exactly; NaN loses to any number).
 
 use super::read::Reader;
-use super::{counted_from, Duplicates};
+use super::Duplicates;
 use crate::element::decode::{copy_element, f128_to_f64, to_f64};
 use crate::element::encode::{f64_to_e8m0, f64_to_f128, round_minifloat};
 use crate::element::types::{Encoding, TypeInfo};
+use crate::error::counted_from;
 use crate::error::{CooError, Coords};
 
 /// One element's storage, as `decode::copy_element` gives it.

@@ -262,12 +262,3 @@ fn lowest_duplicate(
         base,
     })
 }
-
-/// " [counted from 1]" for a 1-based caller, so a message says how to read it.
-pub(crate) fn counted_from(base: u8) -> &'static str {
-    if base == 1 {
-        " [triplets, dimensions and coordinates counted from 1]"
-    } else {
-        ""
-    }
-}

@@ -6,11 +6,12 @@
 //! assembly, and entries split between threads never share an output.
 
 use super::combine::{add, better, Storage};
-use super::{counted_from, Duplicates};
+use super::Duplicates;
 use crate::element::decode::copy_element;
 use crate::element::encode::{clear_padding, store_element};
 use crate::element::size;
 use crate::element::types::{Encoding, TypeInfo};
+use crate::error::counted_from;
 use crate::error::CooError;
 
 /// Maps each canonical entry to the triplets that make it.

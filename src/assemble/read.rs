@@ -2,7 +2,7 @@
 //! interleaved (Hurray's layout) or one array per dimension (Fortran's and
 //! Julia's `I, J, V`). Read in place, checked once, ordered once.
 
-use super::{counted_from, Triplets};
+use super::Triplets;
 use crate::coo::check_rank;
 use crate::element::size::{self, DYNAMIC_DIM};
 use crate::error::CooError;
@@ -185,24 +185,14 @@ impl<'a> Reader<'a> {
 
     #[cold]
     fn out_of_bounds(&self, i: usize, d: usize, raw: i128, skip_negative: bool) -> CooError {
-        let b = u64::from(self.base);
-        let x = self.shape[d];
-        let valid = if x == 0 {
-            "the dimension is empty".to_owned()
-        } else {
-            format!("valid {b} to {}", x - 1 + b)
-        };
-        let hint = if raw < 0 && !skip_negative {
-            "; HURRAY_ASSEMBLE_SKIP_NEGATIVE skips triplets with a negative coordinate"
-        } else {
-            ""
-        };
-        CooError::TripletBounds(format!(
-            "triplet {}: coordinate {raw} in dimension {} is out of bounds ({valid}){}{hint}",
-            i as u64 + b,
-            d as u64 + b,
-            counted_from(self.base)
-        ))
+        CooError::TripletBounds {
+            triplet: i as u64,
+            dim: d,
+            coord: raw,
+            extent: self.shape[d],
+            base: self.base,
+            skip_negative,
+        }
     }
 
     /// `kept` in coordinate order, equal coordinates in triplet order: a sort

@@ -210,6 +210,25 @@ pub const HURRAY_COO_ONE_BASED_MESSAGES: u32 = 8;
 /// hurray_coo_free, as for every handle.
 pub const HURRAY_COO_INDEX_VALUES: u32 = 16;
 
+/// hurray_error_position.set bit: entry holds a value.
+pub const HURRAY_POS_ENTRY: u32 = 1;
+/// hurray_error_position.set bit: other_entry holds a value.
+pub const HURRAY_POS_OTHER_ENTRY: u32 = 2;
+/// hurray_error_position.set bit: dim holds a value.
+pub const HURRAY_POS_DIM: u32 = 4;
+/// hurray_error_position.set bit: coordinate holds a value.
+pub const HURRAY_POS_COORDINATE: u32 = 8;
+/// hurray_error_position.set bit: coordinates (rank of them) hold values.
+pub const HURRAY_POS_COORDINATES: u32 = 16;
+/// hurray_error_position.set bit: line holds a value.
+pub const HURRAY_POS_LINE: u32 = 32;
+/// hurray_error_position.set bit: other_line holds a value.
+pub const HURRAY_POS_OTHER_LINE: u32 = 64;
+/// hurray_error_position.set bit: column holds a value.
+pub const HURRAY_POS_COLUMN: u32 = 128;
+/// hurray_error_position.set bit: byte_offset holds a value.
+pub const HURRAY_POS_BYTE_OFFSET: u32 = 256;
+
 /// Largest number of bytes hurray_coo_lookup writes (float128, complex128);
 /// an out_value buffer of this size fits every element type.
 pub const HURRAY_LOOKUP_MAX_BYTES: usize = 16;

@@ -24,6 +24,17 @@ thread_local! {
     /// no registration check on access) that a successful call reads to skip
     /// the clearing.
     static HAS_MESSAGE: Cell<bool> = const { Cell::new(false) };
+    /// The last failure's status, place and detail (see
+    /// `hurray_last_error_position`); set and cleared with the message.
+    static LAST_POSITION: RefCell<Option<Box<Recorded>>> = const { RefCell::new(None) };
+}
+
+/// A failure as `hurray_last_error_position` reports it.
+pub(crate) struct Recorded {
+    pub(crate) status: i32,
+    pub(crate) position: crate::error::Position,
+    /// The message without its leading place (see `CooError::detail`).
+    pub(crate) detail: CString,
 }
 
 /// How many threads hold a message. A successful call clears its thread's
@@ -46,6 +57,31 @@ fn set_message(msg: &str) {
     // `try_with` fails only while the thread is being torn down; then there is
     // nobody left to read the message.
     let _ = LAST_ERROR.try_with(|m| *m.borrow_mut() = Some(c));
+    let _ = LAST_POSITION.try_with(|p| *p.borrow_mut() = None);
+}
+
+/// Record `err`'s status, place and detail beside the message `set_message`
+/// just set.
+#[cold]
+#[inline(never)]
+fn set_position(err: &CooError) {
+    let detail = CString::new(err.detail().replace('\0', "\\0")).unwrap_or_default();
+    let r = Recorded {
+        status: err.status().code(),
+        position: err.position(),
+        detail,
+    };
+    let _ = LAST_POSITION.try_with(|p| *p.borrow_mut() = Some(Box::new(r)));
+}
+
+/// Run `f` on the calling thread's last failure (`None` after a success).
+pub(crate) fn with_last_failure<R>(f: impl FnOnce(Option<&Recorded>) -> R) -> R {
+    let mut f = Some(f);
+    let r = LAST_POSITION.try_with(|p| (f.take().expect("called once"))(p.borrow().as_deref()));
+    match r {
+        Ok(r) => r,
+        Err(_) => (f.take().expect("not called"))(None),
+    }
 }
 
 /// Empty the calling thread's message (a success): almost always a single
@@ -64,6 +100,7 @@ fn clear_message_slow() {
         HAS_MESSAGE.set(false);
         THREADS_WITH_MESSAGE.fetch_sub(1, Ordering::Relaxed);
         let _ = LAST_ERROR.try_with(|m| *m.borrow_mut() = None);
+        let _ = LAST_POSITION.try_with(|p| *p.borrow_mut() = None);
     }
 }
 
@@ -104,6 +141,7 @@ pub(crate) fn guard(f: impl FnOnce() -> Result<(), CooError>) -> i32 {
 #[inline(never)]
 fn failed(err: CooError) -> i32 {
     set_message(&err.to_string());
+    set_position(&err);
     err.status().code()
 }
 

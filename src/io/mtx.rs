@@ -46,10 +46,11 @@ const BANNER: &str = "%%MatrixMarket";
 fn parse_banner(lines: &mut Lines<'_>) -> Result<MtxHeader, CooError> {
     let mut tokens = Vec::new();
     let Some((n, line)) = lines.next_raw()? else {
-        return Err(CooError::Parse(
-            "line 1: the input is empty; a Matrix Market file starts with \
-             '%%MatrixMarket matrix <format> <field> <symmetry>'"
-                .into(),
+        return Err(CooError::parse(
+            1,
+            None,
+            "the input is empty; a Matrix Market file starts with \
+             '%%MatrixMarket matrix <format> <field> <symmetry>'",
         ));
     };
     text::tokens_of(n, line, &mut tokens);
@@ -57,10 +58,11 @@ fn parse_banner(lines: &mut Lines<'_>) -> Result<MtxHeader, CooError> {
                 <real|integer|complex|pattern> <general|symmetric|skew-symmetric|hermitian>'";
     let at = |k: usize| -> Result<Token<'_>, CooError> {
         tokens.get(k).copied().ok_or_else(|| {
-            CooError::Parse(format!(
-                "line {n}: the banner has {} words; expected {want}",
-                tokens.len()
-            ))
+            CooError::parse(
+                n,
+                None,
+                format!("the banner has {} words; expected {want}", tokens.len()),
+            )
         })
     };
     let banner = at(0)?;
@@ -173,29 +175,36 @@ fn read(bytes: &[u8], o: &TextOptions, fast: bool) -> Result<(Coo<'static>, MtxH
     let h = parse_banner(&mut lines)?;
     let mut tok = Vec::new();
     if !lines.next_tokens(&mut tok)? {
-        return Err(CooError::Parse(format!(
-            "line {}: the file ends before the size line ({})",
+        return Err(CooError::parse(
             lines.line() + 1,
-            if h.array {
-                "rows columns"
-            } else {
-                "rows columns entries"
-            }
-        )));
+            None,
+            format!(
+                "the file ends before the size line ({})",
+                if h.array {
+                    "rows columns"
+                } else {
+                    "rows columns entries"
+                }
+            ),
+        ));
     }
     let size_line = lines.line();
     let want = if h.array { 2 } else { 3 };
     if tok.len() != want {
-        return Err(CooError::Parse(format!(
-            "line {size_line}: the size line has {} numbers; a{} file's has {want} ({})",
-            tok.len(),
-            if h.array { "n array" } else { " coordinate" },
-            if h.array {
-                "rows columns"
-            } else {
-                "rows columns entries"
-            }
-        )));
+        return Err(CooError::parse(
+            size_line,
+            None,
+            format!(
+                "the size line has {} numbers; a{} file's has {want} ({})",
+                tok.len(),
+                if h.array { "n array" } else { " coordinate" },
+                if h.array {
+                    "rows columns"
+                } else {
+                    "rows columns entries"
+                }
+            ),
+        ));
     }
     let rows = tok[0].uint()?;
     let cols = tok[1].uint()?;
@@ -215,9 +224,11 @@ fn read(bytes: &[u8], o: &TextOptions, fast: bool) -> Result<(Coo<'static>, MtxH
     }
     let declared = if h.array {
         array_count(rows, cols, h.symmetry).ok_or_else(|| {
-            CooError::Parse(format!(
-                "line {size_line}: {rows} x {cols} entries do not fit a 64-bit count"
-            ))
+            CooError::parse(
+                size_line,
+                None,
+                format!("{rows} x {cols} entries do not fit a 64-bit count"),
+            )
         })?
     } else {
         tok[2].uint()?
@@ -248,8 +259,7 @@ fn read(bytes: &[u8], o: &TextOptions, fast: bool) -> Result<(Coo<'static>, MtxH
             Some(m) => (mirror_of.get(m).copied().unwrap_or(0) as u64, true),
             None => (k, false),
         };
-        let line = text::line_of_item(bytes, '%', 1, k);
-        format!("line {line}{}", if mirrored { " (mirrored)" } else { "" })
+        (text::line_of_item(bytes, '%', 1, k) as u64, mirrored)
     })?;
     Ok((coo, h))
 }
@@ -323,11 +333,14 @@ fn read_entries<'a>(
                     "unexpected field: an entry is '{names}' ({per_line} fields)"
                 )));
             }
-            return Err(CooError::Parse(format!(
-                "line {}: {} field(s) where an entry is '{names}' ({per_line} fields)",
+            return Err(CooError::parse(
                 lines.line(),
-                tok.len()
-            )));
+                None,
+                format!(
+                    "{} field(s) where an entry is '{names}' ({per_line} fields)",
+                    tok.len()
+                ),
+            ));
         }
         if h.array {
             e.push(&[r, c])?;
@@ -351,11 +364,14 @@ fn read_entries<'a>(
         count += 1;
     }
     if count < declared {
-        return Err(CooError::Parse(format!(
-            "line {}: the file ends after {count} of the {declared} entries the size line \
-             (line {size_line}) declares",
-            lines.line()
-        )));
+        return Err(CooError::parse(
+            lines.line(),
+            None,
+            format!(
+                "the file ends after {count} of the {declared} entries the size line \
+                 (line {size_line}) declares"
+            ),
+        ));
     }
     Ok(e)
 }
@@ -412,11 +428,14 @@ fn mirror(
             (MtxSymmetry::SkewSymmetric, MtxField::Integer) => {
                 let x = v[0] as i64;
                 let neg = x.checked_neg().ok_or_else(|| {
-                    CooError::Parse(format!(
-                        "line {}: the value {x} has no negation in int64, so its \
-                         skew-symmetric mirror image cannot be stored",
-                        text::line_of_item(bytes, '%', 1, k as u64)
-                    ))
+                    CooError::parse(
+                        text::line_of_item(bytes, '%', 1, k as u64),
+                        None,
+                        format!(
+                            "the value {x} has no negation in int64, so its \
+                             skew-symmetric mirror image cannot be stored"
+                        ),
+                    )
                 })?;
                 v[0] = neg as u64;
             }

@@ -21,12 +21,14 @@ pub(crate) struct Token<'a> {
 impl<'a> Token<'a> {
     /// An error about this token.
     pub(crate) fn error(&self, what: &str) -> CooError {
-        CooError::Parse(format!(
-            "line {}, column {}: {what} (found '{}')",
+        CooError::parse(
             self.line,
-            self.column,
-            self.text.chars().take(40).collect::<String>()
-        ))
+            Some(self.column),
+            format!(
+                "{what} (found '{}')",
+                self.text.chars().take(40).collect::<String>()
+            ),
+        )
     }
 
     pub(crate) fn int(&self) -> Result<i64, CooError> {
@@ -80,11 +82,11 @@ impl<'a> Lines<'a> {
         self.text = rest;
         self.line += 1;
         let line = std::str::from_utf8(line).map_err(|e| {
-            CooError::Parse(format!(
-                "line {}: not UTF-8 text (byte {} of the line)",
+            CooError::parse(
                 self.line,
-                e.valid_up_to() + 1
-            ))
+                None,
+                format!("not UTF-8 text (byte {} of the line)", e.valid_up_to() + 1),
+            )
         })?;
         Ok(Some((self.line, line.strip_suffix('\r').unwrap_or(line))))
     }
@@ -168,14 +170,15 @@ impl Entries {
 /// Assemble what a reader collected into a canonical tensor of `shape` and
 /// `type_tag` (values ignored for a pattern), with the caller's policy. A
 /// duplicate under the ERROR policy is reported by the lines that
-/// `line_of(triplet)` names, e.g. "line 7".
+/// `line_of(triplet)` gives: the line (1-based) and whether the triplet is
+/// a mirror image.
 pub(crate) fn assemble_entries(
     e: &Entries,
     shape: &[u64],
     type_tag: u8,
     pattern: bool,
     o: &TextOptions,
-    line_of: impl Fn(u64) -> String,
+    line_of: impl Fn(u64) -> (u64, bool),
 ) -> Result<Coo<'static>, CooError> {
     let t = Triplets {
         shape,
@@ -195,13 +198,18 @@ pub(crate) fn assemble_entries(
             first,
             coords,
             ..
-        }) => Err(CooError::DuplicateLine(format!(
-            "{} duplicates {}: both are entry {} (counted from 1); pass a duplicate policy (SUM, \
-             FIRST, LAST, MIN, MAX) to combine them",
-            line_of(second),
-            line_of(first),
-            crate::error::Coords(coords.0.iter().map(|x| x + 1).collect())
-        ))),
+        }) => {
+            let ((line, mirrored), (first_line, first_mirrored)) =
+                (line_of(second), line_of(first));
+            Err(CooError::DuplicateLine {
+                path: None,
+                line,
+                mirrored,
+                first_line,
+                first_mirrored,
+                coords: crate::error::Coords(coords.0.iter().map(|x| x + 1).collect()),
+            })
+        }
         Err(other) => Err(other),
     }
 }
@@ -257,8 +265,29 @@ pub(crate) fn line_of_item(bytes: &[u8], comment: char, skip: usize, k: u64) -> 
 /// "path:line").
 pub(crate) fn in_file(path: &std::path::Path, e: CooError) -> CooError {
     match e {
-        CooError::Parse(m) => CooError::Parse(format!("{}: {m}", path.display())),
-        CooError::DuplicateLine(m) => CooError::DuplicateLine(format!("{}: {m}", path.display())),
+        CooError::Parse {
+            line, column, what, ..
+        } => CooError::Parse {
+            path: Some(path.display().to_string()),
+            line,
+            column,
+            what,
+        },
+        CooError::DuplicateLine {
+            line,
+            mirrored,
+            first_line,
+            first_mirrored,
+            coords,
+            ..
+        } => CooError::DuplicateLine {
+            path: Some(path.display().to_string()),
+            line,
+            mirrored,
+            first_line,
+            first_mirrored,
+            coords,
+        },
         other => other,
     }
 }

@@ -49,7 +49,7 @@ fn read(
         None => read_entries(bytes, shape)?,
     };
     text::assemble_entries(&e, &extents, 0x04, false, o, |k| {
-        format!("line {}", text::line_of_item(bytes, '#', 0, k))
+        (text::line_of_item(bytes, '#', 0, k) as u64, false)
     })
 }
 
@@ -125,11 +125,11 @@ fn read_entries(bytes: &[u8], shape: Option<&[u64]>) -> Result<(Entries, Vec<u64
             );
             return Err(match tok.get(r + 1) {
                 Some(extra) => extra.error(&format!("unexpected field: {what}")),
-                None => CooError::Parse(format!(
-                    "line {}: {} field(s), but {what}",
+                None => CooError::parse(
                     lines.line(),
-                    tok.len()
-                )),
+                    None,
+                    format!("{} field(s), but {what}", tok.len()),
+                ),
             });
         }
         for (d, t) in tok[..r].iter().enumerate() {
@@ -165,10 +165,11 @@ fn read_entries(bytes: &[u8], shape: Option<&[u64]>) -> Result<(Entries, Vec<u64
         e.n += 1;
     }
     if rank.is_none() {
-        return Err(CooError::Parse(format!(
-            "line {}: the file holds no entries and no shape was given, so its rank is unknown",
-            lines.line()
-        )));
+        return Err(CooError::parse(
+            lines.line(),
+            None,
+            "the file holds no entries and no shape was given, so its rank is unknown",
+        ));
     }
     Ok((e, extents))
 }

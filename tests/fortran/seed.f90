@@ -13,6 +13,7 @@ program seed
   real(c_float) :: vals(3) = [1.5_c_float, -0.5_c_float, 2.0_c_float]
   real(c_double) :: v
   logical :: found
+  type(hurray_error_position) :: where
   integer :: failures = 0
 
   if (hurray_coo_abi_version() /= HURRAY_COO_ABI_VERSION_VALUE) call fail("ABI version")
@@ -40,12 +41,43 @@ program seed
   v = t%lookup([0_c_int64_t, 1_c_int64_t], found, st)
   if (index(hurray_message(), "coordinate 0 in dimension 1") == 0) call fail("message for 0")
 
+  ! The same place as numbers, counted from 1 as written here.
+  where = hurray_error_where()
+  if (where%status /= HURRAY_ERR_INDEX_OUT_OF_BOUNDS .or. where%base /= 1) call fail("where: oob")
+  if (iand(where%set, HURRAY_POS_DIM) == 0 .or. where%dim /= 1 .or. where%coordinate /= 0) &
+    call fail("where: dim and coordinate")
+
   ! Another: a duplicate coordinate, refused at create.
   idx(:, 3) = idx(:, 2)
   call u%create(HURRAY_TYPE_FLOAT32, shape, idx, vals, st)
   if (st /= HURRAY_ERR_DUPLICATE) call fail("expected duplicate")
   print '(a,a,a)', hurray_status_string(st), ": ", hurray_message()
   if (index(hurray_message(), "entry 3 duplicates entry 2 at (3, 1)") == 0) call fail("dup msg")
+  where = hurray_error_where()
+  if (where%entry /= 3 .or. where%other_entry /= 2 .or. where%rank /= 2) call fail("where: dup")
+  if (where%coordinates(1) /= 3 .or. where%coordinates(2) /= 1) call fail("where: dup coords")
+  print '(a,i0,a,i0,a,i0,a,i0,a)', "position: entry ", where%entry, " duplicates entry ", &
+    where%other_entry, " at (", where%coordinates(1), ", ", where%coordinates(2), ")"
+  ! A parse error: line and column.
+  block
+    type(c_ptr) :: h
+    character(len=*), parameter :: bad = "%%MatrixMarket matrix coordinate real general" // &
+                                         char(10) // "2 2 1" // char(10) // "1 3 1" // char(10)
+    character(kind=c_char), target :: text(len(bad))
+    integer :: k
+    do k = 1, len(bad)
+      text(k) = bad(k:k)
+    end do
+    h = c_null_ptr
+    st = hurray_coo_read_mtx(c_loc(text), int(len(bad), c_size_t), 0_c_int32_t, 0_c_int32_t, &
+                             1_c_int32_t, c_null_ptr, h)
+    if (st /= HURRAY_ERR_PARSE) call fail("expected a parse error")
+    where = hurray_error_where()
+    if (where%line /= 3 .or. where%column /= 3) call fail("where: line and column")
+    if (iand(where%set, ior(HURRAY_POS_LINE, HURRAY_POS_COLUMN)) /= &
+        ior(HURRAY_POS_LINE, HURRAY_POS_COLUMN)) call fail("where: set bits")
+    print '(a,i0,a,i0)', "position: line ", where%line, ", column ", where%column
+  end block
   if (.not. u%is_null()) call fail("handle after failure")
 
   ! A type_tag that is not how the values are stored: refused by the module,
