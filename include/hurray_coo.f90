@@ -87,6 +87,8 @@ module hurray_coo
   integer(c_int32_t), parameter, public :: HURRAY_POS_OTHER_LINE = 64
   integer(c_int32_t), parameter, public :: HURRAY_POS_COLUMN = 128
   integer(c_int32_t), parameter, public :: HURRAY_POS_BYTE_OFFSET = 256
+  integer(c_int32_t), parameter, public :: HURRAY_POS_LINE_MIRRORED = 512
+  integer(c_int32_t), parameter, public :: HURRAY_POS_OTHER_LINE_MIRRORED = 1024
   integer(c_int32_t), parameter, public :: HURRAY_DESCRIPTOR_STATISTICS_COUNTS = 1
   integer(c_int32_t), parameter, public :: HURRAY_DESCRIPTOR_STATISTICS_FULL = 2
   integer(c_int32_t), parameter, public :: HURRAY_DESCRIPTOR_HAS_QUANTIZATION = 1

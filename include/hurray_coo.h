@@ -172,7 +172,7 @@ typedef struct hurray_error_position {
    */
   uint64_t coordinates[64];
   /**
-   * The message without the place it starts with (the path, line and
+   * The message without the place it starts with (the path, lines and
    * column of a text error; otherwise the whole message), so a caller
    * that counts lines its own way can put its place before it. Never
    * NULL; owned by the library, valid until the calling thread's next
@@ -226,6 +226,18 @@ typedef struct hurray_error_position {
  * hurray_error_position.set bit: byte_offset holds a value.
  */
 #define HURRAY_POS_BYTE_OFFSET 256
+
+/**
+ * hurray_error_position.set bit: line's entry is the mirror image of a
+ * symmetric Matrix Market file's stored entry (the message says
+ * "(mirrored)").
+ */
+#define HURRAY_POS_LINE_MIRRORED 512
+
+/**
+ * hurray_error_position.set bit: other_line's entry is a mirror image.
+ */
+#define HURRAY_POS_OTHER_LINE_MIRRORED 1024
 
 /**
  * Success.

@@ -53,6 +53,10 @@ pub struct Position {
     /// The line of a text file (and the other line of a duplicate pair).
     pub line: Option<u64>,
     pub other_line: Option<u64>,
+    /// The line's entry (or the other line's) is the mirror image of a
+    /// symmetric file's stored entry.
+    pub line_mirrored: bool,
+    pub other_line_mirrored: bool,
     pub column: Option<u64>,
     /// The byte of a file, descriptor or buffer the message names.
     pub byte_offset: Option<u64>,
@@ -268,7 +272,7 @@ pub enum CooError {
     /// Two entries of a text file with the same coordinates under the
     /// ERROR policy: both lines (1-based; `*_mirrored` for the mirror image
     /// of a symmetric file's entry) and the coordinates, counted from 1.
-    #[error("{}line {line}{} duplicates line {first_line}{}: both are entry {coords} (counted from 1); pass a duplicate policy (SUM, FIRST, LAST, MIN, MAX) to combine them", path_prefix(.path), mirror_note(*.mirrored), mirror_note(*.first_mirrored))]
+    #[error("{}line {line}{} duplicates line {first_line}{}: {}", path_prefix(.path), mirror_note(*.mirrored), mirror_note(*.first_mirrored), duplicate_line_detail(.coords))]
     DuplicateLine {
         path: Option<String>,
         line: u64,
@@ -366,6 +370,14 @@ fn place_text(line: u64, column: Option<u64>, what: &str) -> String {
         Some(c) => format!("line {line}, column {c}: {what}"),
         None => format!("line {line}: {what}"),
     }
+}
+
+/// What a duplicate pair of lines has in common, after the lines.
+fn duplicate_line_detail(coords: &Coords) -> String {
+    format!(
+        "both are entry {coords} (counted from 1); pass a duplicate policy (SUM, FIRST, LAST, \
+         MIN, MAX) to combine them"
+    )
 }
 
 fn mirror_note(m: bool) -> &'static str {
@@ -651,13 +663,17 @@ impl CooError {
             },
             CooError::DuplicateLine {
                 line,
+                mirrored,
                 first_line,
+                first_mirrored,
                 coords,
                 ..
             } => Position {
                 base: 1,
                 line: Some(*line),
                 other_line: Some(*first_line),
+                line_mirrored: *mirrored,
+                other_line_mirrored: *first_mirrored,
                 coordinates: Some(coords.0.clone()),
                 ..p
             },
@@ -667,12 +683,14 @@ impl CooError {
         }
     }
 
-    /// The message without the place it starts with (the path, line and
+    /// The message without the place it starts with (the path, lines and
     /// column of a text error): what a caller that names the place itself
     /// (the MPI layer, counting lines of the whole file) puts after it.
     pub fn detail(&self) -> String {
         match self {
             CooError::Parse { what, .. } => what.clone(),
+            CooError::DuplicateLine { coords, .. } => duplicate_line_detail(coords),
+            CooError::InFile { inner, .. } if inner.position().line.is_some() => inner.detail(),
             other => other.to_string(),
         }
     }

@@ -634,29 +634,58 @@ static void release_keep(void *ctx) {
     free(k);
 }
 
-/* The triplet numbers of a core message ("triplet 7 duplicates triplet
- * 3") translated back to the ranks and numbers their senders gave them. */
-static void name_triplets(const char *core, const uint64_t *src_rank, const uint64_t *src_index,
-                          uint64_t n, uint32_t base) {
-    char out[MSG_LEN];
-    const char *p = core;
-    size_t at = 0;
-    out[0] = '\0';
-    while ((p = strstr(p, "triplet ")) != NULL && at + 80 < sizeof out) {
-        /* The core counts triplets from the caller's base, as it is told. */
-        unsigned long long k = strtoull(p + 8, NULL, 10), i = k - base;
-        if (k >= base && i < n) {
-            at += (size_t)snprintf(out + at, sizeof out - at, "%striplet %llu is rank %llu's triplet %llu",
-                                   at ? "; " : " (", k, (unsigned long long)src_rank[i],
-                                   (unsigned long long)src_index[i] + base);
-        }
-        p += 8;
+/* The library's last failure as numbers (hurray_last_error_position);
+ * status HURRAY_OK and nothing set when it cannot be read. */
+static hurray_error_position last_position(void) {
+    hurray_error_position p;
+    memset(&p, 0, sizeof p);
+    p.size = sizeof p;
+    if (hurray_last_error_position(&p) != HURRAY_OK) {
+        memset(&p, 0, sizeof p);
+        p.detail = "";
     }
-    copy_text(last_message, sizeof last_message, core);
+    return p;
+}
+
+/* The coordinates of the last duplicate this rank's local assembly found
+ * (as the triplets were written), for hurray_mpi_read_mtx to name the
+ * file's lines. */
+static THREAD_LOCAL struct {
+    int set;
+    uint32_t rank;
+    uint64_t coords[64];
+} last_duplicate;
+
+/* The core's message about the received triplets, with the triplets it
+ * names (the position's entry and other entry, counted from base) told as
+ * the ranks and numbers their senders gave them. */
+static void name_triplets(const uint64_t *src_rank, const uint64_t *src_index, uint64_t n,
+                          uint32_t base) {
+    const hurray_error_position p = last_position();
+    const uint32_t bits[2] = {HURRAY_POS_ENTRY, HURRAY_POS_OTHER_ENTRY};
+    const uint64_t nums[2] = {p.entry, p.other_entry};
+    char out[MSG_LEN];
+    size_t at = 0;
+    int k;
+    out[0] = '\0';
+    copy_text(last_message, sizeof last_message, hurray_last_error_message());
+    for (k = 0; k < 2; k++) {
+        uint64_t i = nums[k] - base;
+        if (!(p.set & bits[k]) || nums[k] < base || i >= n || at + 80 >= sizeof out) continue;
+        at += (size_t)snprintf(out + at, sizeof out - at, "%striplet %llu is rank %llu's triplet %llu",
+                               at ? "; " : " (", (unsigned long long)nums[k],
+                               (unsigned long long)src_rank[i],
+                               (unsigned long long)src_index[i] + base);
+    }
     append_text(last_message, sizeof last_message, out);
     if (at) {
         append_text(last_message, sizeof last_message,
                     "; triplets are numbered in the order this rank received them)");
+    }
+    last_duplicate.set = p.status == HURRAY_ERR_DUPLICATE && (p.set & HURRAY_POS_COORDINATES);
+    if (last_duplicate.set) {
+        last_duplicate.rank = p.rank;
+        for (k = 0; k < (int)p.rank && k < 64; k++) last_duplicate.coords[k] = p.coordinates[k];
     }
 }
 
@@ -677,6 +706,7 @@ hurray_status hurray_mpi_assemble(const hurray_triplets *t, uint32_t policy, uin
     last_message[0] = '\0';
     if (out != NULL) *out = NULL;
     if (out_plan != NULL) *out_plan = NULL;
+    last_duplicate.set = 0;
     if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &me) != MPI_SUCCESS)
         return fail(HURRAY_ERR_INTERNAL, "MPI_Comm_size or MPI_Comm_rank failed");
 
@@ -932,11 +962,7 @@ hurray_status hurray_mpi_assemble(const hurray_triplets *t, uint32_t policy, uin
         lt.values = width && p->n_recv ? lval : NULL;
         lt.values_bytes = p->n_recv * width;
         st = hurray_coo_assemble(&lt, policy, flags, 1, &assembled, out_plan ? &lplan : NULL);
-        if (st != HURRAY_OK) {
-            char core[MSG_LEN];
-            copy_text(core, sizeof core, hurray_last_error_message());
-            name_triplets(core, src_rank, src_index, p->n_recv, t->index_base);
-        }
+        if (st != HURRAY_OK) name_triplets(src_rank, src_index, p->n_recv, t->index_base);
     }
 shard:
     if (st == HURRAY_OK) {
@@ -1114,26 +1140,118 @@ static int read_at(FILE *fp, long at, unsigned char *buf, size_t n) {
     return fseek(fp, at, SEEK_SET) != 0 || fread(buf, 1, n, fp) != n;
 }
 
-/* "line N" in a core message about the synthesized text, as the file
- * numbers it: synthesized line L (3 and on) is file line L - 3 + first. */
-static void renumber_lines(const char *core, uint64_t first) {
-    char out[MSG_LEN];
-    const char *p = core;
-    size_t at = 0;
-    out[0] = '\0';
-    while (*p && at + 32 < sizeof out) {
-        if (strncmp(p, "line ", 5) == 0 && isdigit((unsigned char)p[5])) {
-            char *end;
-            unsigned long long l = strtoull(p + 5, &end, 10);
-            at += (size_t)snprintf(out + at, sizeof out - at, "line %llu",
-                                   l >= 3 ? l - 3 + (unsigned long long)first : l);
-            p = end;
-        } else {
-            out[at++] = *p++;
-            out[at] = '\0';
+/* The core's failure on the synthesized text of a byte range, told with
+ * the path and the lines as the file numbers them: synthesized line L (3
+ * and on: the banner and the size line come first) is file line
+ * L - 3 + first. Built from the position's fields, never from the text. */
+static void place_in_file(const char *path, unsigned long long first) {
+    const hurray_error_position p = last_position();
+    unsigned long long line = p.line >= 3 ? p.line - 3 + first : p.line;
+    unsigned long long other = p.other_line >= 3 ? p.other_line - 3 + first : p.other_line;
+    if (!(p.set & HURRAY_POS_LINE)) {
+        fail(p.status, "%s: %s", path, hurray_last_error_message());
+    } else if (p.set & HURRAY_POS_OTHER_LINE) {
+        fail(p.status, "%s: line %llu%s duplicates line %llu%s: %s", path, line,
+             p.set & HURRAY_POS_LINE_MIRRORED ? " (mirrored)" : "", other,
+             p.set & HURRAY_POS_OTHER_LINE_MIRRORED ? " (mirrored)" : "", p.detail);
+    } else if (p.set & HURRAY_POS_COLUMN) {
+        fail(p.status, "%s: line %llu, column %llu: %s", path, line, (unsigned long long)p.column,
+             p.detail);
+    } else {
+        fail(p.status, "%s: line %llu: %s", path, line, p.detail);
+    }
+}
+
+/* The first entry line of bytes [a, e) of fp (file lines numbered from
+ * first) whose row and column (1-based in the file) are r + 1 and c + 1,
+ * and the first whose mirror image is (for a symmetric file): UINT64_MAX
+ * for none. */
+static void find_entry_lines(FILE *fp, long a, long e, unsigned long long first, uint64_t r,
+                             uint64_t c, int symmetric, uint64_t *direct, uint64_t *mirrored) {
+    char line[512];
+    unsigned long long n = first;
+    long at = a;
+    *direct = *mirrored = UINT64_MAX;
+    if (fseek(fp, a, SEEK_SET) != 0) return;
+    while (at < e && fgets(line, sizeof line, fp) != NULL) {
+        unsigned long long i = 0, j = 0;
+        size_t len = strlen(line);
+        at += (long)len;
+        if (line[strspn(line, " \t")] != '%' && sscanf(line, " %llu %llu", &i, &j) == 2 && i > 0 &&
+            j > 0) {
+            if (*direct == UINT64_MAX && i - 1 == r && j - 1 == c) *direct = n;
+            if (*mirrored == UINT64_MAX && symmetric && i != j && j - 1 == r && i - 1 == c)
+                *mirrored = n;
+        }
+        if (len > 0 && line[len - 1] == '\n') n++;
+    }
+}
+
+/* A duplicate found where the entries of several byte ranges met, at
+ * their rows' owner: told as a one-process read tells it, with the path
+ * and both file lines (the owner's core message counts received triplets).
+ * Every rank scans its own byte range again for the duplicate's
+ * coordinates, on this failure path only; in read order a symmetric
+ * file's stored entries come before the mirror images. */
+static hurray_status name_duplicate_lines(const char *path, long a, long e,
+                                          unsigned long long first, int symmetric,
+                                          MPI_Comm comm) {
+    int size = 0, k, from = -1;
+    uint64_t mine[3] = {0, 0, 0}, found[2] = {UINT64_MAX, UINT64_MAX}, *all = NULL, *lines = NULL;
+    /* The two first occurrences in read order: (mirrored, line). */
+    uint64_t best[2][2] = {{1, UINT64_MAX}, {1, UINT64_MAX}};
+    hurray_status st = HURRAY_ERR_DUPLICATE;
+    FILE *fp;
+    MPI_Comm_size(comm, &size);
+    if (last_duplicate.set && last_duplicate.rank == 2) {
+        mine[0] = 1;
+        mine[1] = last_duplicate.coords[0];
+        mine[2] = last_duplicate.coords[1];
+    }
+    all = (uint64_t *)calloc((size_t)size * 3, sizeof *all);
+    lines = (uint64_t *)calloc((size_t)size * 2, sizeof *lines);
+    {
+        int ok = all != NULL && lines != NULL, all_ok = 0;
+        MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+        if (!all_ok) goto done; /* the owner's message stands */
+    }
+    MPI_Allgather(mine, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, comm);
+    for (k = 0; k < size && from < 0; k++)
+        if (all[3 * k] == 1) from = k;
+    if (from < 0) goto done;
+    fp = fopen(path, "rb");
+    if (fp != NULL) {
+        find_entry_lines(fp, a, e, first, all[3 * from + 1], all[3 * from + 2], symmetric,
+                         &found[0], &found[1]);
+        fclose(fp);
+    }
+    MPI_Allgather(found, 2, MPI_UINT64_T, lines, 2, MPI_UINT64_T, comm);
+    for (k = 0; k < 2 * size; k++) {
+        const uint64_t m = (uint64_t)(k % 2), l = lines[k];
+        if (l == UINT64_MAX) continue;
+        if (m < best[0][0] || (m == best[0][0] && l < best[0][1])) {
+            best[1][0] = best[0][0];
+            best[1][1] = best[0][1];
+            best[0][0] = m;
+            best[0][1] = l;
+        } else if (m < best[1][0] || (m == best[1][0] && l < best[1][1])) {
+            best[1][0] = m;
+            best[1][1] = l;
         }
     }
-    copy_text(last_message, sizeof last_message, out);
+    if (best[1][1] != UINT64_MAX) {
+        st = fail(HURRAY_ERR_DUPLICATE,
+                  "%s: line %llu%s duplicates line %llu%s: both are entry (%llu, %llu) (counted "
+                  "from 1); pass a duplicate policy (SUM, FIRST, LAST, MIN, MAX) to combine them",
+                  path, (unsigned long long)best[1][1], best[1][0] ? " (mirrored)" : "",
+                  (unsigned long long)best[0][1], best[0][0] ? " (mirrored)" : "",
+                  (unsigned long long)all[3 * from + 1] + 1,
+                  (unsigned long long)all[3 * from + 2] + 1);
+    }
+done:
+    free(all);
+    free(lines);
+    return st;
 }
 
 hurray_status hurray_mpi_read_mtx(const char *path, uint32_t policy, uint32_t flags,
@@ -1312,10 +1430,7 @@ hurray_status hurray_mpi_read_mtx(const char *path, uint32_t policy, uint32_t fl
             memcpy(buf + n, text, (size_t)len);
             st = hurray_coo_read_mtx(buf, (size_t)n + (size_t)len, policy, flags, 1, NULL, &local);
             if (st != HURRAY_OK) {
-                char core[MSG_LEN];
-                snprintf(core, sizeof core, "%s: ", path);
-                append_text(core, sizeof core, hurray_last_error_message());
-                renumber_lines(core, first_line);
+                place_in_file(path, first_line);
             } else if (extra_at >= 0 && entries_before <= declared) {
                 /* This range holds entry declared + 1: name it as the
                  * one-process read does (line, column, token). */
@@ -1372,6 +1487,10 @@ hurray_status hurray_mpi_read_mtx(const char *path, uint32_t policy, uint32_t fl
         st = hurray_mpi_assemble(&t, policy, flags & HURRAY_ASSEMBLE_DROP_ZEROS, ownership, given,
                                  comm, out, NULL);
         hurray_coo_free(local);
+        /* Entries of different byte ranges that share coordinates: name
+         * the file's lines, as a one-process read does. */
+        if (st == HURRAY_ERR_DUPLICATE)
+            st = name_duplicate_lines(path, a, e, first_line, sym != HURRAY_MTX_GENERAL, comm);
     }
     if (st == HURRAY_OK && out_symmetry != NULL) *out_symmetry = sym;
     return st;

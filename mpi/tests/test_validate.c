@@ -35,14 +35,14 @@ static void write_text(const char *path, const char *text) {
  * rank: the same status; on failure the one-process message (path, line,
  * column) inside the distributed one; on success this rank's row block of
  * the one-process result (ROWS_EQUAL), bit for bit. */
-static void read_mtx_like_one_process(const char *path, const char *what) {
+static void read_mtx_like_one_process(const char *path, const char *what, uint32_t policy) {
     hurray_coo *mine = (hurray_coo *)&failures, *ref = NULL;
-    hurray_status want = hurray_coo_read_mtx_file(path, HURRAY_DUP_SUM, 0, 1, NULL, &ref);
+    hurray_status want = hurray_coo_read_mtx_file(path, policy, 0, 1, NULL, &ref);
     char one[512];
     hurray_status got;
     snprintf(one, sizeof one, "%s", hurray_last_error_message());
-    got = hurray_mpi_read_mtx(path, HURRAY_DUP_SUM, 0, HURRAY_MPI_ROWS_EQUAL, NULL,
-                              MPI_COMM_WORLD, NULL, &mine);
+    got = hurray_mpi_read_mtx(path, policy, 0, HURRAY_MPI_ROWS_EQUAL, NULL, MPI_COMM_WORLD, NULL,
+                              &mine);
     if (got != want || (want != HURRAY_OK && strstr(hurray_mpi_last_error_message(), one) == NULL)) {
         fprintf(stderr, "rank %d: %s: distributed %s (%s), one process %s (%s)\n", me, what,
                 hurray_status_name(got), hurray_mpi_last_error_message(), hurray_status_name(want),
@@ -444,12 +444,28 @@ int main(int argc, char **argv) {
             {"symmetric, comments", "%%MatrixMarket matrix coordinate real symmetric\n4 4 3\n"
                                     "1 1 1\n% c\n2 1 2\n4 3 3\n"},
         };
+        /* Duplicates under HURRAY_DUP_ERROR, the two lines far apart (in
+         * different ranks' byte ranges from 2 ranks on): the same message
+         * as one process, path and file lines. */
+        static const char *const dups[][2] = {
+            {"a duplicate across ranges", "%%MatrixMarket matrix coordinate real general\n"
+                                          "% c\n4 4 6\n3 2 1\n1 1 1\n2 2 2\n% c\n"
+                                          "4 4 4\n4 1 3\n3 2 5\n"},
+            {"a mirrored duplicate across ranges",
+             "%%MatrixMarket matrix coordinate real symmetric\n4 4 5\n2 1 1\n3 3 2\n"
+             "4 4 3\n4 3 3\n1 2 5\n"},
+        };
         if (me == 0) job = (unsigned long long)getpid();
         MPI_Bcast(&job, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
         snprintf(path, sizeof path, "/tmp/hurray-mpi-edges-%llu.mtx", job);
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
             write_text(path, cases[c][1]);
-            read_mtx_like_one_process(path, cases[c][0]);
+            read_mtx_like_one_process(path, cases[c][0], HURRAY_DUP_SUM);
+        }
+        for (size_t c = 0; c < sizeof dups / sizeof dups[0]; c++) {
+            write_text(path, dups[c][1]);
+            read_mtx_like_one_process(path, dups[c][0], HURRAY_DUP_ERROR);
+            read_mtx_like_one_process(path, dups[c][0], HURRAY_DUP_MAX);
         }
         if (me == 0) remove(path);
     }

@@ -228,6 +228,12 @@ pub const HURRAY_POS_OTHER_LINE: u32 = 64;
 pub const HURRAY_POS_COLUMN: u32 = 128;
 /// hurray_error_position.set bit: byte_offset holds a value.
 pub const HURRAY_POS_BYTE_OFFSET: u32 = 256;
+/// hurray_error_position.set bit: line's entry is the mirror image of a
+/// symmetric Matrix Market file's stored entry (the message says
+/// "(mirrored)").
+pub const HURRAY_POS_LINE_MIRRORED: u32 = 512;
+/// hurray_error_position.set bit: other_line's entry is a mirror image.
+pub const HURRAY_POS_OTHER_LINE_MIRRORED: u32 = 1024;
 
 /// Largest number of bytes hurray_coo_lookup writes (float128, complex128);
 /// an out_value buffer of this size fits every element type.

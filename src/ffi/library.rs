@@ -75,7 +75,7 @@ pub struct hurray_error_position {
     pub byte_offset: u64,
     /// The entry's coordinates (HURRAY_POS_COORDINATES), rank of them.
     pub coordinates: [u64; 64],
-    /// The message without the place it starts with (the path, line and
+    /// The message without the place it starts with (the path, lines and
     /// column of a text error; otherwise the whole message), so a caller
     /// that counts lines its own way can put its place before it. Never
     /// NULL; owned by the library, valid until the calling thread's next
@@ -160,6 +160,12 @@ fn position_fields(r: Option<&guard::Recorded>, size: usize) -> hurray_error_pos
     put(HURRAY_POS_OTHER_LINE, p.other_line, &mut out.other_line);
     put(HURRAY_POS_COLUMN, p.column, &mut out.column);
     put(HURRAY_POS_BYTE_OFFSET, p.byte_offset, &mut out.byte_offset);
+    if p.line_mirrored {
+        out.set |= HURRAY_POS_LINE_MIRRORED;
+    }
+    if p.other_line_mirrored {
+        out.set |= HURRAY_POS_OTHER_LINE_MIRRORED;
+    }
     if let Some(c) = &p.coordinates {
         let n = c.len().min(64);
         out.coordinates[..n].copy_from_slice(&c[..n]);
