@@ -11,6 +11,10 @@ cargo build --release -q -p hurray-coo
 lib="${CARGO_TARGET_DIR:-$PWD/target}/release"
 out="${CARGO_TARGET_DIR:-$PWD/target}/callcost"
 mkdir -p "$out"
+# The loader asks for the soname (libhurray_coo.so.<ABI>), which cargo does
+# not create beside the library; make installs it, and so does this line.
+abi=$(sed -n 's/^#define HURRAY_COO_ABI_VERSION \([0-9]*\).*/\1/p' include/hurray_coo.h)
+ln -sf libhurray_coo.so "$lib/libhurray_coo.so.$abi"
 gcc -O2 -fno-ipa-icf -std=c11 -Iinclude bench/peers/callcost.c -L"$lib" -lhurray_coo -Wl,-rpath,"$lib" -o "$out/callcost"
 valgrind -q --tool=callgrind --callgrind-out-file="$out/callgrind.out" "$out/callcost"
 # Inclusive instructions of each loop function, per iteration (the loop's
