@@ -59,9 +59,11 @@ const SECTIONS: &[Section] = &[
                     | "HURRAY_COO_INDEX"
                     | "HURRAY_COO_ONE_BASED_MESSAGES"
                     | "HURRAY_COO_INDEX_VALUES"
+                    | "HURRAY_MAX_THREADS"
+                    | "HURRAY_MAX_RANK"
+                    | "hurray_coo_parts"
+                    | "hurray_coo_options"
                     | "hurray_coo_create"
-                    | "hurray_coo_create_with_release"
-                    | "hurray_coo_create_threads"
                     | "hurray_coo_free"
                     | "hurray_coo_rank"
                     | "hurray_coo_shape"
@@ -78,7 +80,7 @@ const SECTIONS: &[Section] = &[
     (
         "Validation",
         "Every rule of the specification, whatever flags the handle was made with.",
-        |n| n == "hurray_coo_validate" || n == "hurray_coo_validate_threads",
+        |n| n == "hurray_coo_validate",
     ),
     ("Lookup", "One element, or many in one call.", |n| {
         n == "HURRAY_LOOKUP_MAX_BYTES" || n.starts_with("hurray_coo_lookup")
@@ -103,7 +105,8 @@ const SECTIONS: &[Section] = &[
             n.starts_with("HURRAY_FORMAT_")
                 || matches!(
                     n,
-                    "hurray_coo_compressed_size"
+                    "hurray_compressed"
+                        | "hurray_coo_compressed_size"
                         | "hurray_coo_export_compressed"
                         | "hurray_coo_dense_size"
                         | "hurray_coo_export_dense"
@@ -129,8 +132,7 @@ const SECTIONS: &[Section] = &[
             n.starts_with("HURRAY_PARTITION_")
                 || matches!(
                     n,
-                    "hurray_coo_create_shard"
-                        | "hurray_coo_to_local"
+                    "hurray_coo_to_local"
                         | "hurray_coo_lookup_global_f64"
                         | "hurray_coo_partition"
                         | "hurray_coo_concat"

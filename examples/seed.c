@@ -2,6 +2,7 @@
  * three non-zeros (0,1)=1.5, (2,0)=-0.5, (3,3)=2.0, borrowed zero-copy. */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "hurray_coo.h"
 
@@ -50,16 +51,32 @@ int main(void) {
     }
     printf("libhurray_coo %s\n", hurray_coo_version_string());
 
-    if (report("create", hurray_coo_create(0x03 /* float32 */, 2, shape, 3, true /* sorted */,
-                                           values.v, sizeof values.v, indices.i,
-                                           sizeof indices.i, HURRAY_COO_BORROW, &coo))) {
-        return 1;
+    {
+        /* The tensor, and how to make the handle: borrow the buffers (the
+           default, as NULL options would), validate on this thread. */
+        hurray_coo_parts parts;
+        hurray_coo_options opts;
+        memset(&parts, 0, sizeof parts);
+        memset(&opts, 0, sizeof opts);
+        parts.type_tag = 0x03; /* float32 */
+        parts.rank = 2;
+        parts.shape = shape;
+        parts.nnz = 3;
+        parts.is_sorted = true;
+        parts.values = values.v;
+        parts.values_bytes = sizeof values.v;
+        parts.indices = indices.i;
+        parts.indices_bytes = sizeof indices.i;
+        opts.size = sizeof opts;
+        opts.flags = HURRAY_COO_BORROW;
+        opts.threads = 1;
+        if (report("create", hurray_coo_create(&parts, &opts, &coo))) return 1;
     }
     printf("created a %llux%llu %s COO tensor with %llu non-zeros\n",
            (unsigned long long)hurray_coo_shape(coo)[0],
            (unsigned long long)hurray_coo_shape(coo)[1],
            hurray_type_name(hurray_coo_type_tag(coo)), (unsigned long long)hurray_coo_nnz(coo));
-    bad |= report("validate", hurray_coo_validate(coo));
+    bad |= report("validate", hurray_coo_validate(coo, 1));
     printf("validate: ok\n");
 
     bad |= show(coo, 0, 1); /* present */

@@ -80,6 +80,50 @@ fn check_status(st: hurray_status) {
     }
 }
 
+/// hurray_coo_create over these parts, with these flags and threads.
+///
+/// # Safety
+/// The buffers are valid for their lengths; `shape` for `rank` values (when
+/// rank is 1 to 64); `out` writable.
+#[allow(clippy::too_many_arguments)]
+unsafe fn create_parts(
+    type_tag: u8,
+    rank: u32,
+    shape: *const u64,
+    nnz: u64,
+    is_sorted: bool,
+    values: *const c_void,
+    values_bytes: usize,
+    indices: *const u64,
+    indices_bytes: usize,
+    flags: u32,
+    threads: u32,
+    out: *mut *mut hurray_coo,
+) -> hurray_status {
+    let parts = hurray_coo_parts {
+        type_tag,
+        rank,
+        shape,
+        nnz,
+        is_sorted,
+        values,
+        values_bytes,
+        indices,
+        indices_bytes,
+    };
+    let options = hurray_coo_options {
+        size: std::mem::size_of::<hurray_coo_options>(),
+        flags,
+        threads,
+        release: None,
+        release_ctx: std::ptr::null_mut(),
+        shard_parent_shape: null(),
+        shard_offset: null(),
+    };
+    // SAFETY: per this function's contract.
+    unsafe { hurray_coo_create(&parts, &options, out) }
+}
+
 /// Exercise a live handle the way a reader would.
 ///
 /// # Safety
@@ -88,7 +132,7 @@ unsafe fn exercise(coo: *mut hurray_coo, inp: &mut Input<'_>, expect_valid: bool
     // SAFETY: coo is live (this function's contract); every buffer passed
     // below is a local with the length given beside it.
     unsafe {
-        let st = hurray_coo_validate(coo);
+        let st = hurray_coo_validate(coo, 1);
         check_status(st);
         if expect_valid {
             assert_eq!(
@@ -255,7 +299,7 @@ pub fn create(data: &[u8]) {
     // SAFETY: every buffer is valid for its stated length; shape holds
     // min(rank, 64) entries and the library reads shape only for ranks 1..=64.
     let st = unsafe {
-        hurray_coo_create(
+        create_parts(
             tag,
             rank,
             shape_ptr,
@@ -266,6 +310,7 @@ pub fn create(data: &[u8]) {
             indices.ptr().cast(),
             indices.len(),
             flags,
+            1,
             &mut coo,
         )
     };
@@ -315,7 +360,7 @@ unsafe fn shards(coo: *const hurray_coo, parts: u32, mode: u32) {
             let mut b = 0u64;
             // SAFETY: a live handle; b is writable.
             let unknown = hurray_type_values_bytes(hurray_coo_type_tag(coo), 1, &mut b);
-            assert!(hurray_coo_validate(coo) != HURRAY_OK || unknown != HURRAY_OK);
+            assert!(hurray_coo_validate(coo, 1) != HURRAY_OK || unknown != HURRAY_OK);
             return;
         }
         let total: u64 = out.iter().map(|&p| hurray_coo_nnz(p)).sum();
@@ -469,7 +514,7 @@ pub fn lookup(data: &[u8]) {
     let mut coo: *mut hurray_coo = null_mut();
     // SAFETY: valid buffers that outlive the handle.
     let st = unsafe {
-        hurray_coo_create(
+        create_parts(
             0x04,
             rank as u32,
             shape.as_ptr(),
@@ -480,6 +525,7 @@ pub fn lookup(data: &[u8]) {
             indices.ptr().cast(),
             indices.len(),
             0,
+            1,
             &mut coo,
         )
     };
@@ -626,31 +672,32 @@ pub fn assemble(data: &[u8]) {
     // Exports in every index type and base.
     for format in [HURRAY_FORMAT_CSR, HURRAY_FORMAT_CSC, 0] {
         for it in 0..6u32 {
-            let (mut ob, mut ib, mut vb) = (0usize, 0usize, 0usize);
-            // SAFETY: live handle, valid out pointers.
-            let st =
-                unsafe { hurray_coo_compressed_size(coo, format, it, &mut ob, &mut ib, &mut vb) };
+            let mut c = hurray_compressed {
+                format,
+                index_type: it,
+                base,
+                offsets: null_mut(),
+                offsets_bytes: 0,
+                indices: null_mut(),
+                indices_bytes: 0,
+                values: null_mut(),
+                values_bytes: 0,
+            };
+            // SAFETY: live handle, a valid struct.
+            let st = unsafe { hurray_coo_compressed_size(coo, &mut c) };
             check_status(st);
+            let (ob, ib, vb) = (c.offsets_bytes, c.indices_bytes, c.values_bytes);
             if st != HURRAY_OK || ob.saturating_add(ib).saturating_add(vb) > 1 << 20 {
                 continue;
             }
             let (mut o, mut i, mut v) = (vec![0u8; ob], vec![0u8; ib], vec![0u8; vb]);
+            (c.offsets, c.indices, c.values) = (
+                o.as_mut_ptr().cast(),
+                i.as_mut_ptr().cast(),
+                v.as_mut_ptr().cast(),
+            );
             // SAFETY: buffers of the sizes reported.
-            let st = unsafe {
-                hurray_coo_export_compressed(
-                    coo,
-                    format,
-                    it,
-                    base,
-                    o.as_mut_ptr().cast(),
-                    o.len(),
-                    i.as_mut_ptr().cast(),
-                    i.len(),
-                    v.as_mut_ptr().cast(),
-                    v.len(),
-                    threads,
-                )
-            };
+            let st = unsafe { hurray_coo_export_compressed(coo, &c, threads) };
             check_status(st);
             if st != HURRAY_OK || format == 0 || rank != 2 {
                 continue;
@@ -670,21 +717,14 @@ pub fn assemble(data: &[u8]) {
                     o[at] ^= (x >> 40) as u8 | 1;
                 }
                 let mut back = null_mut();
+                c.offsets = o.as_mut_ptr().cast();
                 // SAFETY: buffers of the lengths given; a valid out pointer.
                 let st = unsafe {
                     hurray_coo_from_compressed(
-                        format,
                         shape2[0],
                         shape2[1],
-                        it,
-                        base,
-                        o.as_ptr().cast(),
-                        o.len(),
-                        i.as_ptr().cast(),
-                        i.len(),
+                        &c,
                         hurray_coo_type_tag(coo),
-                        v.as_ptr().cast(),
-                        v.len(),
                         threads,
                         &mut back,
                     )
@@ -990,7 +1030,7 @@ pub fn file(data: &[u8]) {
         hurray_file_close(f);
         // The handles outlive the file: validate and read every entry.
         for coo in handles {
-            check_status(hurray_coo_validate(coo));
+            check_status(hurray_coo_validate(coo, 1));
             let mut n = 0usize;
             let p = hurray_coo_indices(coo, &mut n);
             if !p.is_null() {

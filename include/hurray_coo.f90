@@ -32,7 +32,7 @@ module hurray_coo
   integer(c_int32_t), parameter, public :: HURRAY_COO_VERSION_MINOR = 1
   integer(c_int32_t), parameter, public :: HURRAY_COO_VERSION_PATCH = 0
   integer(c_int32_t), parameter, public :: HURRAY_COO_VERSION_NUMBER_VALUE = 1000
-  integer(c_int32_t), parameter, public :: HURRAY_COO_ABI_VERSION_VALUE = 1
+  integer(c_int32_t), parameter, public :: HURRAY_COO_ABI_VERSION_VALUE = 2
   integer(c_int32_t), parameter, public :: HURRAY_OK = 0
   integer(c_int32_t), parameter, public :: HURRAY_ERR_INVALID_MAGIC = -1
   integer(c_int32_t), parameter, public :: HURRAY_ERR_VERSION_MISMATCH = -2
@@ -78,6 +78,8 @@ module hurray_coo
   integer(c_int32_t), parameter, public :: HURRAY_COO_ONE_BASED_MESSAGES = 8
   integer(c_int32_t), parameter, public :: HURRAY_COO_INDEX_VALUES = 16
   integer(c_size_t), parameter, public :: HURRAY_LOOKUP_MAX_BYTES = 16
+  integer(c_int32_t), parameter, public :: HURRAY_MAX_THREADS = 64
+  integer(c_int32_t), parameter, public :: HURRAY_MAX_RANK = 64
   integer(c_int32_t), parameter, public :: HURRAY_POS_ENTRY = 1
   integer(c_int32_t), parameter, public :: HURRAY_POS_OTHER_ENTRY = 2
   integer(c_int32_t), parameter, public :: HURRAY_POS_DIM = 4
@@ -228,6 +230,45 @@ module hurray_coo
     integer(c_int32_t) :: quantization_bytes
   end type hurray_descriptor_info
 
+  !> The tensor hurray_coo_create reads (see the header's hurray_coo_parts).
+  type, bind(C), public :: hurray_coo_parts
+    integer(c_int8_t) :: type_tag
+    integer(c_int32_t) :: rank
+    type(c_ptr) :: shape
+    integer(c_int64_t) :: nnz
+    logical(c_bool) :: is_sorted
+    type(c_ptr) :: values
+    integer(c_size_t) :: values_bytes
+    type(c_ptr) :: indices
+    integer(c_size_t) :: indices_bytes
+  end type hurray_coo_parts
+
+  !> hurray_coo_create's options: size = c_sizeof(options), the rest 0 (or
+  !> c_null_ptr / c_null_funptr) for the defaults.
+  type, bind(C), public :: hurray_coo_options
+    integer(c_size_t) :: size
+    integer(c_int32_t) :: flags
+    integer(c_int32_t) :: threads
+    type(c_funptr) :: release
+    type(c_ptr) :: release_ctx
+    type(c_ptr) :: shard_parent_shape
+    type(c_ptr) :: shard_offset
+  end type hurray_coo_options
+
+  !> CSR or CSC arrays (hurray_coo_compressed_size, _export_compressed,
+  !> hurray_coo_from_compressed).
+  type, bind(C), public :: hurray_compressed
+    integer(c_int32_t) :: format
+    integer(c_int32_t) :: index_type
+    integer(c_int32_t) :: base
+    type(c_ptr) :: offsets
+    integer(c_size_t) :: offsets_bytes
+    type(c_ptr) :: indices
+    integer(c_size_t) :: indices_bytes
+    type(c_ptr) :: values
+    integer(c_size_t) :: values_bytes
+  end type hurray_compressed
+
   !> Where the last failure is (hurray_last_error_position, or the
   !> hurray_error_where wrapper below): a field holds a value when its
   !> HURRAY_POS_* bit is in set; entry, dim and coordinates count from base.
@@ -268,8 +309,7 @@ module hurray_coo
   end type hurray_triplets
 
   ! ---- The C API, one interface per function -----------------------------
-  public :: hurray_coo_create, hurray_coo_create_with_release, hurray_coo_free
-  public :: hurray_coo_create_threads, hurray_coo_validate_threads
+  public :: hurray_coo_create, hurray_coo_free
   public :: hurray_coo_validate, hurray_coo_lookup, hurray_coo_lookup_f64, hurray_coo_lookup_batch
   public :: hurray_coo_rank, hurray_coo_shape, hurray_coo_nnz, hurray_coo_type_tag
   public :: hurray_coo_is_sorted, hurray_coo_flags, hurray_coo_values, hurray_coo_indices
@@ -287,7 +327,7 @@ module hurray_coo
   public :: hurray_coo_read_mtx, hurray_coo_read_mtx_file, hurray_coo_read_tns
   public :: hurray_coo_read_tns_file, hurray_coo_write_mtx, hurray_coo_write_mtx_file
   public :: hurray_coo_write_tns, hurray_coo_write_tns_file
-  public :: hurray_coo_create_shard, hurray_coo_to_local, hurray_coo_lookup_global_f64
+  public :: hurray_coo_to_local, hurray_coo_lookup_global_f64
   public :: hurray_coo_partition, hurray_coo_concat
   public :: hurray_file_open, hurray_file_open_bytes, hurray_file_close, hurray_file_tensor_count
   public :: hurray_file_tensor_info, hurray_file_find, hurray_file_get, hurray_file_get_at
@@ -299,49 +339,24 @@ module hurray_coo
   public :: hurray_file_writer_kv_string_array, hurray_file_writer_finish, hurray_file_writer_abort
 
   interface
-    integer(c_int32_t) function hurray_coo_create(type_tag, rank, shape, nnz, is_sorted, &
-        values, values_bytes, indices, indices_bytes, flags, out) bind(C, name="hurray_coo_create")
-      import :: c_int32_t, c_int8_t, c_int64_t, c_bool, c_ptr, c_size_t
-      integer(c_int8_t), value :: type_tag
-      integer(c_int32_t), value :: rank
-      integer(c_int64_t), intent(in) :: shape(*)
-      integer(c_int64_t), value :: nnz
-      logical(c_bool), value :: is_sorted
-      type(c_ptr), value :: values
-      integer(c_size_t), value :: values_bytes
-      type(c_ptr), value :: indices
-      integer(c_size_t), value :: indices_bytes
-      integer(c_int32_t), value :: flags
+    integer(c_int32_t) function hurray_coo_create(parts, options, out) &
+        bind(C, name="hurray_coo_create")
+      import :: c_int32_t, c_ptr, hurray_coo_parts, hurray_coo_options
+      type(hurray_coo_parts), intent(in) :: parts
+      type(hurray_coo_options), intent(in) :: options
       type(c_ptr), intent(out) :: out
     end function hurray_coo_create
-
-    integer(c_int32_t) function hurray_coo_create_with_release(type_tag, rank, shape, nnz, &
-        is_sorted, values, values_bytes, indices, indices_bytes, flags, release, release_ctx, &
-        out) bind(C, name="hurray_coo_create_with_release")
-      import :: c_int32_t, c_int8_t, c_int64_t, c_bool, c_ptr, c_size_t, c_funptr
-      integer(c_int8_t), value :: type_tag
-      integer(c_int32_t), value :: rank
-      integer(c_int64_t), intent(in) :: shape(*)
-      integer(c_int64_t), value :: nnz
-      logical(c_bool), value :: is_sorted
-      type(c_ptr), value :: values
-      integer(c_size_t), value :: values_bytes
-      type(c_ptr), value :: indices
-      integer(c_size_t), value :: indices_bytes
-      integer(c_int32_t), value :: flags
-      type(c_funptr), value :: release
-      type(c_ptr), value :: release_ctx
-      type(c_ptr), intent(out) :: out
-    end function hurray_coo_create_with_release
 
     subroutine hurray_coo_free(coo) bind(C, name="hurray_coo_free")
       import :: c_ptr
       type(c_ptr), value :: coo
     end subroutine hurray_coo_free
 
-    integer(c_int32_t) function hurray_coo_validate(coo) bind(C, name="hurray_coo_validate")
+    integer(c_int32_t) function hurray_coo_validate(coo, threads) &
+        bind(C, name="hurray_coo_validate")
       import :: c_int32_t, c_ptr
       type(c_ptr), value :: coo
+      integer(c_int32_t), value :: threads
     end function hurray_coo_validate
 
     integer(c_int32_t) function hurray_coo_lookup(coo, index, rank, out_value, &
@@ -574,32 +589,18 @@ module hurray_coo
       type(c_ptr), value :: plan
     end subroutine hurray_assembly_plan_free
 
-    integer(c_int32_t) function hurray_coo_compressed_size(coo, format_code, index_type_code, &
-        out_offsets_bytes, out_indices_bytes, out_values_bytes) &
+    integer(c_int32_t) function hurray_coo_compressed_size(coo, c) &
         bind(C, name="hurray_coo_compressed_size")
-      import :: c_int32_t, c_ptr, c_size_t
+      import :: c_int32_t, c_ptr, hurray_compressed
       type(c_ptr), value :: coo
-      integer(c_int32_t), value :: format_code
-      integer(c_int32_t), value :: index_type_code
-      integer(c_size_t), intent(out) :: out_offsets_bytes
-      integer(c_size_t), intent(out) :: out_indices_bytes
-      integer(c_size_t), intent(out) :: out_values_bytes
+      type(hurray_compressed), intent(inout) :: c
     end function hurray_coo_compressed_size
 
-    integer(c_int32_t) function hurray_coo_export_compressed(coo, format_code, index_type_code, &
-        base, offsets, offsets_bytes, indices, indices_bytes, values, values_bytes, threads) &
+    integer(c_int32_t) function hurray_coo_export_compressed(coo, c, threads) &
         bind(C, name="hurray_coo_export_compressed")
-      import :: c_int32_t, c_ptr, c_size_t
+      import :: c_int32_t, c_ptr, hurray_compressed
       type(c_ptr), value :: coo
-      integer(c_int32_t), value :: format_code
-      integer(c_int32_t), value :: index_type_code
-      integer(c_int32_t), value :: base
-      type(c_ptr), value :: offsets
-      integer(c_size_t), value :: offsets_bytes
-      type(c_ptr), value :: indices
-      integer(c_size_t), value :: indices_bytes
-      type(c_ptr), value :: values
-      integer(c_size_t), value :: values_bytes
+      type(hurray_compressed), intent(in) :: c
       integer(c_int32_t), value :: threads
     end function hurray_coo_export_compressed
 
@@ -619,22 +620,13 @@ module hurray_coo
       integer(c_int32_t), value :: threads
     end function hurray_coo_export_dense
 
-    integer(c_int32_t) function hurray_coo_from_compressed(format_code, rows, cols, &
-        index_type_code, base, offsets, offsets_bytes, indices, indices_bytes, type_tag, values, &
-        values_bytes, threads, out) bind(C, name="hurray_coo_from_compressed")
-      import :: c_int32_t, c_int64_t, c_int8_t, c_ptr, c_size_t
-      integer(c_int32_t), value :: format_code
+    integer(c_int32_t) function hurray_coo_from_compressed(rows, cols, c, type_tag, threads, out) &
+        bind(C, name="hurray_coo_from_compressed")
+      import :: c_int32_t, c_int64_t, c_int8_t, c_ptr, hurray_compressed
       integer(c_int64_t), value :: rows
       integer(c_int64_t), value :: cols
-      integer(c_int32_t), value :: index_type_code
-      integer(c_int32_t), value :: base
-      type(c_ptr), value :: offsets
-      integer(c_size_t), value :: offsets_bytes
-      type(c_ptr), value :: indices
-      integer(c_size_t), value :: indices_bytes
+      type(hurray_compressed), intent(in) :: c
       integer(c_int8_t), value :: type_tag
-      type(c_ptr), value :: values
-      integer(c_size_t), value :: values_bytes
       integer(c_int32_t), value :: threads
       type(c_ptr), intent(out) :: out
     end function hurray_coo_from_compressed
@@ -743,54 +735,7 @@ module hurray_coo
       integer(c_int32_t), value :: threads
     end function hurray_coo_write_tns_file
 
-    ! ---- Threaded create and validate -----------------------------------------
-    integer(c_int32_t) function hurray_coo_create_threads(type_tag, rank, shape, nnz, is_sorted, &
-        values, values_bytes, indices, indices_bytes, flags, threads, out) &
-        bind(C, name="hurray_coo_create_threads")
-      import :: c_int32_t, c_int8_t, c_int64_t, c_bool, c_ptr, c_size_t
-      integer(c_int8_t), value :: type_tag
-      integer(c_int32_t), value :: rank
-      integer(c_int64_t), intent(in) :: shape(*)
-      integer(c_int64_t), value :: nnz
-      logical(c_bool), value :: is_sorted
-      type(c_ptr), value :: values
-      integer(c_size_t), value :: values_bytes
-      type(c_ptr), value :: indices
-      integer(c_size_t), value :: indices_bytes
-      integer(c_int32_t), value :: flags
-      integer(c_int32_t), value :: threads
-      type(c_ptr), intent(out) :: out
-    end function hurray_coo_create_threads
-
-    integer(c_int32_t) function hurray_coo_validate_threads(coo, threads) &
-        bind(C, name="hurray_coo_validate_threads")
-      import :: c_int32_t, c_ptr
-      type(c_ptr), value :: coo
-      integer(c_int32_t), value :: threads
-    end function hurray_coo_validate_threads
-
     ! ---- Shards ------------------------------------------------------------
-    integer(c_int32_t) function hurray_coo_create_shard(type_tag, rank, shape, nnz, is_sorted, &
-        values, values_bytes, indices, indices_bytes, flags, parent_shape, shard_offset, release, &
-        release_ctx, out) bind(C, name="hurray_coo_create_shard")
-      import :: c_int32_t, c_int8_t, c_int64_t, c_bool, c_ptr, c_size_t, c_funptr
-      integer(c_int8_t), value :: type_tag
-      integer(c_int32_t), value :: rank
-      integer(c_int64_t), intent(in) :: shape(*)
-      integer(c_int64_t), value :: nnz
-      logical(c_bool), value :: is_sorted
-      type(c_ptr), value :: values
-      integer(c_size_t), value :: values_bytes
-      type(c_ptr), value :: indices
-      integer(c_size_t), value :: indices_bytes
-      integer(c_int32_t), value :: flags
-      integer(c_int64_t), intent(in) :: parent_shape(*)
-      integer(c_int64_t), intent(in) :: shard_offset(*)
-      type(c_funptr), value :: release
-      type(c_ptr), value :: release_ctx
-      type(c_ptr), intent(out) :: out
-    end function hurray_coo_create_shard
-
     integer(c_int32_t) function hurray_coo_to_local(coo, global, rank, out_local) &
         bind(C, name="hurray_coo_to_local")
       import :: c_int32_t, c_int64_t, c_ptr
@@ -1204,24 +1149,37 @@ contains
     integer(c_size_t), intent(in) :: vbytes
     logical, intent(in), optional :: sorted
     integer(c_int64_t), allocatable, target :: index0(:, :)
-    type(c_ptr) :: iptr
-    logical(c_bool) :: is_sorted
+    integer(c_int64_t), target :: extents(size(shape))
+    type(hurray_coo_parts) :: parts
+    type(hurray_coo_options) :: options
     call t%free()
-    is_sorted = .false.
-    if (present(sorted)) is_sorted = logical(sorted, c_bool)
     index0 = index1 - 1_c_int64_t
-    iptr = c_null_ptr
-    if (size(index0) > 0) iptr = c_loc(index0)
-    status = hurray_coo_create(type_tag, int(size(shape), c_int32_t), shape, &
-                               int(size(index1, 2), c_int64_t), is_sorted, vptr, vbytes, &
-                               iptr, int(size(index0), c_size_t) * 8_c_size_t, &
-                               ior(HURRAY_COO_COPY, HURRAY_COO_ONE_BASED_MESSAGES), t%handle)
+    extents = shape
+    parts%type_tag = type_tag
+    parts%rank = int(size(shape), c_int32_t)
+    parts%shape = c_loc(extents)
+    parts%nnz = int(size(index1, 2), c_int64_t)
+    parts%is_sorted = .false.
+    if (present(sorted)) parts%is_sorted = logical(sorted, c_bool)
+    parts%values = vptr
+    parts%values_bytes = vbytes
+    parts%indices = c_null_ptr
+    if (size(index0) > 0) parts%indices = c_loc(index0)
+    parts%indices_bytes = int(size(index0), c_size_t) * 8_c_size_t
+    options%size = c_sizeof(options)
+    options%flags = ior(HURRAY_COO_COPY, HURRAY_COO_ONE_BASED_MESSAGES)
+    options%threads = 1
+    options%release = c_null_funptr
+    options%release_ctx = c_null_ptr
+    options%shard_parent_shape = c_null_ptr
+    options%shard_offset = c_null_ptr
+    status = hurray_coo_create(parts, options, t%handle)
   end function create_raw
 
   !> Run every rule of the specification.
   integer(c_int32_t) function tensor_validate(t) result(status)
     class(hurray_tensor), intent(in) :: t
-    status = hurray_coo_validate(t%handle)
+    status = hurray_coo_validate(t%handle, 1_c_int32_t)
   end function tensor_validate
 
   !> The value at a 1-based coordinate tuple, as a double (0 when not stored).

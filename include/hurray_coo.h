@@ -67,7 +67,7 @@ extern "C" {
  * Version of the binary interface: it changes whenever an exported function
  * changes signature or disappears, or a status code changes meaning.
  */
-#define HURRAY_COO_ABI_VERSION 1
+#define HURRAY_COO_ABI_VERSION 2
 
 /**
  * The library's version at run time, MAJOR * 1000000 + MINOR * 1000 + PATCH;
@@ -655,11 +655,89 @@ const char *hurray_type_name(uint8_t type_tag);
 typedef struct hurray_coo hurray_coo;
 
 /**
+ * The tensor a handle is made of, as hurray_coo_create reads it.
+ *
+ * type_tag: element type (HURRAY type table: 0x01 float16 ... 0x51
+ * complex128). rank: 1..=64. shape: rank extents, read during the call only
+ * (NULL is an error); no extent may be UINT64_MAX. nnz: number of stored
+ * entries. is_sorted: true if the entries are in strictly increasing
+ * lexicographic order (validated unless permissive; only a validated
+ * sorted handle is binary-searched).
+ * values: nnz packed elements, exactly values_bytes bytes as the type
+ * requires (sub-byte types packed LSB-first, padding bits zero). indices:
+ * nnz * rank uint64 coordinates, entry i dimension d at indices[i*rank+d],
+ * exactly indices_bytes = nnz * rank * 8 bytes. Either buffer may be NULL
+ * when its byte count is 0.
+ */
+typedef struct hurray_coo_parts {
+  uint8_t type_tag;
+  uint32_t rank;
+  const uint64_t *shape;
+  uint64_t nnz;
+  bool is_sorted;
+  const void *values;
+  size_t values_bytes;
+  const uint64_t *indices;
+  size_t indices_bytes;
+} hurray_coo_parts;
+
+/**
  * Release callback of a borrowed handle: called exactly once with the
  * release_ctx given at creation. It may run on any thread (the one that
  * calls hurray_coo_free, or the creating thread), so it must be thread-safe.
  */
 typedef void (*hurray_release_fn)(void *ctx);
+
+/**
+ * How hurray_coo_create makes a handle. Set size to
+ * sizeof(hurray_coo_options) and every other field to 0 for the defaults
+ * (borrow the buffers, validate on the calling thread, no callback, not a
+ * shard); the struct may grow at its end in later versions, and a caller
+ * built against an older header keeps passing its own size. NULL options
+ * are the defaults.
+ */
+typedef struct hurray_coo_options {
+  /**
+   * sizeof(hurray_coo_options), as the caller's header has it.
+   */
+  size_t size;
+  /**
+   * HURRAY_COO_BORROW (0), or any of HURRAY_COO_COPY,
+   * HURRAY_COO_PERMISSIVE, HURRAY_COO_INDEX, HURRAY_COO_ONE_BASED_MESSAGES
+   * and HURRAY_COO_INDEX_VALUES.
+   */
+  uint32_t flags;
+  /**
+   * Threads for the validation, as every threads argument of this
+   * library means it (see HURRAY_MAX_THREADS): the same handle and the
+   * same first violation, sooner on large tensors.
+   */
+  uint32_t threads;
+  /**
+   * Called exactly once with release_ctx as soon as the library no
+   * longer needs the caller's buffers (the DLPack deleter model): when a
+   * borrowed handle is freed, after the copy (HURRAY_COO_COPY), or before
+   * hurray_coo_create returns when it fails, whatever the failure (once
+   * the options themselves were readable: a size too small means the
+   * callback is never seen, so never called). May be called on any
+   * thread. NULL: no callback.
+   */
+  hurray_release_fn release;
+  /**
+   * Passed to release untouched; may be NULL.
+   */
+  void *release_ctx;
+  /**
+   * A shard: the parent tensor's shape and this block's offset in it
+   * (rank values each, read during the call only), both set or both
+   * NULL. The box is checked (shard_offset[k] + shape[k] <=
+   * parent_shape[k] in every dimension); it is written in the
+   * descriptor's shard section, reported by hurray_coo_shard, and used by
+   * hurray_coo_to_local and hurray_coo_lookup_global_f64.
+   */
+  const uint64_t *shard_parent_shape;
+  const uint64_t *shard_offset;
+} hurray_coo_options;
 
 /**
  * Flag for hurray_coo_create: borrow both buffers in place (zero-copy). The
@@ -719,24 +797,27 @@ typedef void (*hurray_release_fn)(void *ctx);
 #define HURRAY_COO_INDEX_VALUES 16
 
 /**
- * Create a COO tensor handle and, unless HURRAY_COO_PERMISSIVE is given,
- * validate it completely.
+ * What every threads argument of this library means: 0 and 1 work on the
+ * calling thread; n > 1 asks for up to n threads, at most this many (a
+ * larger n is read as HURRAY_MAX_THREADS), started and joined within the
+ * call (the library keeps no threads). An operation uses fewer when its
+ * work is small (each function says how much a thread gets at least) and
+ * its result is the same for any count. A thread that cannot be started is
+ * no error: its share runs on the calling thread.
+ */
+#define HURRAY_MAX_THREADS 64
+
+/**
+ * The largest rank of a COO tensor (the format's limit).
+ */
+#define HURRAY_MAX_RANK 64
+
+/**
+ * Create a COO tensor handle from parts (not NULL; see hurray_coo_parts)
+ * and, unless options has HURRAY_COO_PERMISSIVE, validate it completely.
+ * options: NULL for the defaults, else see hurray_coo_options (flags,
+ * threads, release callback, shard box).
  *
- * type_tag: element type (HURRAY type table: 0x01 float16 ... 0x51
- * complex128). rank: 1..=64. shape: rank extents, read during the call only
- * (NULL is an error); no extent may be UINT64_MAX. nnz: number of stored
- * entries. is_sorted: true if the entries are in strictly increasing
- * lexicographic order (validated unless permissive; only a validated
- * sorted handle is binary-searched).
- * values: nnz packed elements, exactly values_bytes bytes as the type
- * requires (sub-byte types packed LSB-first, padding bits zero). indices:
- * nnz * rank uint64 coordinates, entry i dimension d at indices[i*rank+d],
- * exactly indices_bytes = nnz * rank * 8 bytes. Either buffer may be NULL
- * when its byte count is 0.
- *
- * flags: HURRAY_COO_BORROW (0), or any of HURRAY_COO_COPY,
- * HURRAY_COO_PERMISSIVE, HURRAY_COO_INDEX, HURRAY_COO_ONE_BASED_MESSAGES and
- * HURRAY_COO_INDEX_VALUES.
  * Borrowed buffers are read in place, never written, and must stay alive
  * and unchanged until hurray_coo_free; non-empty ones must be 64-byte
  * aligned. With HURRAY_COO_COPY the library copies them and the caller may
@@ -745,82 +826,24 @@ typedef void (*hurray_release_fn)(void *ctx);
  * out: receives the new handle, owned by the caller, to be released with
  * hurray_coo_free. On any failure *out is set to NULL.
  *
- * Returns HURRAY_OK, or: HURRAY_ERR_NULL_POINTER (out, shape, or a buffer
- * with nonzero size is NULL), HURRAY_ERR_INVALID_FLAGS, HURRAY_ERR_INVALID_TYPE,
- * HURRAY_ERR_INVALID_RANK, HURRAY_ERR_INVALID_SHAPE, HURRAY_ERR_OVERFLOW,
+ * Returns HURRAY_OK, or: HURRAY_ERR_NULL_POINTER (out, parts, shape, half
+ * a shard box, or a buffer with nonzero size is NULL),
+ * HURRAY_ERR_INVALID_ARGUMENT (options->size smaller than this library's
+ * first hurray_coo_options), HURRAY_ERR_INVALID_FLAGS,
+ * HURRAY_ERR_INVALID_TYPE, HURRAY_ERR_INVALID_RANK, HURRAY_ERR_INVALID_SHAPE
+ * (also a shard box that does not fit the parent), HURRAY_ERR_OVERFLOW,
  * HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_MISALIGNED, HURRAY_ERR_NONZERO_PADDING,
  * HURRAY_ERR_INDEX_OUT_OF_BOUNDS, HURRAY_ERR_DUPLICATE, HURRAY_ERR_NOT_SORTED,
  * HURRAY_ERR_INVALID_VALUE, HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC. The
- * first violation found is described by hurray_last_error_message() (the
- * coordinate rules at the lowest entry first, then the values).
+ * first violation found is described by hurray_last_error_message() and
+ * hurray_last_error_position() (the coordinate rules at the lowest entry
+ * first, then the values).
  *
  * Thread safety: may be called from any thread.
  */
-hurray_status hurray_coo_create(uint8_t type_tag,
-                                uint32_t rank,
-                                const uint64_t *shape,
-                                uint64_t nnz,
-                                bool is_sorted,
-                                const void *values,
-                                size_t values_bytes,
-                                const uint64_t *indices,
-                                size_t indices_bytes,
-                                uint32_t flags,
+hurray_status hurray_coo_create(const struct hurray_coo_parts *parts,
+                                const struct hurray_coo_options *options,
                                 struct hurray_coo **out);
-
-/**
- * hurray_coo_create with the validation on up to threads threads (0 or 1:
- * the calling thread), started and joined within the call: the same
- * handle, the same first violation, sooner on large tensors (ranges of at
- * least 65536 entries per thread; the order scan and the duplicate
- * detection both split).
- *
- * Returns HURRAY_OK or the statuses of hurray_coo_create.
- *
- * Thread safety: may be called from any thread.
- */
-hurray_status hurray_coo_create_threads(uint8_t type_tag,
-                                        uint32_t rank,
-                                        const uint64_t *shape,
-                                        uint64_t nnz,
-                                        bool is_sorted,
-                                        const void *values,
-                                        size_t values_bytes,
-                                        const uint64_t *indices,
-                                        size_t indices_bytes,
-                                        uint32_t flags,
-                                        uint32_t threads,
-                                        struct hurray_coo **out);
-
-/**
- * Like hurray_coo_create, with a release callback for the caller's buffers
- * (the DLPack deleter model), so that a handle can keep, say, a Julia or
- * Python array alive.
- *
- * release (may be NULL: then this is exactly hurray_coo_create) is called
- * exactly once with release_ctx, as soon as the library no longer needs the
- * caller's buffers: when the handle is freed (borrowed handle), before this
- * function returns (HURRAY_COO_COPY, after the copy), or before this
- * function returns when it fails, whatever the failure. It may be called on
- * any thread. release_ctx is passed through untouched and may be NULL.
- *
- * Returns HURRAY_OK or the statuses of hurray_coo_create.
- *
- * Thread safety: may be called from any thread.
- */
-hurray_status hurray_coo_create_with_release(uint8_t type_tag,
-                                             uint32_t rank,
-                                             const uint64_t *shape,
-                                             uint64_t nnz,
-                                             bool is_sorted,
-                                             const void *values,
-                                             size_t values_bytes,
-                                             const uint64_t *indices,
-                                             size_t indices_bytes,
-                                             uint32_t flags,
-                                             hurray_release_fn release,
-                                             void *release_ctx,
-                                             struct hurray_coo **out);
 
 /**
  * Free a handle created by hurray_coo_create*. NULL is a no-op. Calls the
@@ -912,9 +935,13 @@ const uint64_t *hurray_coo_indices(const struct hurray_coo *coo,
  * alignment of borrowed buffers, zero sub-byte padding, every coordinate in
  * bounds, no duplicate coordinate tuple, strict lexicographic order when
  * sorted, and no value its type forbids as data (float8_e8m0 0x00 and
- * 0xFF). The first violation is described by hurray_last_error_message(),
- * e.g. "entry 17 duplicates entry 3 at (2, 0)": the coordinate rules at the
- * lowest entry number first, then the values.
+ * 0xFF). The first violation is described by hurray_last_error_message()
+ * and hurray_last_error_position(), e.g. "entry 17 duplicates entry 3 at
+ * (2, 0)": the coordinate rules at the lowest entry number first, then
+ * the values. threads: as every threads argument (HURRAY_MAX_THREADS):
+ * the same answer and the same first violation on any number; ranges of
+ * at least 65536 entries per thread, the order scan and the duplicate
+ * detection both split.
  *
  * coo may not be NULL. Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER,
  * HURRAY_ERR_INVALID_TYPE, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
@@ -925,19 +952,8 @@ const uint64_t *hurray_coo_indices(const struct hurray_coo *coo,
  *
  * Thread safety: safe on a handle shared between threads.
  */
-hurray_status hurray_coo_validate(const struct hurray_coo *coo);
-
-/**
- * hurray_coo_validate on up to threads threads (0 or 1: the calling
- * thread), started and joined within the call: the same answer and the
- * same first violation. Ranges of at least 65536 entries per thread; the
- * order scan and the duplicate detection both split.
- *
- * Returns HURRAY_OK or the statuses of hurray_coo_validate.
- * Thread safety: safe on a handle shared between threads.
- */
-hurray_status hurray_coo_validate_threads(const struct hurray_coo *coo,
-                                          uint32_t threads);
+hurray_status hurray_coo_validate(const struct hurray_coo *coo,
+                                  uint32_t threads);
 
 /* ======================================================================
  * 6. Lookup
@@ -1026,10 +1042,8 @@ hurray_status hurray_coo_lookup_f64(const struct hurray_coo *coo,
  * the queries are looked up in groups whose memory accesses overlap (in any
  * order); without it, when the queries are sorted and the tensor is sorted
  * and was validated at create, the queries are merged with the entries
- * instead of each searched. threads: 0 or 1 runs in the calling thread;
- * threads > 1 splits the queries over at most that many threads (never more than one per 4096
- * queries), started and joined within this call: the library keeps no
- * threads. On failure the outputs are unspecified.
+ * instead of each searched. threads: as every threads argument
+ * (HURRAY_MAX_THREADS); the queries split, at least 4096 per thread. On failure the outputs are unspecified.
  *
  * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
  * HURRAY_ERR_MISALIGNED, HURRAY_ERR_OVERFLOW, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
@@ -1227,10 +1241,9 @@ typedef struct hurray_triplets {
  *
  * triplets (not NULL): see hurray_triplets. duplicates: HURRAY_DUP_*.
  * flags: 0 or any of HURRAY_ASSEMBLE_SKIP_NEGATIVE,
- * HURRAY_ASSEMBLE_DROP_ZEROS and HURRAY_ASSEMBLE_ROUNDED_SUM. threads: 0 or 1 sorts in the calling
- * thread; more splits the sort over at most that many threads (at most 16,
- * one per 65536 triplets), started and joined within the call; the result
- * is the same. Every coordinate is bounds-checked; an error
+ * HURRAY_ASSEMBLE_DROP_ZEROS and HURRAY_ASSEMBLE_ROUNDED_SUM. threads: as
+ * every threads argument (HURRAY_MAX_THREADS); the checks and the sort
+ * split, at least 65536 triplets per thread; the result is the same. Every coordinate is bounds-checked; an error
  * names the triplet, the dimension and the value as the caller wrote them
  * (1-based in, 1-based out), and a handle assembled from 1-based triplets
  * speaks 1-based in its later messages (as HURRAY_COO_ONE_BASED_MESSAGES).
@@ -1267,11 +1280,10 @@ hurray_status hurray_coo_assemble(const struct hurray_triplets *triplets,
  * the handle's order, out_bytes of them, which is the order of
  * hurray_coo_values and of a CSR export), by the plan's duplicate policy
  * and in the same order as the first assembly. No sort, no allocation;
- * every byte of out_values is written. threads: 0 or 1 works in the
- * calling thread; more splits the canonical entries into ranges of about
- * equal work over at most that many threads (at most 64, one per 4096
- * entries; one for sub-byte types), started and joined within the call;
- * the result is the same. Triplets skipped or dropped at the
+ * every byte of out_values is written. threads: as every threads argument
+ * (HURRAY_MAX_THREADS); the canonical entries split into ranges of about
+ * equal work, at least 4096 entries per thread, one thread for sub-byte
+ * types; the result is the same. Triplets skipped or dropped at the
  * first assembly contribute nothing.
  *
  * plan, values (unless 0 bytes) and out_values (unless 0 bytes) may not be
@@ -1319,6 +1331,42 @@ void hurray_assembly_plan_free(struct hurray_assembly_plan *plan);
  * ====================================================================== */
 
 /**
+ * A matrix as CSR or CSC arrays in the consumer's own format: what
+ * hurray_coo_compressed_size sizes, hurray_coo_export_compressed writes
+ * and hurray_coo_from_compressed reads. The arrays are the caller's.
+ */
+typedef struct hurray_compressed {
+  /**
+   * HURRAY_FORMAT_CSR or HURRAY_FORMAT_CSC.
+   */
+  uint32_t format;
+  /**
+   * HURRAY_INDEX_* of offsets and indices.
+   */
+  uint32_t index_type;
+  /**
+   * 0, or 1 for Julia's SparseMatrixCSC and Fortran codes: where offsets
+   * and indices count from.
+   */
+  uint32_t base;
+  /**
+   * (rows or columns) + 1 offsets.
+   */
+  void *offsets;
+  size_t offsets_bytes;
+  /**
+   * nnz indices: columns (CSR) or rows (CSC).
+   */
+  void *indices;
+  size_t indices_bytes;
+  /**
+   * nnz values of the matrix's element type.
+   */
+  void *values;
+  size_t values_bytes;
+} hurray_compressed;
+
+/**
  * Compressed format: CSR (rows compressed; offsets has rows + 1 entries,
  * indices holds column indices).
  */
@@ -1331,30 +1379,25 @@ void hurray_assembly_plan_free(struct hurray_assembly_plan *plan);
 #define HURRAY_FORMAT_CSC 2
 
 /**
- * The byte sizes of a CSR or CSC export of coo (rank 2) with index_type
- * (HURRAY_INDEX_*) offsets and indices: out_offsets_bytes ((rows or
- * columns) + 1 indices), out_indices_bytes (nnz indices), out_values_bytes
- * (nnz values of the handle's type). Each out pointer may be NULL.
+ * Set c->offsets_bytes, c->indices_bytes and c->values_bytes (c not NULL)
+ * to the sizes a CSR or CSC export of coo (rank 2) needs in c->format and
+ * c->index_type: (rows or columns) + 1 offsets, nnz indices, nnz values of
+ * the handle's type. Nothing else of *c is read or written.
  *
- * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER (coo),
+ * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER (coo, c),
  * HURRAY_ERR_INVALID_FLAGS (format, index type), HURRAY_ERR_UNSUPPORTED_FEATURE
  * (rank other than 2), HURRAY_ERR_UNSUPPORTED_TYPE (a tag accepted only in
  * permissive mode), HURRAY_ERR_OVERFLOW, HURRAY_ERR_INTERNAL_PANIC.
  * Thread safety: safe on a handle shared between threads.
  */
 hurray_status hurray_coo_compressed_size(const struct hurray_coo *coo,
-                                         uint32_t format_code,
-                                         uint32_t index_type_code,
-                                         size_t *out_offsets_bytes,
-                                         size_t *out_indices_bytes,
-                                         size_t *out_values_bytes);
+                                         struct hurray_compressed *c);
 
 /**
- * Export coo (rank 2) as CSR or CSC into the caller's three arrays, in the
- * consumer's own format: offsets and indices as index_type
- * (HURRAY_INDEX_*), counted from base (0, or 1 for Julia's
- * SparseMatrixCSC and Fortran codes), values in the handle's type. Within
- * each row (CSR) or column (CSC) the indices increase, whatever the
+ * Export coo (rank 2) as CSR or CSC into the caller's three arrays of c
+ * (not NULL), in the consumer's own format: offsets and indices as
+ * c->index_type, counted from c->base, values in the handle's type.
+ * Within each row (CSR) or column (CSC) the indices increase, whatever the
  * handle's order. Each array must have exactly the size
  * hurray_coo_compressed_size reports (an empty array may be NULL); they are
  * written during the call only and owned by the caller, so a solver adopts
@@ -1362,10 +1405,10 @@ hurray_status hurray_coo_compressed_size(const struct hurray_coo *coo,
  * GxB_Matrix_import_CSR, Eigen Map<SparseMatrix>, MKL mkl_sparse_?_create_csr;
  * see the README). A value that does not fit a 32-bit index type (the last
  * offset, nnz + base, or the largest index) is HURRAY_ERR_OVERFLOW, never a
- * wrap. A permissive handle is validated first. threads: 0 or 1 writes in
- * the calling thread; more splits the indices and values over at most that
- * many threads (at most 64, one per 65,536 entries; one for sub-byte
- * types), started and joined within the call; the result is the same.
+ * wrap. A permissive handle is validated first. threads: as every threads
+ * argument (HURRAY_MAX_THREADS); the indices and values split, one thread
+ * per 65,536 entries at most, one for sub-byte types; the result is the
+ * same.
  *
  * Returns HURRAY_OK or: the statuses of hurray_coo_compressed_size,
  * HURRAY_ERR_INVALID_LAYOUT (base), HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_ALLOC
@@ -1374,15 +1417,7 @@ hurray_status hurray_coo_compressed_size(const struct hurray_coo *coo,
  * Thread safety: safe on a handle shared between threads.
  */
 hurray_status hurray_coo_export_compressed(const struct hurray_coo *coo,
-                                           uint32_t format_code,
-                                           uint32_t index_type_code,
-                                           uint32_t base,
-                                           void *offsets,
-                                           size_t offsets_bytes,
-                                           void *indices,
-                                           size_t indices_bytes,
-                                           void *values,
-                                           size_t values_bytes,
+                                           const struct hurray_compressed *c,
                                            uint32_t threads);
 
 /**
@@ -1402,10 +1437,9 @@ hurray_status hurray_coo_dense_size(const struct hurray_coo *coo,
  * Write coo as a dense row-major array into out (exactly the
  * hurray_coo_dense_size bytes, caller-owned, written during the call);
  * absent elements are zero bytes. A permissive handle is validated first.
- * threads: 0 or 1 writes in the calling thread; more splits a validated
- * sorted handle of a whole-byte type into stretches of the output written
- * by at most that many threads (at most 64, one per MiB), started and
- * joined within the call; other handles use the calling thread.
+ * threads: as every threads argument (HURRAY_MAX_THREADS); a validated
+ * sorted handle of a whole-byte type splits into stretches of the output
+ * of at least a MiB each; other handles use the calling thread.
  *
  * Returns HURRAY_OK or: the statuses of hurray_coo_dense_size,
  * HURRAY_ERR_BUFFER_SIZE, any status of hurray_coo_validate.
@@ -1417,15 +1451,16 @@ hurray_status hurray_coo_export_dense(const struct hurray_coo *coo,
                                       uint32_t threads);
 
 /**
- * A new, library-owned, canonical handle (sorted, validated) from CSR or
- * CSC arrays: shape rows x cols, offsets ((rows or cols) + 1 of
- * index_type), indices (nnz of index_type), both counted from base, and nnz
- * values of type_tag. The offsets are checked (first equal to base, never
- * decreasing, last equal to nnz + base); every index must be in range and
- * appear once per row (CSR) or column (CSC), in any order. The arrays are
- * read during the call only. threads: as for hurray_coo_assemble, which
- * does the checking and ordering. *out (not NULL) receives the handle,
- * NULL on failure; release it with hurray_coo_free.
+ * A new, library-owned, canonical handle (sorted, validated) from the CSR
+ * or CSC arrays of c (not NULL; read during the call only, never
+ * written): shape rows x cols, c->offsets ((rows or cols) + 1 of
+ * c->index_type), c->indices (nnz of c->index_type), both counted from
+ * c->base, and nnz values of type_tag. The offsets are checked (first
+ * equal to base, never decreasing, none past nnz + base, last equal to
+ * nnz + base); every index must be in range and appear once per row (CSR)
+ * or column (CSC), in any order. threads: as for hurray_coo_assemble,
+ * which does the checking and ordering. *out (not NULL) receives the
+ * handle, NULL on failure; release it with hurray_coo_free.
  *
  * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
  * (format, index type), HURRAY_ERR_INVALID_LAYOUT (base, offsets),
@@ -1434,18 +1469,10 @@ hurray_status hurray_coo_export_dense(const struct hurray_coo *coo,
  * HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC.
  * Thread safety: may be called from any thread.
  */
-hurray_status hurray_coo_from_compressed(uint32_t format_code,
-                                         uint64_t rows,
+hurray_status hurray_coo_from_compressed(uint64_t rows,
                                          uint64_t cols,
-                                         uint32_t index_type_code,
-                                         uint32_t base,
-                                         const void *offsets,
-                                         size_t offsets_bytes,
-                                         const void *indices,
-                                         size_t indices_bytes,
+                                         const struct hurray_compressed *c,
                                          uint8_t type_tag,
-                                         const void *values,
-                                         size_t values_bytes,
                                          uint32_t threads,
                                          struct hurray_coo **out);
 
@@ -1456,9 +1483,9 @@ hurray_status hurray_coo_from_compressed(uint32_t format_code,
  * order, as SPLATT and TACO order a tensor for a mode. Coordinates stay in
  * dimension order; is_sorted is set only for the identity order (the one
  * the format's flag means). A permissive handle is validated first.
- * threads: 0 or 1 sorts in the calling thread; more sorts runs on at most
- * that many threads (at most 16, one per 65,536 entries) and merges them,
- * within the call; the result is the same. *out (not NULL) receives the
+ * threads: as every threads argument (HURRAY_MAX_THREADS); the sort
+ * splits into at most 16 runs of at least 65536 entries, merged; the
+ * result is the same. *out (not NULL) receives the
  * handle, NULL on failure.
  *
  * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
@@ -1528,11 +1555,10 @@ hurray_status hurray_coo_sort_modes(const struct hurray_coo *coo,
  *
  * duplicates_policy: HURRAY_DUP_* for entries with the same coordinates
  * (HURRAY_DUP_ERROR names both lines). flags: 0 or any of
- * HURRAY_ASSEMBLE_DROP_ZEROS and HURRAY_TEXT_KEEP_TRIANGULAR. threads: 0
- * and 1 work on the calling thread; more parse the entry lines in chunks
- * on up to that many threads (at most 64, one per MiB of text) and split
- * the assembly's sort as hurray_coo_assemble does; every thread is started
- * and joined within the call, and the result is the same. out_symmetry (may be NULL): receives HURRAY_MTX_* as the
+ * HURRAY_ASSEMBLE_DROP_ZEROS and HURRAY_TEXT_KEEP_TRIANGULAR. threads: as
+ * every threads argument (HURRAY_MAX_THREADS); the entry lines are parsed
+ * in chunks of at least a MiB of text, and the assembly splits as
+ * hurray_coo_assemble does; the result is the same. out_symmetry (may be NULL): receives HURRAY_MTX_* as the
  * banner declares. out (not NULL): the handle, released with
  * hurray_coo_free; NULL on failure, and nothing half-built is returned.
  * bytes is read during the call only.
@@ -1621,9 +1647,9 @@ hurray_status hurray_coo_read_tns_file(const char *path,
  *
  * precision: 0 writes each real value as the shortest text that reads back
  * to the same value; 1 to HURRAY_TEXT_MAX_PRECISION writes that many
- * significant digits. threads: 0 or 1 formats on the calling thread; more
- * splits the entries over at most that many threads (one per 65536
- * entries), started and joined within the call; the text is the same.
+ * significant digits. threads: as every threads argument
+ * (HURRAY_MAX_THREADS); at least 65536 entries per thread; the text is
+ * the same.
  * out: capacity writable bytes (NULL only if capacity is 0). out_written (not NULL) receives the text's length; when capacity
  * is too small it receives the length needed and
  * HURRAY_ERR_BUFFER_TOO_SMALL is returned with nothing written (so a call
@@ -1711,38 +1737,6 @@ hurray_status hurray_coo_write_tns_file(const struct hurray_coo *coo,
  * hurray_coo_partition mode: the caller's parts + 1 row boundaries.
  */
 #define HURRAY_PARTITION_BOUNDARIES 2
-
-/**
- * hurray_coo_create for a shard: the tensor is the block at shard_offset
- * of a parent tensor of shape parent_shape (both rank values, read during
- * the call only, not NULL), its coordinates local to the block. The box is
- * checked (shard_offset[k] + shape[k] <= parent_shape[k] in every
- * dimension); it is written in the descriptor's shard section
- * (hurray_coo_encode_descriptor, Hurray files), reported by
- * hurray_coo_shard, and used by hurray_coo_to_local and
- * hurray_coo_lookup_global_f64. release and release_ctx are those of
- * hurray_coo_create_with_release (release may be NULL; called exactly
- * once, whatever happens). Everything else is hurray_coo_create.
- *
- * Returns HURRAY_OK, HURRAY_ERR_INVALID_SHAPE (a box that does not fit
- * the parent), or any status of hurray_coo_create.
- * Thread safety: may be called from any thread.
- */
-hurray_status hurray_coo_create_shard(uint8_t type_tag,
-                                      uint32_t rank,
-                                      const uint64_t *shape,
-                                      uint64_t nnz,
-                                      bool is_sorted,
-                                      const void *values,
-                                      size_t values_bytes,
-                                      const uint64_t *indices,
-                                      size_t indices_bytes,
-                                      uint32_t flags,
-                                      const uint64_t *parent_shape,
-                                      const uint64_t *shard_offset,
-                                      hurray_release_fn release,
-                                      void *release_ctx,
-                                      struct hurray_coo **out);
 
 /**
  * The local coordinates of the parent tensor's coordinates global (rank

@@ -268,14 +268,26 @@ public:
     template <typename I, typename T>
     compressed<I, T> export_compressed(std::uint32_t format = HURRAY_FORMAT_CSR,
                                        std::uint32_t base = 0, std::uint32_t threads = 1) const {
-        std::size_t ob = 0, ib = 0, vb = 0;
         detail::require<T>(element_type(), false, "hurray::coo::export_compressed");
-        check(hurray_coo_compressed_size(h_, format, detail::index_code<I>(), &ob, &ib, &vb));
+        hurray_compressed sizes{};
+        sizes.format = format;
+        sizes.index_type = detail::index_code<I>();
+        check(hurray_coo_compressed_size(h_, &sizes));
+        const std::size_t ob = sizes.offsets_bytes, ib = sizes.indices_bytes,
+                          vb = sizes.values_bytes;
         compressed<I, T> c{std::vector<I>(ob / sizeof(I)), std::vector<I>(ib / sizeof(I)),
                            std::vector<T>(vb / sizeof(T))};
-        check(hurray_coo_export_compressed(h_, format, detail::index_code<I>(), base,
-                                           c.offsets.data(), ob, c.indices.data(), ib,
-                                           c.values.data(), vb, threads));
+        hurray_compressed arrays{};
+        arrays.format = format;
+        arrays.index_type = detail::index_code<I>();
+        arrays.base = base;
+        arrays.offsets = c.offsets.data();
+        arrays.offsets_bytes = ob;
+        arrays.indices = c.indices.data();
+        arrays.indices_bytes = ib;
+        arrays.values = c.values.data();
+        arrays.values_bytes = vb;
+        check(hurray_coo_export_compressed(h_, &arrays, threads));
         return c;
     }
 
@@ -340,7 +352,7 @@ public:
     }
 
     /// Take ownership of a handle created through the C API (for example by
-    /// hurray_coo_create_with_release). h must not be NULL.
+    /// hurray_coo_create with a release callback). h must not be NULL.
     static coo adopt(hurray_coo *h) {
         if (h == nullptr) {
             throw error(HURRAY_ERR_NULL_POINTER, "hurray::coo::adopt: handle is NULL");
@@ -366,7 +378,8 @@ public:
     hurray_coo *release() noexcept { return std::exchange(h_, nullptr); }
 
     /// Run every rule of the specification; throws on the first violation.
-    void validate() const { check(hurray_coo_validate(h_)); }
+    /// threads: as every threads argument (HURRAY_MAX_THREADS).
+    void validate(std::uint32_t threads = 1) const { check(hurray_coo_validate(h_, threads)); }
 
     std::uint32_t rank() const noexcept { return hurray_coo_rank(h_); }
     std::uint64_t nnz() const noexcept { return hurray_coo_nnz(h_); }
@@ -475,10 +488,21 @@ private:
                     std::size_t values_bytes, const std::uint64_t *indices,
                     std::size_t indices_bytes, bool is_sorted, std::uint32_t flags) {
         hurray_coo *h = nullptr;
-        check(hurray_coo_create(static_cast<std::uint8_t>(t),
-                                static_cast<std::uint32_t>(shape.size()), shape.data(),
-                                shape.empty() ? 0 : indices_bytes / 8 / shape.size(), is_sorted,
-                                values, values_bytes, indices, indices_bytes, flags, &h));
+        hurray_coo_parts p{};
+        p.type_tag = static_cast<std::uint8_t>(t);
+        p.rank = static_cast<std::uint32_t>(shape.size());
+        p.shape = shape.data();
+        p.nnz = shape.empty() ? 0 : indices_bytes / 8 / shape.size();
+        p.is_sorted = is_sorted;
+        p.values = values;
+        p.values_bytes = values_bytes;
+        p.indices = indices;
+        p.indices_bytes = indices_bytes;
+        hurray_coo_options o{};
+        o.size = sizeof o;
+        o.flags = flags;
+        o.threads = 1;
+        check(hurray_coo_create(&p, &o, &h));
         return coo(h);
     }
 

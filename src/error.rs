@@ -334,9 +334,6 @@ pub enum CooError {
     #[error("{0}")]
     ValueOverflow(String),
 
-    #[error("could not start a lookup thread ({0}); call again with threads = 1")]
-    ThreadSpawn(String),
-
     #[error("internal error: {0} (please report this)")]
     Internal(String),
 
@@ -519,7 +516,7 @@ impl CooError {
             CooError::InvalidValue { .. } => Status::InvalidValue,
             CooError::RankMismatch { .. } => Status::RankMismatch,
             CooError::BufferTooSmall { .. } => Status::BufferTooSmall,
-            CooError::Alloc { .. } | CooError::ThreadSpawn(_) => Status::Alloc,
+            CooError::Alloc { .. } => Status::Alloc,
             CooError::Truncated { .. } => Status::Truncated,
             CooError::InvalidMagic { .. } => Status::InvalidMagic,
             CooError::UnsupportedVersion { .. } => Status::VersionMismatch,

@@ -21,6 +21,7 @@ pub mod ffi;
 pub mod io;
 pub mod shard;
 pub mod status;
+pub mod threads;
 
 pub use coo::{check_rank, Coo, CooParts, Options};
 pub use element::types::{type_info, TagClass, TypeInfo, TYPES};

@@ -1,6 +1,8 @@
 //! The committed header must be exactly what cbindgen generates from the
 //! current sources (run scripts/update-header to refresh it).
 
+mod common;
+
 #[test]
 fn committed_header_matches_a_fresh_generation() {
     let generated = include_str!(concat!(env!("OUT_DIR"), "/hurray_coo.h"));
@@ -29,6 +31,8 @@ fn header_has_no_rust_code_fences_or_core_items() {
         !h.contains("```"),
         "a rustdoc code fence leaked into the header"
     );
+    // The header's own HURRAY_MAX_RANK is not the core's MAX_RANK.
+    let h = h.replace("HURRAY_MAX_RANK", "");
     for leaked in ["enum Status", "BUFFER_ALIGN", "MAX_RANK", "DYNAMIC_DIM"] {
         assert!(
             !h.contains(leaked),
@@ -147,4 +151,26 @@ fn every_function_documents_threads_and_statuses() {
         checked += 1;
     }
     assert!(checked >= 31, "only {checked} functions checked");
+}
+
+/// The API's shape (docs/design.md, API conventions): one export per
+/// operation, options in one value, about 8 parameters at most.
+#[test]
+fn one_create_no_option_twins_and_no_wide_exports() {
+    let h = include_str!("../include/hurray_coo.h");
+    let funcs = common::header::functions(h);
+    assert!(funcs.len() > 60, "only {} functions parsed", funcs.len());
+    for (name, types) in &funcs {
+        let params = types.len() - 1;
+        assert!(params <= 8, "{name} takes {params} parameters (at most 8)");
+        assert!(
+            !name.ends_with("_threads") && !name.ends_with("_with_release"),
+            "{name} is a one-option variant: the option belongs in the operation's options"
+        );
+    }
+    let creates: Vec<&String> = funcs
+        .keys()
+        .filter(|n| n.starts_with("hurray_coo_create"))
+        .collect();
+    assert_eq!(creates, ["hurray_coo_create"], "one way to create a handle");
 }

@@ -28,6 +28,7 @@ extern "C" {
 #include <vector>
 
 #include "hurray_coo.h"
+#include "create.h"
 
 namespace {
 
@@ -203,14 +204,10 @@ int main(int argc, char **argv) {
     std::vector<int32_t> rp(t.n + 1), ci(nnz);
     std::vector<double> cv(nnz);
     double exp_csr = median(reps, [&] {
-        hurray_coo_export_compressed(A, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 0, rp.data(),
-                                     rp.size() * 4, ci.data(), ci.size() * 4, cv.data(),
-                                     cv.size() * 8, 1);
+        bench_export_csr(A, HURRAY_INDEX_INT32, rp.data(), rp.size() * 4, ci.data(), ci.size() * 4, cv.data(), cv.size() * 8, 1);
     });
     double exp_csr2 = median(reps, [&] {
-        hurray_coo_export_compressed(A, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 0, rp.data(),
-                                     rp.size() * 4, ci.data(), ci.size() * 4, cv.data(),
-                                     cv.size() * 8, 2);
+        bench_export_csr(A, HURRAY_INDEX_INT32, rp.data(), rp.size() * 4, ci.data(), ci.size() * 4, cv.data(), cv.size() * 8, 2);
     });
     std::vector<uint32_t> map(n);
     for (size_t k = 0; k < n; k++) {

@@ -17,7 +17,7 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq && apt-get install -y -qq "${need[@]}"
 fi
 cargo build --release --quiet -p hurray-coo
-ln -sf libhurray_coo.so "${CARGO_TARGET_DIR:-$PWD/target}/release/libhurray_coo.so.1"
+ln -sf libhurray_coo.so "${CARGO_TARGET_DIR:-$PWD/target}/release/libhurray_coo.so.$(sed -n 's/^#define HURRAY_COO_ABI_VERSION \([0-9]*\).*/\1/p' include/hurray_coo.h)"
 lib="${CARGO_TARGET_DIR:-$PWD/target}/release"
 out="$lib/bench-assembly"
 g++ -std=c++17 -O3 -march=native -DNDEBUG -Iinclude -I/usr/include/eigen3 \

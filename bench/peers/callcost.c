@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "hurray_coo.h"
+#include "create.h"
 
 #define N 100000
 
@@ -46,7 +47,7 @@ int main(void) {
     i[0] = i[1] = 0;
     for (int f = 0; f < 3; f++) {
         hurray_coo *h = NULL;
-        if (hurray_coo_create(HURRAY_TYPE_FLOAT64, 2, shape, 1, true, v, 8, i, 16, flags[f], &h))
+        if (bench_create(HURRAY_TYPE_FLOAT64, 2, shape, 1, true, v, 8, i, 16, flags[f], 1, &h))
             return 1;
         if (f == 0) {
             loop_nnz(h);

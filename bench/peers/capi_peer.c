@@ -2,7 +2,7 @@
  * caller gets (one call per query, a panic barrier and NULL checks per
  * call), beside the C streaming baseline over the same index bytes.
  *   validate       hurray_coo_create, strict (all rules), borrowed buffers
- *   validate2      the same, hurray_coo_create_threads with 2 threads
+ *   validate2      the same, hurray_coo_create with 2 threads in its options
  *   lookup         1M hurray_coo_lookup_f64, sorted handle, no index
  *   lookup_index   the same on a handle with HURRAY_COO_INDEX
  *   lookup_values  the same with HURRAY_COO_INDEX_VALUES (values beside keys)
@@ -14,6 +14,7 @@
 #include "common.h" /* first: it sets _POSIX_C_SOURCE */
 
 #include "hurray_coo.h"
+#include "create.h"
 #include "stream.h"
 
 static void *aligned_copy(const void *src, size_t n) {
@@ -41,16 +42,14 @@ int main(int argc, char **argv) {
              * clock ramp-up), as the other rows get from their warm-up. */
             {
                 hurray_coo *h = NULL;
-                hurray_coo_create_threads(HURRAY_TYPE_FLOAT64, (uint32_t)d.rank, d.shape, d.nnz,
-                                          d.sorted, val, vb, idx, ib, 0, th, &h);
+                bench_create(HURRAY_TYPE_FLOAT64, (uint32_t)d.rank, d.shape, d.nnz, d.sorted, val, vb, idx, ib, 0, th, &h);
                 hurray_coo_free(h);
             }
             for (int r = 0; r < 3; r++) {
                 hurray_coo *h = NULL;
                 double s = now_ms();
                 hurray_status st =
-                    hurray_coo_create_threads(HURRAY_TYPE_FLOAT64, (uint32_t)d.rank, d.shape,
-                                              d.nnz, d.sorted, val, vb, idx, ib, 0, th, &h);
+                    bench_create(HURRAY_TYPE_FLOAT64, (uint32_t)d.rank, d.shape, d.nnz, d.sorted, val, vb, idx, ib, 0, th, &h);
                 t[r] = now_ms() - s;
                 if (st != HURRAY_OK)
                     fprintf(stderr, "%s: %s\n", argv[a], hurray_last_error_message());
@@ -74,8 +73,7 @@ int main(int argc, char **argv) {
                 hurray_coo *h = NULL;
                 double x = 0, total = 0;
                 bool found = false;
-                hurray_coo_create(HURRAY_TYPE_FLOAT64, (uint32_t)d.rank, d.shape, d.nnz, d.sorted,
-                                  val, vb, idx, ib, flags[f], &h);
+                bench_create(HURRAY_TYPE_FLOAT64, (uint32_t)d.rank, d.shape, d.nnz, d.sorted, val, vb, idx, ib, flags[f], 1, &h);
                 for (int r = 0; r < 3; r++) {
                     double s = now_ms();
                     for (uint64_t k = 0; k < d.nq; k++) {
@@ -117,7 +115,7 @@ int main(int argc, char **argv) {
         const uint64_t n = 10000000;
         uint64_t total = 0;
         bool found;
-        hurray_coo_create(HURRAY_TYPE_FLOAT64, 2, shape, 1, true, vv, 8, ii, 16, 0, &h);
+        bench_create(HURRAY_TYPE_FLOAT64, 2, shape, 1, true, vv, 8, ii, 16, 0, 1, &h);
         s = now_ms();
         for (uint64_t k = 0; k < n; k++) total += hurray_coo_nnz(h);
         fprintf(stderr, "call cost: hurray_coo_nnz %.2f ns/call", (now_ms() - s) * 1e6 / (double)n);

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "hurray_coo.h"
+#include "create.h"
 int main(int argc, char **argv) {
     uint32_t k = (uint32_t)atoi(argv[1]);
     uint64_t shape[2] = {k, 4};
@@ -15,7 +16,7 @@ int main(int argc, char **argv) {
     uint64_t *ix = aligned_alloc(64, ((k * 16 + 63) / 64) * 64);
     for (uint32_t i = 0; i < k; i++) { v[i] = i; ix[2 * i] = i; ix[2 * i + 1] = i % 4; }
     hurray_coo *c = NULL, *j = NULL;
-    if (hurray_coo_create(HURRAY_TYPE_FLOAT64, 2, shape, k, true, v, k * 8, ix, k * 16, 0, &c)) return 1;
+    if (bench_create(HURRAY_TYPE_FLOAT64, 2, shape, k, true, v, k * 8, ix, k * 16, 0, 1, &c)) return 1;
     hurray_coo **parts = malloc(k * sizeof *parts);
     if (hurray_coo_partition(c, HURRAY_PARTITION_EQUAL_ROWS, k, NULL, parts)) { fprintf(stderr, "%s\n", hurray_last_error_message()); return 1; }
     struct timespec a, b;

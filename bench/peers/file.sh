@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 cargo build --release --quiet -p hurray-coo
 lib="${CARGO_TARGET_DIR:-$PWD/target}/release"
-ln -sf libhurray_coo.so "$lib/libhurray_coo.so.1"
+ln -sf libhurray_coo.so "$lib/libhurray_coo.so.$(sed -n 's/^#define HURRAY_COO_ABI_VERSION \([0-9]*\).*/\1/p' include/hurray_coo.h)"
 cc -std=c99 -O3 -march=native -Wall -Wextra -Werror -Iinclude -Ibench/peers bench/peers/file.c \
   -L"$lib" -lhurray_coo -Wl,-rpath,"$lib" -o "$lib/bench-file"
 python3 -c "import numpy, scipy" 2>/dev/null || python3 -m pip install -q numpy scipy

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "hurray_coo_mpi.h"
+#include "create.h"
 
 static int me, size;
 
@@ -125,11 +126,11 @@ int main(int argc, char **argv) {
             t0 = now();
             hurray_mpi_assemble(&t, HURRAY_DUP_SUM, 0, HURRAY_MPI_ROWS_EQUAL, NULL,
                                 PETSC_COMM_WORLD, &again, NULL);
-            hurray_coo_compressed_size(again, HURRAY_FORMAT_CSR, it, &ob, &ib, &cb);
+            bench_csr_size(again, it, &ob, &ib, &cb);
             ia = malloc(ob);
             ja = malloc(ib);
             a = malloc(cb);
-            hurray_coo_export_compressed(again, HURRAY_FORMAT_CSR, it, 0, ia, ob, ja, ib, a, cb, 1);
+            bench_export_csr(again, it, ia, ob, ja, ib, a, cb, 1);
             PetscCall(MatCreateMPIAIJWithArrays(PETSC_COMM_WORLD, (PetscInt)(hi - lo),
                                                 (PetscInt)(hi - lo), (PetscInt)nodes,
                                                 (PetscInt)nodes, ia, ja, a, &A));

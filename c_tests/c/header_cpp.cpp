@@ -13,8 +13,17 @@ extern "C" int ctest_cpp_smoke(void) {
     const std::uint64_t shape[2] = {4, 4};
     hurray_coo *coo = nullptr;
     int failures = 0;
-    if (hurray_coo_create(0x03, 2, shape, 3, true, values, sizeof values, indices,
-                          sizeof indices, HURRAY_COO_BORROW, &coo) != HURRAY_OK) {
+    hurray_coo_parts parts{};
+    parts.type_tag = 0x03;
+    parts.rank = 2;
+    parts.shape = shape;
+    parts.nnz = 3;
+    parts.is_sorted = true;
+    parts.values = values;
+    parts.values_bytes = sizeof values;
+    parts.indices = indices;
+    parts.indices_bytes = sizeof indices;
+    if (hurray_coo_create(&parts, nullptr, &coo) != HURRAY_OK) {
         return 1;
     }
     const std::uint64_t q[2] = {3, 3};

@@ -55,28 +55,24 @@ static int child(void) {
     if (setrlimit(RLIMIT_AS, &lim) != 0) {
         return 102;
     }
-    CHECK_STATUS(hurray_coo_create(0x04, 1, shape, N, true, values, N * 8, indices, N * 8,
-                                   HURRAY_COO_COPY, &coo),
+    CHECK_STATUS(ctest_create(0x04, 1, shape, N, true, values, N * 8, indices, N * 8, HURRAY_COO_COPY, &coo),
                  HURRAY_ERR_ALLOC, "the values copy");
     CHECK(coo == NULL);
     /* Unsorted and out of order (ordered data needs no sort, hence no
      * memory): duplicate detection needs about 9 bytes per entry (72 MiB). */
     indices[0] = 1;
     indices[1] = 0;
-    CHECK_STATUS(hurray_coo_create(0x04, 1, shape, N, false, values, N * 8, indices, N * 8, 0,
-                                   &coo),
+    CHECK_STATUS(ctest_create(0x04, 1, shape, N, false, values, N * 8, indices, N * 8, 0, &coo),
                  HURRAY_ERR_ALLOC, "duplicate detection");
     CHECK(coo == NULL);
     indices[0] = 0;
     indices[1] = 1;
     /* In order but not flagged sorted: proven duplicate-free without memory. */
-    CHECK_STATUS(hurray_coo_create(0x04, 1, shape, N, false, values, N * 8, indices, N * 8, 0,
-                                   &coo),
+    CHECK_STATUS(ctest_create(0x04, 1, shape, N, false, values, N * 8, indices, N * 8, 0, &coo),
                  HURRAY_OK, "");
     hurray_coo_free(coo);
     /* Sorted validation needs no memory: it still works under the cap. */
-    CHECK_STATUS(hurray_coo_create(0x04, 1, shape, N, true, values, N * 8, indices, N * 8, 0,
-                                   &coo),
+    CHECK_STATUS(ctest_create(0x04, 1, shape, N, true, values, N * 8, indices, N * 8, 0, &coo),
                  HURRAY_OK, "");
     {
         const uint64_t q[1] = {N - 1};

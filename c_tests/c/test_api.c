@@ -30,8 +30,7 @@ static void seed_release(seed_bufs b) {
 }
 
 static hurray_status seed_create(seed_bufs b, uint32_t flags, hurray_coo **out) {
-    return hurray_coo_create(0x03, 2, SEED_SHAPE, 3, true, b.values, sizeof SEED_VALUES,
-                             b.indices, sizeof SEED_INDICES, flags, out);
+    return ctest_create(0x03, 2, SEED_SHAPE, 3, true, b.values, sizeof SEED_VALUES, b.indices, sizeof SEED_INDICES, flags, out);
 }
 
 static int test_seed_example(void) {
@@ -48,7 +47,7 @@ static int test_seed_example(void) {
     CHECK_STATUS(seed_create(b, HURRAY_COO_BORROW, &coo), HURRAY_OK, "");
     CHECK(coo != NULL);
     CHECK(strcmp(hurray_last_error_message(), "") == 0);
-    CHECK_STATUS(hurray_coo_validate(coo), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_validate(coo, 1), HURRAY_OK, "");
 
     CHECK(hurray_coo_rank(coo) == 2);
     CHECK(hurray_coo_shape(coo)[0] == 4 && hurray_coo_shape(coo)[1] == 4);
@@ -129,21 +128,19 @@ static int test_copy_mode_owns_its_memory(void) {
     seed_release(b);
     CHECK_STATUS(hurray_coo_lookup_f64(coo, q, 2, &d, &found), HURRAY_OK, "");
     CHECK(found && d == 2.0);
-    CHECK_STATUS(hurray_coo_validate(coo), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_validate(coo, 1), HURRAY_OK, "");
     hurray_coo_free(coo);
 
     /* Copy mode accepts misaligned (but otherwise valid) buffers. */
     {
         float *mv = alloc64(SEED_VALUES, sizeof SEED_VALUES, 4);
         uint64_t *mi = alloc64(SEED_INDICES, sizeof SEED_INDICES, 8);
-        CHECK_STATUS(hurray_coo_create(0x03, 2, SEED_SHAPE, 3, true, mv, 12, mi, 48,
-                                       HURRAY_COO_COPY, &coo),
+        CHECK_STATUS(ctest_create(0x03, 2, SEED_SHAPE, 3, true, mv, 12, mi, 48, HURRAY_COO_COPY, &coo),
                      HURRAY_OK, "");
         CHECK_STATUS(hurray_coo_lookup_f64(coo, q, 2, &d, &found), HURRAY_OK, "");
         CHECK(found && d == 2.0);
         hurray_coo_free(coo);
-        CHECK_STATUS(hurray_coo_create(0x03, 2, SEED_SHAPE, 3, true, mv, 12, mi, 48,
-                                       HURRAY_COO_BORROW, &coo),
+        CHECK_STATUS(ctest_create(0x03, 2, SEED_SHAPE, 3, true, mv, 12, mi, 48, HURRAY_COO_BORROW, &coo),
                      HURRAY_ERR_MISALIGNED, "HURRAY_COO_COPY");
         CHECK(coo == NULL);
         free64(mv);
@@ -165,28 +162,28 @@ static int test_null_pointers_never_crash(void) {
     uint64_t n;
 
     CHECK_STATUS(seed_create(b, 0, NULL), HURRAY_ERR_NULL_POINTER, "out");
-    CHECK_STATUS(hurray_coo_create(0x03, 2, NULL, 3, true, b.values, 12, b.indices, 48, 0, &coo),
+    CHECK_STATUS(ctest_create(0x03, 2, NULL, 3, true, b.values, 12, b.indices, 48, 0, &coo),
                  HURRAY_ERR_NULL_POINTER, "shape");
     CHECK(coo == NULL);
     coo = SENTINEL;
-    CHECK_STATUS(hurray_coo_create(0x03, 2, SEED_SHAPE, 3, true, NULL, 12, b.indices, 48, 0, &coo),
+    CHECK_STATUS(ctest_create(0x03, 2, SEED_SHAPE, 3, true, NULL, 12, b.indices, 48, 0, &coo),
                  HURRAY_ERR_NULL_POINTER, "values");
     CHECK(coo == NULL);
     coo = SENTINEL;
-    CHECK_STATUS(hurray_coo_create(0x03, 2, SEED_SHAPE, 3, true, b.values, 12, NULL, 48, 0, &coo),
+    CHECK_STATUS(ctest_create(0x03, 2, SEED_SHAPE, 3, true, b.values, 12, NULL, 48, 0, &coo),
                  HURRAY_ERR_NULL_POINTER, "indices");
     CHECK(coo == NULL);
 
     /* An empty tensor may pass NULL buffers. */
-    CHECK_STATUS(hurray_coo_create(0x03, 2, SEED_SHAPE, 0, true, NULL, 0, NULL, 0, 0, &coo),
+    CHECK_STATUS(ctest_create(0x03, 2, SEED_SHAPE, 0, true, NULL, 0, NULL, 0, 0, &coo),
                  HURRAY_OK, "");
     CHECK(hurray_coo_nnz(coo) == 0);
-    CHECK_STATUS(hurray_coo_validate(coo), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_validate(coo, 1), HURRAY_OK, "");
     CHECK_STATUS(hurray_coo_lookup(coo, q, 2, &f, sizeof f, &found), HURRAY_OK, "");
     CHECK(!found);
     hurray_coo_free(coo);
 
-    CHECK_STATUS(hurray_coo_validate(NULL), HURRAY_ERR_NULL_POINTER, "coo");
+    CHECK_STATUS(hurray_coo_validate(NULL, 1), HURRAY_ERR_NULL_POINTER, "coo");
     CHECK_STATUS(hurray_coo_lookup(NULL, q, 2, &f, sizeof f, &found), HURRAY_ERR_NULL_POINTER,
                  "coo");
     CHECK_STATUS(hurray_coo_lookup_f64(NULL, q, 2, &d, &found), HURRAY_ERR_NULL_POINTER, "coo");
@@ -234,34 +231,25 @@ static int test_structural_errors_name_the_culprit(void) {
     coo = SENTINEL;
     CHECK_STATUS(seed_create(b, 0x80000001u, &coo), HURRAY_ERR_INVALID_FLAGS, "0x80000000");
     CHECK(coo == NULL);
-    CHECK_STATUS(hurray_coo_create(0x03, 0, SEED_SHAPE, 3, true, b.values, 12, b.indices, 48, 0,
-                                   &coo),
+    CHECK_STATUS(ctest_create(0x03, 0, SEED_SHAPE, 3, true, b.values, 12, b.indices, 48, 0, &coo),
                  HURRAY_ERR_INVALID_RANK, "rank 0");
-    CHECK_STATUS(hurray_coo_create(0x03, 65, shape65, 3, true, b.values, 12, b.indices, 48, 0,
-                                   &coo),
+    CHECK_STATUS(ctest_create(0x03, 65, shape65, 3, true, b.values, 12, b.indices, 48, 0, &coo),
                  HURRAY_ERR_INVALID_RANK, "rank 65");
-    CHECK_STATUS(hurray_coo_create(0x03, UINT32_MAX, shape65, 3, true, b.values, 12, b.indices, 48,
-                                   0, &coo),
+    CHECK_STATUS(ctest_create(0x03, UINT32_MAX, shape65, 3, true, b.values, 12, b.indices, 48, 0, &coo),
                  HURRAY_ERR_INVALID_RANK, "rank 4294967295");
-    CHECK_STATUS(hurray_coo_create(0x03, 2, dyn_shape, 3, true, b.values, 12, b.indices, 48, 0,
-                                   &coo),
+    CHECK_STATUS(ctest_create(0x03, 2, dyn_shape, 3, true, b.values, 12, b.indices, 48, 0, &coo),
                  HURRAY_ERR_INVALID_SHAPE, "dimension 1");
-    CHECK_STATUS(hurray_coo_create(0x03, 2, SEED_SHAPE, 3, true, b.values, 11, b.indices, 48, 0,
-                                   &coo),
+    CHECK_STATUS(ctest_create(0x03, 2, SEED_SHAPE, 3, true, b.values, 11, b.indices, 48, 0, &coo),
                  HURRAY_ERR_BUFFER_SIZE, "values buffer is 11 bytes");
-    CHECK_STATUS(hurray_coo_create(0x03, 2, SEED_SHAPE, 3, true, b.values, 12, b.indices, 40, 0,
-                                   &coo),
+    CHECK_STATUS(ctest_create(0x03, 2, SEED_SHAPE, 3, true, b.values, 12, b.indices, 40, 0, &coo),
                  HURRAY_ERR_BUFFER_SIZE, "exactly 48 bytes");
     /* nnz * rank * 8 overflows: refused before anything is read. */
-    CHECK_STATUS(hurray_coo_create(0x03, 2, SEED_SHAPE, UINT64_MAX / 8, true, b.values, 12,
-                                   b.indices, 48, 0, &coo),
+    CHECK_STATUS(ctest_create(0x03, 2, SEED_SHAPE, UINT64_MAX / 8, true, b.values, 12, b.indices, 48, 0, &coo),
                  HURRAY_ERR_OVERFLOW, "nnz * rank * 8");
-    CHECK_STATUS(hurray_coo_create(0x03, 2, SEED_SHAPE, UINT64_MAX, true, b.values, 12, b.indices,
-                                   48, 0, &coo),
+    CHECK_STATUS(ctest_create(0x03, 2, SEED_SHAPE, UINT64_MAX, true, b.values, 12, b.indices, 48, 0, &coo),
                  HURRAY_ERR_OVERFLOW, "");
     /* A length that cannot be a real buffer. */
-    CHECK_STATUS(hurray_coo_create(0x03, 2, SEED_SHAPE, 3, true, b.values, SIZE_MAX, b.indices, 48,
-                                   0, &coo),
+    CHECK_STATUS(ctest_create(0x03, 2, SEED_SHAPE, 3, true, b.values, SIZE_MAX, b.indices, 48, 0, &coo),
                  HURRAY_ERR_OVERFLOW, "values");
     CHECK(coo == NULL);
     seed_release(b);
@@ -288,22 +276,21 @@ static int test_data_errors_name_entry_dimension_and_values(void) {
     idx[34] = 2;
     idx[35] = 0;
     aidx = alloc64(idx, sizeof idx, 0);
-    CHECK_STATUS(hurray_coo_create(0x03, 2, shape, 18, false, vals, 72, aidx, sizeof idx, 0, &coo),
+    CHECK_STATUS(ctest_create(0x03, 2, shape, 18, false, vals, 72, aidx, sizeof idx, 0, &coo),
                  HURRAY_ERR_DUPLICATE, "entry 17 duplicates entry 3 at (2, 0)");
     CHECK(coo == NULL);
 
     /* Permissive mode accepts it; validate still finds it. */
-    CHECK_STATUS(hurray_coo_create(0x03, 2, shape, 18, false, vals, 72, aidx, sizeof idx,
-                                   HURRAY_COO_PERMISSIVE, &coo),
+    CHECK_STATUS(ctest_create(0x03, 2, shape, 18, false, vals, 72, aidx, sizeof idx, HURRAY_COO_PERMISSIVE, &coo),
                  HURRAY_OK, "");
     CHECK(hurray_coo_flags(coo) == HURRAY_COO_PERMISSIVE);
-    CHECK_STATUS(hurray_coo_validate(coo), HURRAY_ERR_DUPLICATE,
+    CHECK_STATUS(hurray_coo_validate(coo, 1), HURRAY_ERR_DUPLICATE,
                  "entry 17 duplicates entry 3 at (2, 0)");
     hurray_coo_free(coo);
 
     /* Out of bounds: entry 5's second coordinate 20 with shape[1] = 20. */
     aidx[11] = 20;
-    CHECK_STATUS(hurray_coo_create(0x03, 2, shape, 18, false, vals, 72, aidx, sizeof idx, 0, &coo),
+    CHECK_STATUS(ctest_create(0x03, 2, shape, 18, false, vals, 72, aidx, sizeof idx, 0, &coo),
                  HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
                  "entry 5 at (1, 20): coordinate 20 in dimension 1 is out of bounds (shape[1] = 20)");
     free64(aidx);
@@ -312,7 +299,7 @@ static int test_data_errors_name_entry_dimension_and_values(void) {
     {
         const uint64_t unsorted[4] = {3, 3, 0, 1};
         uint64_t *u = alloc64(unsorted, sizeof unsorted, 0);
-        CHECK_STATUS(hurray_coo_create(0x03, 2, shape, 2, true, vals, 8, u, 32, 0, &coo),
+        CHECK_STATUS(ctest_create(0x03, 2, shape, 2, true, vals, 8, u, 32, 0, &coo),
                      HURRAY_ERR_NOT_SORTED, "entry 1 at (0, 1) is not after entry 0 at (3, 3)");
         CHECK(coo == NULL);
         free64(u);
@@ -329,8 +316,7 @@ static int test_every_type_tag(void) {
     for (tag = 0; tag <= 0xFF; tag++) {
         hurray_coo *coo = SENTINEL;
         uint64_t bytes = 0;
-        hurray_status strict = hurray_coo_create((uint8_t)tag, 1, shape, 0, true, NULL, 0, NULL,
-                                                 0, 0, &coo);
+        hurray_status strict = ctest_create((uint8_t)tag, 1, shape, 0, true, NULL, 0, NULL, 0, 0, &coo);
         const char *name = hurray_type_name((uint8_t)tag);
         CHECK(name != NULL);
         if (strict == HURRAY_OK) {
@@ -345,8 +331,7 @@ static int test_every_type_tag(void) {
         CHECK(strcmp(name, "unknown") == 0);
         CHECK(hurray_type_values_bytes((uint8_t)tag, 4, &bytes) == HURRAY_ERR_INVALID_TYPE);
         if (tag == 0x00 || tag == 0xFF) {
-            CHECK_STATUS(hurray_coo_create((uint8_t)tag, 1, shape, 0, true, NULL, 0, NULL, 0,
-                                           HURRAY_COO_PERMISSIVE, &coo),
+            CHECK_STATUS(ctest_create((uint8_t)tag, 1, shape, 0, true, NULL, 0, NULL, 0, HURRAY_COO_PERMISSIVE, &coo),
                          HURRAY_ERR_INVALID_TYPE, "invalid");
             CHECK(coo == NULL);
         } else {
@@ -358,14 +343,13 @@ static int test_every_type_tag(void) {
             const uint64_t q[1] = {5};
             unsigned char out[16];
             double d;
-            CHECK_STATUS(hurray_coo_create((uint8_t)tag, 1, shape, 1, true, av, 3, aidx, 8,
-                                           HURRAY_COO_PERMISSIVE, &coo),
+            CHECK_STATUS(ctest_create((uint8_t)tag, 1, shape, 1, true, av, 3, aidx, 8, HURRAY_COO_PERMISSIVE, &coo),
                          HURRAY_OK, "");
             CHECK_STATUS(hurray_coo_lookup(coo, q, 1, out, sizeof out, NULL),
                          HURRAY_ERR_UNSUPPORTED_TYPE, "never interpreted");
             CHECK_STATUS(hurray_coo_lookup_f64(coo, q, 1, &d, NULL), HURRAY_ERR_UNSUPPORTED_TYPE,
                          "permissive");
-            CHECK_STATUS(hurray_coo_validate(coo), HURRAY_ERR_INVALID_TYPE, "type tag 0x");
+            CHECK_STATUS(hurray_coo_validate(coo, 1), HURRAY_ERR_INVALID_TYPE, "type tag 0x");
             hurray_coo_free(coo);
             free64(aidx);
             free64(av);
@@ -400,7 +384,7 @@ static int test_lookup_contract(void) {
     double d = 0;
     bool found = false;
 
-    CHECK_STATUS(hurray_coo_create(0x48, 1, shape, 5, true, av, 3, aidx, sizeof idx, 0, &coo),
+    CHECK_STATUS(ctest_create(0x48, 1, shape, 5, true, av, 3, aidx, sizeof idx, 0, &coo),
                  HURRAY_OK, "");
     CHECK_STATUS(hurray_coo_lookup(coo, q70, 1, &byte, 1, &found), HURRAY_OK, "");
     CHECK(found && byte == 0x8);
@@ -422,7 +406,7 @@ static int test_lookup_contract(void) {
         double *az = alloc64(z, sizeof z, 0);
         double outz[2] = {0, 0};
         const uint64_t q[1] = {2};
-        CHECK_STATUS(hurray_coo_create(0x51, 1, shape, 1, true, az, 16, aidx, 8, 0, &coo),
+        CHECK_STATUS(ctest_create(0x51, 1, shape, 1, true, az, 16, aidx, 8, 0, &coo),
                      HURRAY_OK, "");
         CHECK_STATUS(hurray_coo_lookup(coo, q, 1, outz, 8, NULL), HURRAY_ERR_BUFFER_TOO_SMALL,
                      "16 are needed");
@@ -439,7 +423,7 @@ static int test_lookup_contract(void) {
         uint16_t *ah = alloc64(h, sizeof h, 0);
         const uint64_t q0[1] = {2};
         const uint64_t q1[1] = {10};
-        CHECK_STATUS(hurray_coo_create(0x01, 1, shape, 2, true, ah, 4, aidx, 16, 0, &coo),
+        CHECK_STATUS(ctest_create(0x01, 1, shape, 2, true, ah, 4, aidx, 16, 0, &coo),
                      HURRAY_OK, "");
         CHECK_STATUS(hurray_coo_lookup_f64(coo, q0, 1, &d, NULL), HURRAY_OK, "");
         CHECK(isinf(d) && d > 0);
@@ -509,7 +493,7 @@ static int test_status_names_and_messages(void) {
     CHECK(strcmp(hurray_status_name(-9), "HURRAY_ERR_UNKNOWN_STATUS") == 0);
     CHECK(strcmp(hurray_status_name(INT32_MIN), "HURRAY_ERR_UNKNOWN_STATUS") == 0);
     /* A failure sets the message; the next success clears it. */
-    CHECK(hurray_coo_validate(NULL) == HURRAY_ERR_NULL_POINTER);
+    CHECK(hurray_coo_validate(NULL, 1) == HURRAY_ERR_NULL_POINTER);
     CHECK(strstr(hurray_last_error_message(), "coo is NULL") != NULL);
     {
         uint64_t bytes;
@@ -550,19 +534,16 @@ static int test_release_callback_runs_exactly_once(void) {
 
     /* Borrowed: at free, not before. */
     release_calls = 0;
-    CHECK_STATUS(hurray_coo_create_with_release(0x03, 2, SEED_SHAPE, 3, true, b.values, 12,
-                                                b.indices, 48, 0, count_release, &token, &coo),
+    CHECK_STATUS(ctest_create_with(0x03, 2, SEED_SHAPE, 3, true, b.values, 12, b.indices, 48, 0, 1, count_release, &token, NULL, NULL, &coo),
                  HURRAY_OK, "");
     CHECK(release_calls == 0);
-    CHECK_STATUS(hurray_coo_validate(coo), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_validate(coo, 1), HURRAY_OK, "");
     hurray_coo_free(coo);
     CHECK(release_calls == 1 && release_seen == &token);
 
     /* Copy: right after the copy, before create returns. */
     release_calls = 0;
-    CHECK_STATUS(hurray_coo_create_with_release(0x03, 2, SEED_SHAPE, 3, true, b.values, 12,
-                                                b.indices, 48, HURRAY_COO_COPY, count_release,
-                                                &token, &coo),
+    CHECK_STATUS(ctest_create_with(0x03, 2, SEED_SHAPE, 3, true, b.values, 12, b.indices, 48, HURRAY_COO_COPY, 1, count_release, &token, NULL, NULL, &coo),
                  HURRAY_OK, "");
     CHECK(release_calls == 1);
     hurray_coo_free(coo);
@@ -570,22 +551,18 @@ static int test_release_callback_runs_exactly_once(void) {
 
     /* Failure: before create returns, whatever failed. */
     release_calls = 0;
-    CHECK_STATUS(hurray_coo_create_with_release(0x03, 2, SEED_SHAPE, 3, true, b.values, 11,
-                                                b.indices, 48, 0, count_release, NULL, &coo),
+    CHECK_STATUS(ctest_create_with(0x03, 2, SEED_SHAPE, 3, true, b.values, 11, b.indices, 48, 0, 1, count_release, NULL, NULL, NULL, &coo),
                  HURRAY_ERR_BUFFER_SIZE, "");
     CHECK(release_calls == 1 && release_seen == NULL && coo == NULL);
-    CHECK_STATUS(hurray_coo_create_with_release(0x03, 2, SEED_SHAPE, 3, true, b.values, 12,
-                                                b.indices, 48, 0, count_release, NULL, NULL),
+    CHECK_STATUS(ctest_create_with(0x03, 2, SEED_SHAPE, 3, true, b.values, 12, b.indices, 48, 0, 1, count_release, NULL, NULL, NULL, NULL),
                  HURRAY_ERR_NULL_POINTER, "out");
     CHECK(release_calls == 2);
-    CHECK_STATUS(hurray_coo_create_with_release(0x03, 2, SEED_SHAPE, 3, true, b.values, 12,
-                                                b.indices, 48, 0x20, count_release, NULL, &coo),
+    CHECK_STATUS(ctest_create_with(0x03, 2, SEED_SHAPE, 3, true, b.values, 12, b.indices, 48, 0x20, 1, count_release, NULL, NULL, NULL, &coo),
                  HURRAY_ERR_INVALID_FLAGS, "");
     CHECK(release_calls == 3);
 
     /* No callback is fine. */
-    CHECK_STATUS(hurray_coo_create_with_release(0x03, 2, SEED_SHAPE, 3, true, b.values, 12,
-                                                b.indices, 48, 0, NULL, &token, &coo),
+    CHECK_STATUS(ctest_create_with(0x03, 2, SEED_SHAPE, 3, true, b.values, 12, b.indices, 48, 0, 1, NULL, &token, NULL, NULL, &coo),
                  HURRAY_OK, "");
     hurray_coo_free(coo);
     CHECK(release_calls == 3);
@@ -612,7 +589,7 @@ static int test_rank_64_and_huge_shapes(void) {
         q[i] = (uint64_t)i;
     }
     aidx = alloc64(idx, sizeof idx, 0);
-    CHECK_STATUS(hurray_coo_create(0x04, 64, shape, 2, true, av, 16, aidx, sizeof idx, 0, &coo),
+    CHECK_STATUS(ctest_create(0x04, 64, shape, 2, true, av, 16, aidx, sizeof idx, 0, &coo),
                  HURRAY_OK, "");
     CHECK_STATUS(hurray_coo_lookup_f64(coo, q, 64, &d, &found), HURRAY_OK, "");
     CHECK(found && d == 4.0);
@@ -643,8 +620,7 @@ static int test_batch_lookup(void) {
     }
     ai = alloc64(idx, sizeof idx, 0);
     av = alloc64(vals, sizeof vals, 0);
-    CHECK_STATUS(hurray_coo_create(HURRAY_TYPE_FLOAT64, 2, shape, 900, true, av, sizeof vals, ai,
-                                   sizeof idx, 0, &coo),
+    CHECK_STATUS(ctest_create(HURRAY_TYPE_FLOAT64, 2, shape, 900, true, av, sizeof vals, ai, sizeof idx, 0, &coo),
                  HURRAY_OK, "");
     for (k = 0; k < N; k++) {
         s = s * 1103515245u + 12345u;
@@ -710,8 +686,7 @@ static int test_hash_index(void) {
     }
     ai = alloc64(idx, sizeof idx, 0);
     av = alloc64(vals, sizeof vals, 0);
-    CHECK_STATUS(hurray_coo_create(HURRAY_TYPE_FLOAT32, 2, shape, N, false, av, sizeof vals, ai,
-                                   sizeof idx, HURRAY_COO_INDEX, &coo),
+    CHECK_STATUS(ctest_create(HURRAY_TYPE_FLOAT32, 2, shape, N, false, av, sizeof vals, ai, sizeof idx, HURRAY_COO_INDEX, &coo),
                  HURRAY_OK, "");
     CHECK(hurray_coo_flags(coo) == HURRAY_COO_INDEX);
     CHECK(hurray_coo_index_bytes(coo) > 0 && hurray_coo_index_bytes(coo) <= 16 * N + 256);
@@ -755,14 +730,12 @@ static int test_e8m0_reserved_codes(void) {
         vals[2] = bad_codes[k];
         v = alloc64(vals, sizeof vals, 0);
         snprintf(needle, sizeof needle, "entry 2: value code 0x%02X", bad_codes[k]);
-        CHECK_STATUS(hurray_coo_create(HURRAY_TYPE_FLOAT8_E8M0, 1, shape, 4, true, v, 4, ix, 32,
-                                       0, &coo),
+        CHECK_STATUS(ctest_create(HURRAY_TYPE_FLOAT8_E8M0, 1, shape, 4, true, v, 4, ix, 32, 0, &coo),
                      HURRAY_ERR_INVALID_VALUE, needle);
         CHECK(coo == NULL);
-        CHECK_STATUS(hurray_coo_create(HURRAY_TYPE_FLOAT8_E8M0, 1, shape, 4, true, v, 4, ix, 32,
-                                       HURRAY_COO_PERMISSIVE, &coo),
+        CHECK_STATUS(ctest_create(HURRAY_TYPE_FLOAT8_E8M0, 1, shape, 4, true, v, 4, ix, 32, HURRAY_COO_PERMISSIVE, &coo),
                      HURRAY_OK, "");
-        CHECK_STATUS(hurray_coo_validate(coo), HURRAY_ERR_INVALID_VALUE, needle);
+        CHECK_STATUS(hurray_coo_validate(coo, 1), HURRAY_ERR_INVALID_VALUE, needle);
         CHECK_STATUS(hurray_coo_lookup_f64(coo, q, 1, &d, &found), HURRAY_OK, "");
         CHECK(found && isnan(d));
         CHECK_STATUS(hurray_coo_lookup(coo, q, 1, &raw, 1, &found), HURRAY_OK, "");
@@ -823,9 +796,7 @@ static int test_unvalidated_lookups_agree(void) {
              * keeps the first entry's value of each key) */
             const uint32_t idx_flags[3] = {0, HURRAY_COO_INDEX, HURRAY_COO_INDEX_VALUES};
             uint32_t flags = HURRAY_COO_PERMISSIVE | idx_flags[idx_flag];
-            CHECK_STATUS(hurray_coo_create(HURRAY_TYPE_FLOAT64, 2, shape, n, (next_rand(&rng) & 1) != 0,
-                                           n ? vv : NULL, 8 * n, n ? ix : NULL, 16 * n, flags,
-                                           &coo),
+            CHECK_STATUS(ctest_create(HURRAY_TYPE_FLOAT64, 2, shape, n, (next_rand(&rng) & 1) != 0, n ? vv : NULL, 8 * n, n ? ix : NULL, 16 * n, flags, &coo),
                          HURRAY_OK, "");
             CHECK_STATUS(hurray_coo_lookup_batch(coo, queries, nq, 2, out, found_b, (uint32_t)(1 + round % 2)),
                          HURRAY_OK, "");
@@ -894,9 +865,7 @@ static int test_validated_lookups_agree(void) {
             uint64_t q[5];
             uint64_t *skewed = alloc64(NULL, 8 * 6, 0);
             hurray_coo *coo = NULL;
-            CHECK_STATUS(hurray_coo_create(f32 ? HURRAY_TYPE_FLOAT32 : HURRAY_TYPE_FLOAT64, rank,
-                                           shape, n, true, n ? vv : NULL, (f32 ? 4 : 8) * n,
-                                           n ? ix : NULL, 8 * rank * n, flags[fi], &coo),
+            CHECK_STATUS(ctest_create(f32 ? HURRAY_TYPE_FLOAT32 : HURRAY_TYPE_FLOAT64, rank, shape, n, true, n ? vv : NULL, (f32 ? 4 : 8) * n, n ? ix : NULL, 8 * rank * n, flags[fi], &coo),
                          HURRAY_OK, "");
             for (k = 0; k < total; k++) {
                 uint64_t rest = k;
@@ -957,8 +926,7 @@ static int test_empty_buffers_are_null(void) {
         size_t bytes = 99;
         uint8_t dummy[8];
         /* An empty buffer passed as a non-NULL pointer (the spec allows both). */
-        CHECK_STATUS(hurray_coo_create(HURRAY_TYPE_FLOAT32, 2, shape, 0, true, dummy + 1, 0,
-                                       (const uint64_t *)(void *)(dummy + 1), 0, flags[k], &coo),
+        CHECK_STATUS(ctest_create(HURRAY_TYPE_FLOAT32, 2, shape, 0, true, dummy + 1, 0, (const uint64_t *)(void *)(dummy + 1), 0, flags[k], &coo),
                      HURRAY_OK, "");
         CHECK(hurray_coo_values(coo, &bytes) == NULL && bytes == 0);
         bytes = 99;
@@ -992,7 +960,7 @@ static int test_statistics_at_extreme_sparsity(void) {
     uint64_t *ix = alloc64(idx, sizeof idx, 0);
     hurray_coo *coo = NULL;
     hurray_statistics s;
-    CHECK_STATUS(hurray_coo_create(HURRAY_TYPE_FLOAT64, 2, shape, 2, true, v, 16, ix, 32, 0, &coo),
+    CHECK_STATUS(ctest_create(HURRAY_TYPE_FLOAT64, 2, shape, 2, true, v, 16, ix, 32, 0, &coo),
                  HURRAY_OK, "");
     CHECK_STATUS(hurray_coo_statistics(coo, &s), HURRAY_OK, "");
     CHECK(s.computed_mask & HURRAY_STAT_VALUE_STATS);
@@ -1016,8 +984,7 @@ static int test_one_based_messages(void) {
     hurray_coo *coo = NULL;
     const uint64_t q[2] = {4, 0};
     double d;
-    CHECK_STATUS(hurray_coo_create(0x03, 2, shape, 3, false, vals, 12, dup_idx, 48,
-                                   HURRAY_COO_COPY | HURRAY_COO_ONE_BASED_MESSAGES, &coo),
+    CHECK_STATUS(ctest_create(0x03, 2, shape, 3, false, vals, 12, dup_idx, 48, HURRAY_COO_COPY | HURRAY_COO_ONE_BASED_MESSAGES, &coo),
                  HURRAY_ERR_DUPLICATE, "entry 3 duplicates entry 2 at (3, 1) [entries");
     CHECK_STATUS(seed_create(b, HURRAY_COO_ONE_BASED_MESSAGES, &coo), HURRAY_OK, "");
     CHECK(hurray_coo_flags(coo) == HURRAY_COO_ONE_BASED_MESSAGES);
@@ -1058,8 +1025,7 @@ static int test_error_positions(void) {
     hurray_coo *coo = NULL;
     hurray_error_position p;
     /* An out-of-bounds entry: entry 1, dimension 1, coordinate 7, at (2, 7). */
-    CHECK_STATUS(hurray_coo_create(0x03, 2, shape, 3, false, vals, 12, oob_idx, 48,
-                                   HURRAY_COO_COPY, &coo),
+    CHECK_STATUS(ctest_create(0x03, 2, shape, 3, false, vals, 12, oob_idx, 48, HURRAY_COO_COPY, &coo),
                  HURRAY_ERR_INDEX_OUT_OF_BOUNDS, "entry 1 at (2, 7)");
     p = last_position();
     CHECK(p.status == HURRAY_ERR_INDEX_OUT_OF_BOUNDS && p.base == 0);
@@ -1072,8 +1038,7 @@ static int test_error_positions(void) {
     p = last_position();
     CHECK(p.status == HURRAY_ERR_INDEX_OUT_OF_BOUNDS && strstr(hurray_last_error_message(), "entry 1"));
     /* A duplicate, in the handle's 1-based counting. */
-    CHECK_STATUS(hurray_coo_create(0x03, 2, shape, 3, false, vals, 12, dup_idx, 48,
-                                   HURRAY_COO_COPY | HURRAY_COO_ONE_BASED_MESSAGES, &coo),
+    CHECK_STATUS(ctest_create(0x03, 2, shape, 3, false, vals, 12, dup_idx, 48, HURRAY_COO_COPY | HURRAY_COO_ONE_BASED_MESSAGES, &coo),
                  HURRAY_ERR_DUPLICATE, "entry 3 duplicates entry 2 at (3, 1)");
     p = last_position();
     CHECK(p.status == HURRAY_ERR_DUPLICATE && p.base == 1);
@@ -1141,6 +1106,87 @@ static int test_error_positions(void) {
     return failures;
 }
 
+static int options_releases;
+static void options_release(void *ctx) { options_releases += ctx == (void *)&options_releases; }
+
+/* hurray_coo_create's parts and options as a caller fills them: NULL
+ * options are the defaults, a zeroed struct with its size too, options
+ * combine (threads, a callback and a shard box at once), and bad options
+ * are refused by name. */
+static int test_create_options(void) {
+    int failures = 0;
+    seed_bufs b = seed_alloc();
+    const uint64_t shape[2] = {4, 4}, parent[2] = {10, 4}, offset[2] = {6, 0};
+    hurray_coo_parts p;
+    hurray_coo_options o;
+    hurray_coo *coo = (hurray_coo *)&failures;
+    memset(&p, 0, sizeof p);
+    p.type_tag = HURRAY_TYPE_FLOAT32;
+    p.rank = 2;
+    p.shape = shape;
+    p.nnz = 3;
+    p.is_sorted = true;
+    p.values = b.values;
+    p.values_bytes = 12;
+    p.indices = b.indices;
+    p.indices_bytes = 48;
+    CHECK_STATUS(hurray_coo_create(&p, NULL, &coo), HURRAY_OK, "");
+    CHECK(hurray_coo_flags(coo) == HURRAY_COO_BORROW && hurray_coo_nnz(coo) == 3);
+    hurray_coo_free(coo);
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    CHECK_STATUS(hurray_coo_create(&p, &o, &coo), HURRAY_OK, "");
+    hurray_coo_free(coo);
+    /* Everything at once: copy, index, 2 threads, a callback, a shard box. */
+    o.flags = HURRAY_COO_COPY | HURRAY_COO_INDEX;
+    o.threads = 2;
+    o.release = options_release;
+    o.release_ctx = &options_releases;
+    o.shard_parent_shape = parent;
+    o.shard_offset = offset;
+    options_releases = 0;
+    CHECK_STATUS(hurray_coo_create(&p, &o, &coo), HURRAY_OK, "");
+    CHECK(options_releases == 1); /* copied: released before returning */
+    {
+        const uint64_t *ps = NULL, *po = NULL;
+        bool present = false;
+        const uint64_t g[2] = {8, 0};
+        double d = 0;
+        CHECK_STATUS(hurray_coo_shard(coo, &ps, &po, &present), HURRAY_OK, "");
+        CHECK(present && ps[0] == 10 && po[0] == 6);
+        CHECK(hurray_coo_flags(coo) == (HURRAY_COO_COPY | HURRAY_COO_INDEX));
+        CHECK_STATUS(hurray_coo_lookup_global_f64(coo, g, 2, &d, NULL), HURRAY_OK, "");
+        CHECK(d == -0.5); /* local (2, 0) */
+    }
+    hurray_coo_free(coo);
+    /* A failure calls the callback too, exactly once. */
+    options_releases = 0;
+    o.shard_parent_shape = shape; /* offset 6 + extent 4 > parent 4 */
+    o.shard_offset = offset;
+    CHECK_STATUS(hurray_coo_create(&p, &o, &coo), HURRAY_ERR_INVALID_SHAPE, "exceeds parent extent");
+    CHECK(coo == NULL && options_releases == 1);
+    /* Half a shard box, a size too small, NULL parts: refused by name. */
+    o.shard_parent_shape = parent;
+    o.shard_offset = NULL;
+    options_releases = 0;
+    CHECK_STATUS(hurray_coo_create(&p, &o, &coo), HURRAY_ERR_NULL_POINTER,
+                 "a shard box needs both");
+    CHECK(coo == NULL && options_releases == 1);
+    o.shard_parent_shape = NULL;
+    o.size = sizeof o - 1;
+    coo = (hurray_coo *)&failures;
+    CHECK_STATUS(hurray_coo_create(&p, &o, &coo), HURRAY_ERR_INVALID_ARGUMENT,
+                 "set it to sizeof(hurray_coo_options)");
+    CHECK(coo == NULL);
+    o.size = sizeof o;
+    coo = (hurray_coo *)&failures;
+    CHECK_STATUS(hurray_coo_create(NULL, &o, &coo), HURRAY_ERR_NULL_POINTER, "parts");
+    CHECK(coo == NULL);
+    CHECK_STATUS(hurray_coo_create(&p, NULL, NULL), HURRAY_ERR_NULL_POINTER, "out");
+    seed_release(b);
+    return failures;
+}
+
 /* Create and validate on threads: the same handle and the same first
  * violation as on one thread, on a tensor large enough to split. */
 static int test_threaded_create_and_validate(void) {
@@ -1160,11 +1206,10 @@ static int test_threaded_create_and_validate(void) {
     }
     xi = alloc64(idx, 2 * n * sizeof *idx, 0);
     xv = alloc64(val, n * sizeof *val, 0);
-    CHECK_STATUS(hurray_coo_create_threads(HURRAY_TYPE_FLOAT64, 2, shape, n, false, xv,
-                                           n * sizeof *val, xi, 2 * n * sizeof *idx, 0, 2, &two),
+    CHECK_STATUS(ctest_create_with(HURRAY_TYPE_FLOAT64, 2, shape, n, false, xv, n * sizeof *val, xi, 2 * n * sizeof *idx, 0, 2, NULL, NULL, NULL, NULL, &two),
                  HURRAY_OK, "");
-    CHECK_STATUS(hurray_coo_validate_threads(two, 4), HURRAY_OK, "");
-    CHECK_STATUS(hurray_coo_validate_threads(NULL, 4), HURRAY_ERR_NULL_POINTER, "coo");
+    CHECK_STATUS(hurray_coo_validate(two, 4), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_validate(NULL, 4), HURRAY_ERR_NULL_POINTER, "coo");
     hurray_coo_free(two);
     two = NULL;
     free64(xi);
@@ -1172,13 +1217,11 @@ static int test_threaded_create_and_validate(void) {
     idx[2 * (n - 3)] = idx[2 * 5];
     idx[2 * (n - 3) + 1] = idx[2 * 5 + 1];
     xi = alloc64(idx, 2 * n * sizeof *idx, 0);
-    CHECK_STATUS(hurray_coo_create(HURRAY_TYPE_FLOAT64, 2, shape, n, false, xv, n * sizeof *val,
-                                   xi, 2 * n * sizeof *idx, 0, &one),
+    CHECK_STATUS(ctest_create(HURRAY_TYPE_FLOAT64, 2, shape, n, false, xv, n * sizeof *val, xi, 2 * n * sizeof *idx, 0, &one),
                  HURRAY_ERR_DUPLICATE, "entry 299997 duplicates entry 5");
     strncpy(msg1, hurray_last_error_message(), sizeof msg1 - 1);
     msg1[sizeof msg1 - 1] = '\0';
-    CHECK_STATUS(hurray_coo_create_threads(HURRAY_TYPE_FLOAT64, 2, shape, n, false, xv,
-                                           n * sizeof *val, xi, 2 * n * sizeof *idx, 0, 3, &two),
+    CHECK_STATUS(ctest_create_with(HURRAY_TYPE_FLOAT64, 2, shape, n, false, xv, n * sizeof *val, xi, 2 * n * sizeof *idx, 0, 3, NULL, NULL, NULL, NULL, &two),
                  HURRAY_ERR_DUPLICATE, msg1);
     CHECK(one == NULL && two == NULL);
     free64(xi);
@@ -1192,6 +1235,7 @@ static const struct {
     const char *name;
     ctest_fn fn;
 } TESTS[] = {
+    {"create_options", test_create_options},
     {"error_positions", test_error_positions},
     {"threaded_create_and_validate", test_threaded_create_and_validate},
     {"one_based_messages", test_one_based_messages},

@@ -189,22 +189,22 @@ static int test_csr_csc_dense_and_back(void) {
     size_t ob = 0, ib = 0, vb = 0;
     t = packed_f64(2, shape, 3, idx, sizeof idx, vals, sizeof vals);
     CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_OK, "");
-    CHECK_STATUS(hurray_coo_compressed_size(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, &ob, &ib, &vb),
+    CHECK_STATUS(ctest_compressed_size(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, &ob, &ib, &vb),
                  HURRAY_OK, "");
     CHECK(ob == 12 && ib == 12 && vb == 24);
     {
         int32_t rp[3], ci[3];
         double v[3];
-        CHECK_STATUS(hurray_coo_export_compressed(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 0, rp,
+        CHECK_STATUS(ctest_export_compressed(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 0, rp,
                                                   sizeof rp, ci, sizeof ci, v, sizeof v, 1),
                      HURRAY_OK, "");
         CHECK(rp[0] == 0 && rp[1] == 2 && rp[2] == 3);
         CHECK(ci[0] == 0 && ci[1] == 2 && ci[2] == 2);
         CHECK(v[0] == 1.0 && v[1] == 2.0 && v[2] == 3.0);
-        CHECK_STATUS(hurray_coo_export_compressed(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 0, rp,
+        CHECK_STATUS(ctest_export_compressed(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 0, rp,
                                                   sizeof rp - 4, ci, sizeof ci, v, sizeof v, 1),
                      HURRAY_ERR_BUFFER_SIZE, "offsets");
-        CHECK_STATUS(hurray_coo_from_compressed(HURRAY_FORMAT_CSR, 2, 3, HURRAY_INDEX_INT32, 0, rp,
+        CHECK_STATUS(ctest_from_compressed(HURRAY_FORMAT_CSR, 2, 3, HURRAY_INDEX_INT32, 0, rp,
                                                 sizeof rp, ci, sizeof ci, HURRAY_TYPE_FLOAT64, v,
                                                 sizeof v, 1, &back),
                      HURRAY_OK, "");
@@ -225,12 +225,12 @@ static int test_csr_csc_dense_and_back(void) {
         const int64_t bad1[4] = {0, 2, 7, 5}, bad2[4] = {0, (int64_t)1 << 62, 2, 5};
         const int64_t ci[5] = {0, 1, 2, 3, 0};
         const double v[5] = {1, 2, 3, 4, 5};
-        CHECK_STATUS(hurray_coo_from_compressed(HURRAY_FORMAT_CSR, 3, 4, HURRAY_INDEX_INT64, 0, bad1,
+        CHECK_STATUS(ctest_from_compressed(HURRAY_FORMAT_CSR, 3, 4, HURRAY_INDEX_INT64, 0, bad1,
                                                 sizeof bad1, ci, sizeof ci, HURRAY_TYPE_FLOAT64, v,
                                                 sizeof v, 1, &back),
                      HURRAY_ERR_INVALID_LAYOUT, "row 1: offsets[2] = 7 is past the end of the 5");
         CHECK(back == NULL);
-        CHECK_STATUS(hurray_coo_from_compressed(HURRAY_FORMAT_CSR, 3, 4, HURRAY_INDEX_INT64, 0, bad2,
+        CHECK_STATUS(ctest_from_compressed(HURRAY_FORMAT_CSR, 3, 4, HURRAY_INDEX_INT64, 0, bad2,
                                                 sizeof bad2, ci, sizeof ci, HURRAY_TYPE_FLOAT64, v,
                                                 sizeof v, 1, &back),
                      HURRAY_ERR_INVALID_LAYOUT, "row 0: offsets[1] = 4611686018427387904");
@@ -239,7 +239,7 @@ static int test_csr_csc_dense_and_back(void) {
     {
         int64_t cp[4], ri[3];
         double v[3];
-        CHECK_STATUS(hurray_coo_export_compressed(coo, HURRAY_FORMAT_CSC, HURRAY_INDEX_INT64, 1, cp,
+        CHECK_STATUS(ctest_export_compressed(coo, HURRAY_FORMAT_CSC, HURRAY_INDEX_INT64, 1, cp,
                                                   sizeof cp, ri, sizeof ri, v, sizeof v, 1),
                      HURRAY_OK, "");
         CHECK(cp[0] == 1 && cp[1] == 2 && cp[2] == 2 && cp[3] == 4);
@@ -255,7 +255,7 @@ static int test_csr_csc_dense_and_back(void) {
         CHECK(dense[0] == 1.0 && dense[1] == 0.0 && dense[2] == 2.0);
         CHECK(dense[3] == 0.0 && dense[4] == 0.0 && dense[5] == 3.0);
     }
-    CHECK_STATUS(hurray_coo_export_compressed(coo, 9, HURRAY_INDEX_INT32, 0, NULL, 0, NULL, 0, NULL, 0, 1),
+    CHECK_STATUS(ctest_export_compressed(coo, 9, HURRAY_INDEX_INT32, 0, NULL, 0, NULL, 0, NULL, 0, 1),
                  HURRAY_ERR_INVALID_FLAGS, "HURRAY_FORMAT_CSR");
     hurray_coo_free(coo);
     return failures;

@@ -113,9 +113,20 @@ extern "C" int ctest_cpp17(void) {
     releases = 0;
     {
         hurray_coo *raw = nullptr;
-        hurray::check(hurray_coo_create_with_release(
-            0x03, 2, shape.data(), 3, true, values.v, sizeof values.v, indices.i,
-            sizeof indices.i, HURRAY_COO_BORROW, on_release, nullptr, &raw));
+        hurray_coo_parts parts{};
+        parts.type_tag = 0x03;
+        parts.rank = 2;
+        parts.shape = shape.data();
+        parts.nnz = 3;
+        parts.is_sorted = true;
+        parts.values = values.v;
+        parts.values_bytes = sizeof values.v;
+        parts.indices = indices.i;
+        parts.indices_bytes = sizeof indices.i;
+        hurray_coo_options opts{};
+        opts.size = sizeof opts;
+        opts.release = on_release;
+        hurray::check(hurray_coo_create(&parts, &opts, &raw));
         auto a = hurray::coo::adopt(raw);
         hurray::coo b = std::move(a);
         CHECK(a.get() == nullptr && b.get() == raw);

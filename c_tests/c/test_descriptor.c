@@ -49,7 +49,7 @@ static int test_writer_reproduces_the_reference_bytes(void) {
     uint8_t out[256];
     size_t len = 0, written = 0;
 
-    CHECK_STATUS(hurray_coo_create(0x03, 2, shape, 3, true, b.values, 12, b.indices, 48, 0, &coo),
+    CHECK_STATUS(ctest_create(0x03, 2, shape, 3, true, b.values, 12, b.indices, 48, 0, &coo),
                  HURRAY_OK, "");
     CHECK_STATUS(hurray_coo_descriptor_size(coo, 0, &len), HURRAY_OK, "");
     CHECK(len == 93);
@@ -196,8 +196,7 @@ static int test_round_trip_between_handles(void) {
     const uint64_t *i;
     unsigned k;
 
-    CHECK_STATUS(hurray_coo_create(0x04, 3, shape, 4, false, av, sizeof vals, ai, sizeof idx, 0,
-                                   &a),
+    CHECK_STATUS(ctest_create(0x04, 3, shape, 4, false, av, sizeof vals, ai, sizeof idx, 0, &a),
                  HURRAY_OK, "");
     CHECK_STATUS(hurray_coo_encode_descriptor(a, HURRAY_DESCRIPTOR_STATISTICS_FULL, desc,
                                               sizeof desc, &n),

@@ -25,15 +25,12 @@ static int test_shard_handle_and_global_lookups(void) {
     const uint64_t *p = NULL, *o = NULL;
     bool present = false, found = false;
     double v = 0.0;
-    CHECK_STATUS(hurray_coo_create_shard(HURRAY_TYPE_FLOAT64, 2, SHAPE, 3, true, VALS, sizeof VALS,
-                                         IDX, sizeof IDX, HURRAY_COO_COPY, PARENT, bad_offset, NULL, NULL, &s),
+    CHECK_STATUS(ctest_create_with(HURRAY_TYPE_FLOAT64, 2, SHAPE, 3, true, VALS, sizeof VALS, IDX, sizeof IDX, HURRAY_COO_COPY, 1, NULL, NULL, PARENT, bad_offset, &s),
                  HURRAY_ERR_INVALID_SHAPE, "dimension 0: offset 17 + extent 4 exceeds parent extent 20");
     CHECK(s == NULL);
-    CHECK_STATUS(hurray_coo_create_shard(HURRAY_TYPE_FLOAT64, 2, SHAPE, 3, true, VALS, sizeof VALS,
-                                         IDX, sizeof IDX, HURRAY_COO_COPY, NULL, OFFSET, NULL, NULL, &s),
+    CHECK_STATUS(ctest_create_with(HURRAY_TYPE_FLOAT64, 2, SHAPE, 3, true, VALS, sizeof VALS, IDX, sizeof IDX, HURRAY_COO_COPY, 1, NULL, NULL, NULL, OFFSET, &s),
                  HURRAY_ERR_NULL_POINTER, "parent_shape");
-    CHECK_STATUS(hurray_coo_create_shard(HURRAY_TYPE_FLOAT64, 2, SHAPE, 3, true, VALS, sizeof VALS,
-                                         IDX, sizeof IDX, HURRAY_COO_COPY, PARENT, OFFSET, NULL, NULL, &s),
+    CHECK_STATUS(ctest_create_with(HURRAY_TYPE_FLOAT64, 2, SHAPE, 3, true, VALS, sizeof VALS, IDX, sizeof IDX, HURRAY_COO_COPY, 1, NULL, NULL, PARENT, OFFSET, &s),
                  HURRAY_OK, "");
     CHECK_STATUS(hurray_coo_shard(s, &p, &o, &present), HURRAY_OK, "");
     CHECK(present && p[0] == 20 && o[1] == 5);
@@ -72,16 +69,12 @@ static int test_shard_release_runs_once(void) {
     hurray_coo *s = NULL;
     const uint64_t bad_offset[2] = {17, 5};
     /* Borrowed: at free. Copied: before return. Failed: before return. */
-    CHECK_STATUS(hurray_coo_create_shard(HURRAY_TYPE_FLOAT64, 2, SHAPE, 3, true, VALS, sizeof VALS,
-                                         IDX, sizeof IDX, HURRAY_COO_COPY, PARENT, OFFSET,
-                                         count_release, &calls, &s),
+    CHECK_STATUS(ctest_create_with(HURRAY_TYPE_FLOAT64, 2, SHAPE, 3, true, VALS, sizeof VALS, IDX, sizeof IDX, HURRAY_COO_COPY, 1, count_release, &calls, PARENT, OFFSET, &s),
                  HURRAY_OK, "");
     CHECK(calls == 1);
     hurray_coo_free(s);
     CHECK(calls == 1);
-    CHECK_STATUS(hurray_coo_create_shard(HURRAY_TYPE_FLOAT64, 2, SHAPE, 3, true, VALS, sizeof VALS,
-                                         IDX, sizeof IDX, HURRAY_COO_COPY, PARENT, bad_offset,
-                                         count_release, &calls, &s),
+    CHECK_STATUS(ctest_create_with(HURRAY_TYPE_FLOAT64, 2, SHAPE, 3, true, VALS, sizeof VALS, IDX, sizeof IDX, HURRAY_COO_COPY, 1, count_release, &calls, PARENT, bad_offset, &s),
                  HURRAY_ERR_INVALID_SHAPE, "exceeds parent extent");
     CHECK(calls == 2);
     return failures;
@@ -94,8 +87,7 @@ static int test_partition_and_concat(void) {
     const uint64_t q[2] = {3, 2};
     double v = 0.0;
     bool found = false;
-    CHECK_STATUS(hurray_coo_create(HURRAY_TYPE_FLOAT64, 2, SHAPE, 3, true, VALS, sizeof VALS, IDX,
-                                   sizeof IDX, HURRAY_COO_COPY, &whole),
+    CHECK_STATUS(ctest_create(HURRAY_TYPE_FLOAT64, 2, SHAPE, 3, true, VALS, sizeof VALS, IDX, sizeof IDX, HURRAY_COO_COPY, &whole),
                  HURRAY_OK, "");
     CHECK_STATUS(hurray_coo_partition(whole, HURRAY_PARTITION_BOUNDARIES, 3, bounds, parts),
                  HURRAY_OK, "");

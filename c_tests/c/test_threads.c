@@ -60,7 +60,7 @@ static void *worker(void *p) {
                   HURRAY_ERR_INDEX_OUT_OF_BOUNDS);
             CHECK(strstr(hurray_last_error_message(), "coordinate 64 in dimension 0") != NULL);
         } else {
-            CHECK(hurray_coo_validate(a->coo) == HURRAY_OK);
+            CHECK(hurray_coo_validate(a->coo, 1) == HURRAY_OK);
             CHECK(strcmp(hurray_last_error_message(), "") == 0);
         }
     }
@@ -105,9 +105,7 @@ static int test_shared_handle_concurrent_lookups(void) {
     av = alloc64(vals, n * sizeof(double), 0);
     aidx = alloc64(idx, 2 * n * sizeof(uint64_t), 0);
     released = 0;
-    CHECK(hurray_coo_create_with_release(0x04, 2, shape, n, true, av, n * sizeof(double), aidx,
-                                         2 * n * sizeof(uint64_t), HURRAY_COO_INDEX, on_release, NULL,
-                                         &coo) == HURRAY_OK);
+    CHECK(ctest_create_with(0x04, 2, shape, n, true, av, n * sizeof(double), aidx, 2 * n * sizeof(uint64_t), HURRAY_COO_INDEX, 1, on_release, NULL, NULL, NULL, &coo) == HURRAY_OK);
     for (t = 0; t < NTHREADS; t++) {
         args[t].coo = coo;
         args[t].failures = 0;

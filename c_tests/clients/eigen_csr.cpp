@@ -36,12 +36,16 @@ int main() {
         std::fprintf(stderr, "assemble: %s\n", hurray_last_error_message());
         return 1;
     }
-    size_t ob, ib, vb;
-    hurray_coo_compressed_size(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, &ob, &ib, &vb);
-    std::vector<int32_t> rp(ob / 4), ci(ib / 4);
-    std::vector<double> v(vb / 8);
-    if (hurray_coo_export_compressed(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 0, rp.data(), ob,
-                                     ci.data(), ib, v.data(), vb, 1) != HURRAY_OK) {
+    hurray_compressed csr{};
+    csr.format = HURRAY_FORMAT_CSR;
+    csr.index_type = HURRAY_INDEX_INT32;
+    hurray_coo_compressed_size(coo, &csr);
+    std::vector<int32_t> rp(csr.offsets_bytes / 4), ci(csr.indices_bytes / 4);
+    std::vector<double> v(csr.values_bytes / 8);
+    csr.offsets = rp.data();
+    csr.indices = ci.data();
+    csr.values = v.data();
+    if (hurray_coo_export_compressed(coo, &csr, 1) != HURRAY_OK) {
         std::fprintf(stderr, "export: %s\n", hurray_last_error_message());
         return 1;
     }

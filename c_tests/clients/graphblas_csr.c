@@ -42,15 +42,14 @@ int main(void) {
     t.values_bytes = sizeof vals;
     if (hurray_coo_assemble(&t, HURRAY_DUP_SUM, 0, 2, &coo, NULL) != HURRAY_OK) return fail("assemble");
 
-    size_t ob, ib, vb;
-    if (hurray_coo_compressed_size(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_UINT64, &ob, &ib, &vb))
-        return fail("size");
+    hurray_compressed csr = {.format = HURRAY_FORMAT_CSR, .index_type = HURRAY_INDEX_UINT64};
+    if (hurray_coo_compressed_size(coo, &csr)) return fail("size");
+    size_t ob = csr.offsets_bytes, ib = csr.indices_bytes, vb = csr.values_bytes;
     GrB_Index *ap = malloc(ob), *aj = malloc(ib ? ib : 1);
     double *ax = malloc(vb ? vb : 1);
     if (!ap || !aj || !ax) return 1;
-    if (hurray_coo_export_compressed(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_UINT64, 0, ap, ob, aj, ib,
-                                     ax, vb, 1))
-        return fail("export");
+    csr.offsets = ap, csr.indices = aj, csr.values = ax;
+    if (hurray_coo_export_compressed(coo, &csr, 1)) return fail("export");
 
     GrB_init(GrB_NONBLOCKING);
     GrB_Matrix A;

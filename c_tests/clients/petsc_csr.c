@@ -68,13 +68,14 @@ int main(int argc, char **argv) {
     t.values = vals;
     t.values_bytes = sizeof vals;
     if (hurray_coo_assemble(&t, HURRAY_DUP_SUM, 0, 1, &coo, &plan)) return fail("assemble");
-    if (hurray_coo_compressed_size(coo, HURRAY_FORMAT_CSR, itype, &ob, &ib, &vb))
-        return fail("size");
+    hurray_compressed csr = {.format = HURRAY_FORMAT_CSR, .index_type = itype};
+    if (hurray_coo_compressed_size(coo, &csr)) return fail("size");
+    ob = csr.offsets_bytes, ib = csr.indices_bytes, vb = csr.values_bytes;
     PetscInt *rp = malloc(ob), *ci = malloc(ib);
     PetscScalar *av = malloc(vb);
     if (!rp || !ci || !av) return 1;
-    if (hurray_coo_export_compressed(coo, HURRAY_FORMAT_CSR, itype, 0, rp, ob, ci, ib, av, vb, 1))
-        return fail("export");
+    csr.offsets = rp, csr.indices = ci, csr.values = av;
+    if (hurray_coo_export_compressed(coo, &csr, 1)) return fail("export");
 
     PetscInitialize(&argc, &argv, NULL, NULL);
     Mat A;

@@ -66,7 +66,8 @@ _Alignas(64) static const uint64_t SEED_I[6] = {0, 1, 2, 0, 3, 3};
 static hurray_coo *seed(void) {
     const uint64_t shape[2] = {4, 4};
     hurray_coo *c = NULL;
-    if (hurray_coo_create(HURRAY_TYPE_FLOAT32, 2, shape, 3, true, SEED_V, 12, SEED_I, 48, 0, &c))
+    const hurray_coo_parts p = {HURRAY_TYPE_FLOAT32, 2, shape, 3, true, SEED_V, 12, SEED_I, 48};
+    if (hurray_coo_create(&p, NULL, &c))
         exit(2);
     return c;
 }

@@ -59,13 +59,13 @@ static hurray_triplets triplets(const int32_t **dims, uint64_t n, const double *
 /* A handle's rows as PETSc CSR arrays (0-based PetscInt, global columns). */
 static void csr(const hurray_coo *h, PetscInt **ia, PetscInt **ja, PetscScalar **a) {
     const uint32_t it = sizeof(PetscInt) == 4 ? HURRAY_INDEX_INT32 : HURRAY_INDEX_INT64;
-    size_t ob = 0, ib = 0, vb = 0;
-    hurray_coo_compressed_size(h, HURRAY_FORMAT_CSR, it, &ob, &ib, &vb);
-    *ia = malloc(ob);
-    *ja = malloc(ib ? ib : 1);
-    *a = malloc(vb ? vb : 1);
-    if (hurray_coo_export_compressed(h, HURRAY_FORMAT_CSR, it, 0, *ia, ob, *ja, ib, *a, vb, 1) !=
-        HURRAY_OK)
+    hurray_compressed c = {.format = HURRAY_FORMAT_CSR, .index_type = it};
+    hurray_coo_compressed_size(h, &c);
+    *ia = malloc(c.offsets_bytes);
+    *ja = malloc(c.indices_bytes ? c.indices_bytes : 1);
+    *a = malloc(c.values_bytes ? c.values_bytes : 1);
+    c.offsets = *ia, c.indices = *ja, c.values = *a;
+    if (hurray_coo_export_compressed(h, &c, 1) != HURRAY_OK)
         fprintf(stderr, "export: %s\n", hurray_last_error_message());
 }
 

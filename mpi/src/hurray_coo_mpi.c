@@ -70,7 +70,7 @@ static void local_record(const hurray_coo *local, record *r) {
         snprintf(r->msg, MSG_LEN, "local is NULL");
         return;
     }
-    r->status = hurray_coo_validate(local);
+    r->status = hurray_coo_validate(local, 1);
     if (r->status != HURRAY_OK) {
         copy_text(r->msg, MSG_LEN, hurray_last_error_message());
     }
@@ -990,10 +990,29 @@ shard:
             kp->assembled = assembled;
             kp->indices = shifted;
             assembled = NULL; /* now the shard's, through the release callback */
-            st = hurray_coo_create_shard(hurray_coo_type_tag(kp->assembled), rank, shard_shape,
-                                         nnz, true, vals, vb, (const uint64_t *)shifted, ib,
-                                         HURRAY_COO_BORROW, t->shape, offset, release_keep, kp,
-                                         &shard);
+            {
+                hurray_coo_parts parts;
+                hurray_coo_options opts;
+                memset(&parts, 0, sizeof parts);
+                memset(&opts, 0, sizeof opts);
+                parts.type_tag = hurray_coo_type_tag(kp->assembled);
+                parts.rank = rank;
+                parts.shape = shard_shape;
+                parts.nnz = nnz;
+                parts.is_sorted = true;
+                parts.values = vals;
+                parts.values_bytes = vb;
+                parts.indices = (const uint64_t *)shifted;
+                parts.indices_bytes = ib;
+                opts.size = sizeof opts;
+                opts.flags = HURRAY_COO_BORROW;
+                opts.threads = 1;
+                opts.release = release_keep;
+                opts.release_ctx = kp;
+                opts.shard_parent_shape = t->shape;
+                opts.shard_offset = offset;
+                st = hurray_coo_create(&parts, &opts, &shard);
+            }
             if (st != HURRAY_OK)
                 copy_text(last_message, sizeof last_message, hurray_last_error_message());
             p->nnz = nnz;

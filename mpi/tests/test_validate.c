@@ -91,8 +91,7 @@ static hurray_coo *poisson(void) {
             e++;
         }
     }
-    if (hurray_coo_create(HURRAY_TYPE_FLOAT64, 2, shape, e, true, v, e * sizeof *v, idx,
-                          2 * e * sizeof *idx, HURRAY_COO_COPY, &coo) != HURRAY_OK)
+    if (mpitest_create(HURRAY_TYPE_FLOAT64, 2, shape, e, true, v, e * sizeof *v, idx, 2 * e * sizeof *idx, HURRAY_COO_COPY, NULL, NULL, &coo) != HURRAY_OK)
         coo = NULL;
     free(v);
     free(idx);
@@ -125,10 +124,7 @@ static hurray_coo *reshard(const hurray_coo *part, const uint64_t *offset, const
     const uint64_t *idx = hurray_coo_indices(part, &ib);
     hurray_coo *out = NULL;
     hurray_coo_shard(part, &p, &o, &present);
-    if (hurray_coo_create_shard(HURRAY_TYPE_FLOAT64, 2, shape ? shape : hurray_coo_shape(part),
-                                hurray_coo_nnz(part), true, v, vb, idx, ib,
-                                HURRAY_COO_COPY | flags, parent ? parent : p,
-                                offset ? offset : o, NULL, NULL, &out) != HURRAY_OK) {
+    if (mpitest_create(HURRAY_TYPE_FLOAT64, 2, shape ? shape : hurray_coo_shape(part), hurray_coo_nnz(part), true, v, vb, idx, ib, HURRAY_COO_COPY | flags, parent ? parent : p, offset ? offset : o, &out) != HURRAY_OK) {
         fprintf(stderr, "rank %d: reshard: %s\n", me, hurray_last_error_message());
         return NULL;
     }
@@ -189,10 +185,7 @@ int main(int argc, char **argv) {
         memcpy(copy, idx, ib);
         if (me == size - 1) copy[1] = K * K + 3; /* entry 0, column */
         hurray_coo_shard(part, &p, &o, &present);
-        CHECK(hurray_coo_create_shard(HURRAY_TYPE_FLOAT64, 2, hurray_coo_shape(part),
-                                      hurray_coo_nnz(part), true, v, vb, copy, ib,
-                                      HURRAY_COO_COPY | HURRAY_COO_PERMISSIVE, p, o, NULL, NULL,
-                                      &bad) == HURRAY_OK);
+        CHECK(mpitest_create(HURRAY_TYPE_FLOAT64, 2, hurray_coo_shape(part), hurray_coo_nnz(part), true, v, vb, copy, ib, HURRAY_COO_COPY | HURRAY_COO_PERMISSIVE, p, o, &bad) == HURRAY_OK);
         snprintf(needle, sizeof needle, "rank %d: entry 0 at (", size - 1);
         expect(bad, HURRAY_ERR_INDEX_OUT_OF_BOUNDS, needle, size - 1);
         CHECK(strstr(hurray_mpi_last_error_message(), "coordinate 903 in dimension 1 is out of "
@@ -253,9 +246,7 @@ int main(int argc, char **argv) {
         hurray_coo_shard(part, &p, &o, &present);
         while (keep > 0 && idx[2 * (keep - 1)] == sh[0] - 1) keep--;
         if (me == size - 1) {
-            CHECK(hurray_coo_create_shard(HURRAY_TYPE_FLOAT64, 2, shorter, keep, true, v,
-                                          keep * sizeof(double), idx, 2 * keep * sizeof(uint64_t),
-                                          HURRAY_COO_COPY, p, o, NULL, NULL, &bad) == HURRAY_OK);
+            CHECK(mpitest_create(HURRAY_TYPE_FLOAT64, 2, shorter, keep, true, v, keep * sizeof(double), idx, 2 * keep * sizeof(uint64_t), HURRAY_COO_COPY, p, o, &bad) == HURRAY_OK);
         } else {
             bad = part;
         }

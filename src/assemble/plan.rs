@@ -156,7 +156,7 @@ impl Plan {
         let threads = if self.ty.is_sub_byte() {
             1
         } else {
-            threads.clamp(1, 64).min(nnz.div_ceil(4096)).max(1)
+            crate::threads::count(threads, nnz, 4096)
         };
         if threads == 1 {
             self.apply_range(values, out, 0..nnz)?;
@@ -173,30 +173,19 @@ impl Plan {
         }
         cuts.push(nnz);
         let w = self.ty.lookup_bytes();
-        std::thread::scope(|scope| {
-            let mut rest: &mut [u8] = out;
-            let mut jobs = Vec::new();
-            for r in cuts.windows(2) {
-                let (mine, tail) = std::mem::take(&mut rest).split_at_mut((r[1] - r[0]) * w);
-                rest = tail;
-                let range = r[0]..r[1];
-                let job = move || self.apply_range(values, mine, range);
-                match std::thread::Builder::new().spawn_scoped(scope, job) {
-                    Ok(h) => jobs.push(h),
-                    Err(e) => return Err(CooError::ThreadSpawn(e.to_string())),
-                }
-            }
-            let mut first_err = None;
-            for h in jobs {
-                let r = h
-                    .join()
-                    .map_err(|_| CooError::Internal("a re-assembly thread panicked".into()))?;
-                if let (Err(e), None) = (r, &first_err) {
-                    first_err = Some(e);
-                }
-            }
-            first_err.map_or(Ok(()), Err)
+        let mut rest: &mut [u8] = out;
+        let mut parts = Vec::new();
+        for r in cuts.windows(2) {
+            let (mine, tail) = std::mem::take(&mut rest).split_at_mut((r[1] - r[0]) * w);
+            rest = tail;
+            parts.push((mine, r[0]..r[1]));
+        }
+        // The first error in entry order.
+        crate::threads::run(parts, |_, (mine, range)| {
+            self.apply_range(values, mine, range)
         })
+        .into_iter()
+        .collect()
     }
 
     /// Entries `range` into `out`, which holds exactly those entries.

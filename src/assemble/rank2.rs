@@ -84,7 +84,7 @@ fn run(
     // Unsigned coordinates are never "negative": a uint64 above i64::MAX
     // reads as negative here and fails the bounds check below.
     let unsigned = matches!(t.index_type, IndexType::U32 | IndexType::U64);
-    let threads = o.threads.clamp(1, 16).min(t.n.div_ceil(1 << 16)).max(1);
+    let threads = crate::threads::count(o.threads, t.n, 1 << 16);
 
     // Pass 1, threads over triplet ranges: check, and count each row's
     // triplets. A triplet the fast path does not simply keep or skip sends
@@ -114,9 +114,9 @@ fn run(
         }
         Some(hist)
     };
-    let hists = on_threads(threads, |k| {
+    let hists = crate::threads::each(threads, |k| {
         count(t.n * k / threads, t.n * (k + 1) / threads)
-    })?;
+    });
     let hists: Vec<Vec<u32>> = hists.into_iter().collect::<Option<_>>()?;
     let mut start: Vec<usize> = Vec::new();
     start.try_reserve_exact(rows + 1).ok()?;
@@ -229,56 +229,25 @@ fn alloc(bytes: usize) -> CooError {
     }
 }
 
-/// `job(k)` for k in 0..threads, on scoped threads (the calling thread runs
-/// job 0); `None` when a thread could not start or panicked.
-fn on_threads<R: Send>(threads: usize, job: impl Fn(usize) -> R + Sync) -> Option<Vec<R>> {
-    if threads == 1 {
-        return Some(vec![job(0)]);
-    }
-    std::thread::scope(|scope| {
-        let job = &job;
-        let handles: Vec<_> = (1..threads)
-            .map(|k| std::thread::Builder::new().spawn_scoped(scope, move || job(k)))
-            .collect();
-        let mut out = vec![job(0)];
-        for h in handles {
-            out.push(h.ok()?.join().ok()?);
-        }
-        Some(out)
-    })
-}
-
 /// Run `job(r0, r1, keys of rows r0..r1)` for each range of `cuts`, one per
-/// scoped thread (disjoint slices of `keys`).
+/// thread (disjoint slices of `keys`); the first error in row order.
 fn split_rows<R: Send>(
     keys: &mut [u64],
     start: &[usize],
     cuts: &[usize],
     job: &(impl Fn(usize, usize, &mut [u64]) -> Result<R, CooError> + Sync),
 ) -> Result<Vec<R>, CooError> {
-    if cuts.len() == 2 {
-        return Ok(vec![job(cuts[0], cuts[1], keys)?]);
+    let mut rest: &mut [u64] = keys;
+    let mut parts = Vec::new();
+    for c in cuts.windows(2) {
+        let (r0, r1) = (c[0], c[1]);
+        let (mine, tail) = std::mem::take(&mut rest).split_at_mut(start[r1] - start[r0]);
+        rest = tail;
+        parts.push((r0, r1, mine));
     }
-    std::thread::scope(|scope| {
-        let mut rest: &mut [u64] = keys;
-        let mut handles = Vec::new();
-        for c in cuts.windows(2) {
-            let (r0, r1) = (c[0], c[1]);
-            let (mine, tail) = std::mem::take(&mut rest).split_at_mut(start[r1] - start[r0]);
-            rest = tail;
-            let h = std::thread::Builder::new()
-                .spawn_scoped(scope, move || job(r0, r1, mine))
-                .map_err(|e| CooError::ThreadSpawn(e.to_string()))?;
-            handles.push(h);
-        }
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .map_err(|_| CooError::Internal("an assembly thread panicked".into()))?
-            })
-            .collect()
-    })
+    crate::threads::run(parts, |_, (r0, r1, mine)| job(r0, r1, mine))
+        .into_iter()
+        .collect()
 }
 
 /// One row range's share of the output: its entries' coordinates and
@@ -395,29 +364,10 @@ fn combine_rows(
             val_rest = vt;
             parts.push((c[0], c[1], i, v));
         }
-        if parts.len() == 1 {
-            let (r0, r1, i, v) = parts.pop().unwrap_or((0, 0, &mut [], &mut []));
-            vec![work(r0, r1, i, v)?]
-        } else {
-            let work = &work;
-            std::thread::scope(|scope| {
-                let mut handles = Vec::new();
-                for (r0, r1, i, v) in parts {
-                    let h = std::thread::Builder::new()
-                        .spawn_scoped(scope, move || work(r0, r1, i, v))
-                        .map_err(|e| CooError::ThreadSpawn(e.to_string()))?;
-                    handles.push(h);
-                }
-                // In row order: the first range with an error reports it.
-                handles
-                    .into_iter()
-                    .map(|h| {
-                        h.join()
-                            .map_err(|_| CooError::Internal("an assembly thread panicked".into()))?
-                    })
-                    .collect::<Result<Vec<Piece>, CooError>>()
-            })?
-        }
+        // In row order: the first range with an error reports it.
+        crate::threads::run(parts, |_, (r0, r1, i, v)| work(r0, r1, i, v))
+            .into_iter()
+            .collect::<Result<Vec<Piece>, CooError>>()?
     };
     // Close the gaps dropped zeros left, and join the plan's pieces.
     let mut nnz = 0usize;

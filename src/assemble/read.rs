@@ -301,10 +301,7 @@ impl Reader<'_> {
                 begin = e;
             }
         };
-        let threads = threads
-            .clamp(1, 64)
-            .min(kept.len().div_ceil(1 << 16))
-            .max(1);
+        let threads = crate::threads::count(threads, kept.len(), 1 << 16);
         if threads == 1 {
             sort_slices(&mut order, 0, &end[..lead]);
             return Ok(order);
@@ -316,67 +313,41 @@ impl Reader<'_> {
             cuts.push(end[..lead].partition_point(|&e| e <= goal));
         }
         cuts.push(lead);
-        std::thread::scope(|scope| {
-            let mut rest: &mut [usize] = &mut order;
-            let mut consumed = 0usize;
-            let mut jobs = Vec::new();
-            for c in cuts.windows(2) {
-                if c[1] <= c[0] {
-                    continue;
-                }
-                // This run holds order[base..stop]: the slices c[0]..c[1].
-                let base = consumed;
-                let stop = end[c[1] - 1];
-                let (mine, tail) = std::mem::take(&mut rest).split_at_mut(stop - base);
-                rest = tail;
-                consumed = stop;
-                let ends = &end[c[0]..c[1]];
-                let job = move || sort_slices(mine, base, ends);
-                match std::thread::Builder::new().spawn_scoped(scope, job) {
-                    Ok(h) => jobs.push(h),
-                    Err(e) => return Err(CooError::ThreadSpawn(e.to_string())),
-                }
+        let mut rest: &mut [usize] = &mut order;
+        let mut consumed = 0usize;
+        let mut parts = Vec::new();
+        for c in cuts.windows(2) {
+            if c[1] <= c[0] {
+                continue;
             }
-            for h in jobs {
-                h.join()
-                    .map_err(|_| CooError::Internal("a sorting thread panicked".into()))?;
-            }
-            Ok(())
-        })?;
+            // This run holds order[base..stop]: the slices c[0]..c[1].
+            let base = consumed;
+            let stop = end[c[1] - 1];
+            let (mine, tail) = std::mem::take(&mut rest).split_at_mut(stop - base);
+            rest = tail;
+            consumed = stop;
+            parts.push((mine, base, &end[c[0]..c[1]]));
+        }
+        crate::threads::run(parts, |_, (mine, base, ends)| sort_slices(mine, base, ends));
         Ok(order)
     }
 }
 
 /// Sort `keys` ((linear key << 64) | triplet) and append their triplet
-/// numbers to `order`. With `threads > 1` (at most 16, and one per 64 Ki
-/// keys) the keys are cut into that many runs, sorted in scoped threads, and
+/// numbers to `order`. With `threads > 1` (at most MAX_SORT_RUNS, and one
+/// per 64 Ki keys) the keys are cut into that many runs, sorted on threads, and
 /// merged; keys are distinct (they carry the triplet number), so the result
 /// is the same as one sort.
 fn sort_keys(keys: &mut [u128], threads: usize, order: &mut Vec<usize>) -> Result<(), CooError> {
-    let threads = threads
-        .clamp(1, 16)
-        .min(keys.len().div_ceil(1 << 16))
-        .max(1);
+    let threads =
+        crate::threads::count(threads, keys.len(), 1 << 16).min(crate::threads::MAX_SORT_RUNS);
     if threads == 1 {
         keys.sort_unstable();
         order.extend(keys.iter().map(|&k| k as u64 as usize));
         return Ok(());
     }
     let per = keys.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let mut jobs = Vec::new();
-        for run in keys.chunks_mut(per) {
-            match std::thread::Builder::new().spawn_scoped(scope, move || run.sort_unstable()) {
-                Ok(h) => jobs.push(h),
-                Err(e) => return Err(CooError::ThreadSpawn(e.to_string())),
-            }
-        }
-        for h in jobs {
-            h.join()
-                .map_err(|_| CooError::Internal("a sorting thread panicked".into()))?;
-        }
-        Ok(())
-    })?;
+    crate::threads::run(keys.chunks_mut(per).collect(), |_, run| run.sort_unstable());
     // Merge the runs: the smallest head each time (few runs, so a scan).
     let runs: Vec<&[u128]> = keys.chunks(per).collect();
     let mut heads = vec![0usize; runs.len()];

@@ -231,33 +231,17 @@ pub fn export_compressed(
             }
         }
     };
-    let threads = threads.clamp(1, 64).min(n.div_ceil(1 << 16)).max(1);
+    let threads = crate::threads::count(threads, n, 1 << 16);
     if threads == 1 || ty.is_sub_byte() {
         let vals: &mut [u8] = if ty.is_sub_byte() { &mut [] } else { values };
         write(0, indices, vals);
     } else {
         let per = n.div_ceil(threads);
-        let write = &write;
-        std::thread::scope(|scope| {
-            let mut handles = Vec::new();
-            for (k, (io, vo)) in indices
-                .chunks_mut(per * iw)
-                .zip(values.chunks_mut(per * w))
-                .enumerate()
-            {
-                match std::thread::Builder::new()
-                    .spawn_scoped(scope, move || write(k * per, io, vo))
-                {
-                    Ok(h) => handles.push(h),
-                    Err(e) => return Err(CooError::ThreadSpawn(e.to_string())),
-                }
-            }
-            for h in handles {
-                h.join()
-                    .map_err(|_| CooError::Internal("an export thread panicked".into()))?;
-            }
-            Ok(())
-        })?;
+        let parts: Vec<_> = indices
+            .chunks_mut(per * iw)
+            .zip(values.chunks_mut(per * w))
+            .collect();
+        crate::threads::run(parts, |k, (io, vo)| write(k * per, io, vo));
     }
     if ty.is_sub_byte() {
         let mut s = [0u8; 16];
@@ -371,7 +355,7 @@ pub fn export_dense(coo: &Coo<'_>, out: &mut [u8], threads: usize) -> Result<(),
         }
     };
     let ordered = coo.is_sorted() && !coo.is_permissive() && !ty.is_sub_byte();
-    let threads = threads.clamp(1, 64).min(out.len().div_ceil(1 << 20)).max(1);
+    let threads = crate::threads::count(threads, out.len(), 1 << 20);
     if !ordered || threads == 1 || n == 0 {
         fill(out, 0, 0, n);
         return Ok(());
@@ -380,31 +364,21 @@ pub fn export_dense(coo: &Coo<'_>, out: &mut [u8], threads: usize) -> Result<(),
     // entries into ranges and the output at the first position of each.
     let w = ty.lookup_bytes();
     let total = out.len() / w;
-    std::thread::scope(|scope| {
-        let mut rest: &mut [u8] = out;
-        let mut origin = 0usize;
-        let mut handles = Vec::new();
-        for k in 0..threads {
-            let (first, last) = (n * k / threads, n * (k + 1) / threads);
-            let end = if k + 1 == threads { total } else { at(last) };
-            let (region, tail) = std::mem::take(&mut rest).split_at_mut((end - origin) * w);
-            rest = tail;
-            let o = origin;
-            origin = end;
-            let fill = &fill;
-            match std::thread::Builder::new()
-                .spawn_scoped(scope, move || fill(region, o, first, last))
-            {
-                Ok(h) => handles.push(h),
-                Err(e) => return Err(CooError::ThreadSpawn(e.to_string())),
-            }
-        }
-        for h in handles {
-            h.join()
-                .map_err(|_| CooError::Internal("a dense export thread panicked".into()))?;
-        }
-        Ok(())
-    })
+    let mut rest: &mut [u8] = out;
+    let mut origin = 0usize;
+    let mut parts = Vec::new();
+    for k in 0..threads {
+        let (first, last) = (n * k / threads, n * (k + 1) / threads);
+        let end = if k + 1 == threads { total } else { at(last) };
+        let (region, tail) = std::mem::take(&mut rest).split_at_mut((end - origin) * w);
+        rest = tail;
+        parts.push((region, origin, first, last));
+        origin = end;
+    }
+    crate::threads::run(parts, |_, (region, o, first, last)| {
+        fill(region, o, first, last)
+    });
+    Ok(())
 }
 
 /// A canonical tensor from CSR or CSC arrays (`index_type`, counted from
@@ -592,28 +566,14 @@ pub fn sort_by_modes(
             .unwrap_or(std::cmp::Ordering::Equal)
             .then(a.cmp(b))
     };
-    let threads = threads.clamp(1, 16).min(n.div_ceil(1 << 16)).max(1);
+    let threads = crate::threads::count(threads, n, 1 << 16).min(crate::threads::MAX_SORT_RUNS);
     if threads == 1 {
         order.sort_unstable_by(cmp);
     } else {
         let per = n.div_ceil(threads);
-        let cmp = &cmp;
-        std::thread::scope(|scope| {
-            let mut handles = Vec::new();
-            for run in order.chunks_mut(per) {
-                match std::thread::Builder::new()
-                    .spawn_scoped(scope, move || run.sort_unstable_by(cmp))
-                {
-                    Ok(h) => handles.push(h),
-                    Err(e) => return Err(CooError::ThreadSpawn(e.to_string())),
-                }
-            }
-            for h in handles {
-                h.join()
-                    .map_err(|_| CooError::Internal("a sorting thread panicked".into()))?;
-            }
-            Ok(())
-        })?;
+        crate::threads::run(order.chunks_mut(per).collect(), |_, run| {
+            run.sort_unstable_by(cmp)
+        });
         // Merge the runs (few: a scan of their heads).
         let runs: Vec<&[usize]> = order.chunks(per).collect();
         let mut heads = vec![0usize; runs.len()];

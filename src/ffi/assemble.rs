@@ -158,10 +158,9 @@ pub(super) fn duplicates(code: u32) -> Result<Duplicates, CooError> {
 ///
 /// triplets (not NULL): see hurray_triplets. duplicates: HURRAY_DUP_*.
 /// flags: 0 or any of HURRAY_ASSEMBLE_SKIP_NEGATIVE,
-/// HURRAY_ASSEMBLE_DROP_ZEROS and HURRAY_ASSEMBLE_ROUNDED_SUM. threads: 0 or 1 sorts in the calling
-/// thread; more splits the sort over at most that many threads (at most 16,
-/// one per 65536 triplets), started and joined within the call; the result
-/// is the same. Every coordinate is bounds-checked; an error
+/// HURRAY_ASSEMBLE_DROP_ZEROS and HURRAY_ASSEMBLE_ROUNDED_SUM. threads: as
+/// every threads argument (HURRAY_MAX_THREADS); the checks and the sort
+/// split, at least 65536 triplets per thread; the result is the same. Every coordinate is bounds-checked; an error
 /// names the triplet, the dimension and the value as the caller wrote them
 /// (1-based in, 1-based out), and a handle assembled from 1-based triplets
 /// speaks 1-based in its later messages (as HURRAY_COO_ONE_BASED_MESSAGES).
@@ -314,11 +313,10 @@ pub unsafe extern "C" fn hurray_coo_assemble(
 /// the handle's order, out_bytes of them, which is the order of
 /// hurray_coo_values and of a CSR export), by the plan's duplicate policy
 /// and in the same order as the first assembly. No sort, no allocation;
-/// every byte of out_values is written. threads: 0 or 1 works in the
-/// calling thread; more splits the canonical entries into ranges of about
-/// equal work over at most that many threads (at most 64, one per 4096
-/// entries; one for sub-byte types), started and joined within the call;
-/// the result is the same. Triplets skipped or dropped at the
+/// every byte of out_values is written. threads: as every threads argument
+/// (HURRAY_MAX_THREADS); the canonical entries split into ranges of about
+/// equal work, at least 4096 entries per thread, one thread for sub-byte
+/// types; the result is the same. Triplets skipped or dropped at the
 /// first assembly contribute nothing.
 ///
 /// plan, values (unless 0 bytes) and out_values (unless 0 bytes) may not be

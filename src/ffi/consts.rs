@@ -235,6 +235,18 @@ pub const HURRAY_POS_LINE_MIRRORED: u32 = 512;
 /// hurray_error_position.set bit: other_line's entry is a mirror image.
 pub const HURRAY_POS_OTHER_LINE_MIRRORED: u32 = 1024;
 
+/// What every threads argument of this library means: 0 and 1 work on the
+/// calling thread; n > 1 asks for up to n threads, at most this many (a
+/// larger n is read as HURRAY_MAX_THREADS), started and joined within the
+/// call (the library keeps no threads). An operation uses fewer when its
+/// work is small (each function says how much a thread gets at least) and
+/// its result is the same for any count. A thread that cannot be started is
+/// no error: its share runs on the calling thread.
+pub const HURRAY_MAX_THREADS: u32 = 64;
+
+/// The largest rank of a COO tensor (the format's limit).
+pub const HURRAY_MAX_RANK: u32 = 64;
+
 /// Largest number of bytes hurray_coo_lookup writes (float128, complex128);
 /// an out_value buffer of this size fits every element type.
 pub const HURRAY_LOOKUP_MAX_BYTES: usize = 16;
@@ -250,4 +262,4 @@ pub const HURRAY_COO_VERSION_PATCH: u32 = 0;
 pub const HURRAY_COO_VERSION_NUMBER: u32 = 1000;
 /// Version of the binary interface: it changes whenever an exported function
 /// changes signature or disappears, or a status code changes meaning.
-pub const HURRAY_COO_ABI_VERSION: u32 = 1;
+pub const HURRAY_COO_ABI_VERSION: u32 = 2;

@@ -3,9 +3,10 @@
 use std::ffi::c_void;
 
 use super::assemble::{index_base, index_type};
-use super::guard::{array, array_mut, bytes, guard, handle, write_opt, write_req};
+use super::guard::{array, array_mut, bytes, guard, handle, read_struct, write_opt, write_req};
 use super::handle::hand_out;
 use super::{hurray_coo, hurray_status};
+use crate::assemble::IndexType;
 use crate::convert::{self, Format};
 use crate::error::CooError;
 
@@ -28,12 +29,45 @@ fn format(code: u32) -> Result<Format, CooError> {
     }
 }
 
-/// The byte sizes of a CSR or CSC export of coo (rank 2) with index_type
-/// (HURRAY_INDEX_*) offsets and indices: out_offsets_bytes ((rows or
-/// columns) + 1 indices), out_indices_bytes (nnz indices), out_values_bytes
-/// (nnz values of the handle's type). Each out pointer may be NULL.
+/// A matrix as CSR or CSC arrays in the consumer's own format: what
+/// hurray_coo_compressed_size sizes, hurray_coo_export_compressed writes
+/// and hurray_coo_from_compressed reads. The arrays are the caller's.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct hurray_compressed {
+    /// HURRAY_FORMAT_CSR or HURRAY_FORMAT_CSC.
+    pub format: u32,
+    /// HURRAY_INDEX_* of offsets and indices.
+    pub index_type: u32,
+    /// 0, or 1 for Julia's SparseMatrixCSC and Fortran codes: where offsets
+    /// and indices count from.
+    pub base: u32,
+    /// (rows or columns) + 1 offsets.
+    pub offsets: *mut c_void,
+    pub offsets_bytes: usize,
+    /// nnz indices: columns (CSR) or rows (CSC).
+    pub indices: *mut c_void,
+    pub indices_bytes: usize,
+    /// nnz values of the matrix's element type.
+    pub values: *mut c_void,
+    pub values_bytes: usize,
+}
+
+/// The format, index type and base of `c`, checked.
+fn compressed_kind(c: &hurray_compressed) -> Result<(Format, IndexType, u8), CooError> {
+    Ok((
+        format(c.format)?,
+        index_type(c.index_type)?,
+        index_base(c.base)?,
+    ))
+}
+
+/// Set c->offsets_bytes, c->indices_bytes and c->values_bytes (c not NULL)
+/// to the sizes a CSR or CSC export of coo (rank 2) needs in c->format and
+/// c->index_type: (rows or columns) + 1 offsets, nnz indices, nnz values of
+/// the handle's type. Nothing else of *c is read or written.
 ///
-/// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER (coo),
+/// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER (coo, c),
 /// HURRAY_ERR_INVALID_FLAGS (format, index type), HURRAY_ERR_UNSUPPORTED_FEATURE
 /// (rank other than 2), HURRAY_ERR_UNSUPPORTED_TYPE (a tag accepted only in
 /// permissive mode), HURRAY_ERR_OVERFLOW, HURRAY_ERR_INTERNAL_PANIC.
@@ -41,34 +75,25 @@ fn format(code: u32) -> Result<Format, CooError> {
 #[no_mangle]
 pub unsafe extern "C" fn hurray_coo_compressed_size(
     coo: *const hurray_coo,
-    format_code: u32,
-    index_type_code: u32,
-    out_offsets_bytes: *mut usize,
-    out_indices_bytes: *mut usize,
-    out_values_bytes: *mut usize,
+    c: *mut hurray_compressed,
 ) -> hurray_status {
     guard(|| {
-        // SAFETY: NULL or live, per the contract.
-        let h = unsafe { handle(coo) }?;
-        let s =
-            convert::compressed_sizes(&h.coo, format(format_code)?, index_type(index_type_code)?)?;
+        // SAFETY: NULL or live / a caller's struct, per the contract.
+        let (h, mut k) = unsafe { (handle(coo)?, read_struct(c.cast_const(), "c")?) };
+        let s = convert::compressed_sizes(&h.coo, format(k.format)?, index_type(k.index_type)?)?;
         let usz = |v: u64| crate::element::size::to_usize(v, "an export size");
-        let (o, i, v) = (usz(s.offsets)?, usz(s.indices)?, usz(s.values)?);
-        // SAFETY: each NULL or writable, per the contract.
-        unsafe {
-            write_opt(out_offsets_bytes, o);
-            write_opt(out_indices_bytes, i);
-            write_opt(out_values_bytes, v);
-        }
+        (k.offsets_bytes, k.indices_bytes, k.values_bytes) =
+            (usz(s.offsets)?, usz(s.indices)?, usz(s.values)?);
+        // SAFETY: non-NULL (read above) and writable, per the contract.
+        unsafe { write_opt(c, k) };
         Ok(())
     })
 }
 
-/// Export coo (rank 2) as CSR or CSC into the caller's three arrays, in the
-/// consumer's own format: offsets and indices as index_type
-/// (HURRAY_INDEX_*), counted from base (0, or 1 for Julia's
-/// SparseMatrixCSC and Fortran codes), values in the handle's type. Within
-/// each row (CSR) or column (CSC) the indices increase, whatever the
+/// Export coo (rank 2) as CSR or CSC into the caller's three arrays of c
+/// (not NULL), in the consumer's own format: offsets and indices as
+/// c->index_type, counted from c->base, values in the handle's type.
+/// Within each row (CSR) or column (CSC) the indices increase, whatever the
 /// handle's order. Each array must have exactly the size
 /// hurray_coo_compressed_size reports (an empty array may be NULL); they are
 /// written during the call only and owned by the caller, so a solver adopts
@@ -76,10 +101,10 @@ pub unsafe extern "C" fn hurray_coo_compressed_size(
 /// GxB_Matrix_import_CSR, Eigen Map<SparseMatrix>, MKL mkl_sparse_?_create_csr;
 /// see the README). A value that does not fit a 32-bit index type (the last
 /// offset, nnz + base, or the largest index) is HURRAY_ERR_OVERFLOW, never a
-/// wrap. A permissive handle is validated first. threads: 0 or 1 writes in
-/// the calling thread; more splits the indices and values over at most that
-/// many threads (at most 64, one per 65,536 entries; one for sub-byte
-/// types), started and joined within the call; the result is the same.
+/// wrap. A permissive handle is validated first. threads: as every threads
+/// argument (HURRAY_MAX_THREADS); the indices and values split, one thread
+/// per 65,536 entries at most, one for sub-byte types; the result is the
+/// same.
 ///
 /// Returns HURRAY_OK or: the statuses of hurray_coo_compressed_size,
 /// HURRAY_ERR_INVALID_LAYOUT (base), HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_ALLOC
@@ -89,31 +114,19 @@ pub unsafe extern "C" fn hurray_coo_compressed_size(
 #[no_mangle]
 pub unsafe extern "C" fn hurray_coo_export_compressed(
     coo: *const hurray_coo,
-    format_code: u32,
-    index_type_code: u32,
-    base: u32,
-    offsets: *mut c_void,
-    offsets_bytes: usize,
-    indices: *mut c_void,
-    indices_bytes: usize,
-    values: *mut c_void,
-    values_bytes: usize,
+    c: *const hurray_compressed,
     threads: u32,
 ) -> hurray_status {
     guard(|| {
-        // SAFETY: NULL or live, per the contract.
-        let h = unsafe { handle(coo) }?;
-        let (f, it, b) = (
-            format(format_code)?,
-            index_type(index_type_code)?,
-            index_base(base)?,
-        );
+        // SAFETY: NULL or live / a caller's struct, per the contract.
+        let (h, k) = unsafe { (handle(coo)?, read_struct(c, "c")?) };
+        let (f, it, b) = compressed_kind(&k)?;
         // SAFETY: each writable for its byte count, per the contract.
         let (o, i, v) = unsafe {
             (
-                array_mut::<u8>(offsets.cast(), offsets_bytes, "offsets")?,
-                array_mut::<u8>(indices.cast(), indices_bytes, "indices")?,
-                array_mut::<u8>(values.cast(), values_bytes, "values")?,
+                array_mut::<u8>(k.offsets.cast(), k.offsets_bytes, "c->offsets")?,
+                array_mut::<u8>(k.indices.cast(), k.indices_bytes, "c->indices")?,
+                array_mut::<u8>(k.values.cast(), k.values_bytes, "c->values")?,
             )
         };
         convert::export_compressed(&h.coo, f, it, b, o, i, v, threads as usize)
@@ -146,10 +159,9 @@ pub unsafe extern "C" fn hurray_coo_dense_size(
 /// Write coo as a dense row-major array into out (exactly the
 /// hurray_coo_dense_size bytes, caller-owned, written during the call);
 /// absent elements are zero bytes. A permissive handle is validated first.
-/// threads: 0 or 1 writes in the calling thread; more splits a validated
-/// sorted handle of a whole-byte type into stretches of the output written
-/// by at most that many threads (at most 64, one per MiB), started and
-/// joined within the call; other handles use the calling thread.
+/// threads: as every threads argument (HURRAY_MAX_THREADS); a validated
+/// sorted handle of a whole-byte type splits into stretches of the output
+/// of at least a MiB each; other handles use the calling thread.
 ///
 /// Returns HURRAY_OK or: the statuses of hurray_coo_dense_size,
 /// HURRAY_ERR_BUFFER_SIZE, any status of hurray_coo_validate.
@@ -170,15 +182,16 @@ pub unsafe extern "C" fn hurray_coo_export_dense(
     })
 }
 
-/// A new, library-owned, canonical handle (sorted, validated) from CSR or
-/// CSC arrays: shape rows x cols, offsets ((rows or cols) + 1 of
-/// index_type), indices (nnz of index_type), both counted from base, and nnz
-/// values of type_tag. The offsets are checked (first equal to base, never
-/// decreasing, last equal to nnz + base); every index must be in range and
-/// appear once per row (CSR) or column (CSC), in any order. The arrays are
-/// read during the call only. threads: as for hurray_coo_assemble, which
-/// does the checking and ordering. *out (not NULL) receives the handle,
-/// NULL on failure; release it with hurray_coo_free.
+/// A new, library-owned, canonical handle (sorted, validated) from the CSR
+/// or CSC arrays of c (not NULL; read during the call only, never
+/// written): shape rows x cols, c->offsets ((rows or cols) + 1 of
+/// c->index_type), c->indices (nnz of c->index_type), both counted from
+/// c->base, and nnz values of type_tag. The offsets are checked (first
+/// equal to base, never decreasing, none past nnz + base, last equal to
+/// nnz + base); every index must be in range and appear once per row (CSR)
+/// or column (CSC), in any order. threads: as for hurray_coo_assemble,
+/// which does the checking and ordering. *out (not NULL) receives the
+/// handle, NULL on failure; release it with hurray_coo_free.
 ///
 /// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
 /// (format, index type), HURRAY_ERR_INVALID_LAYOUT (base, offsets),
@@ -188,35 +201,25 @@ pub unsafe extern "C" fn hurray_coo_export_dense(
 /// Thread safety: may be called from any thread.
 #[no_mangle]
 pub unsafe extern "C" fn hurray_coo_from_compressed(
-    format_code: u32,
     rows: u64,
     cols: u64,
-    index_type_code: u32,
-    base: u32,
-    offsets: *const c_void,
-    offsets_bytes: usize,
-    indices: *const c_void,
-    indices_bytes: usize,
+    c: *const hurray_compressed,
     type_tag: u8,
-    values: *const c_void,
-    values_bytes: usize,
     threads: u32,
     out: *mut *mut hurray_coo,
 ) -> hurray_status {
     guard(|| {
         // SAFETY: NULL-checked by write_req; writable per the contract.
         unsafe { write_req(out, std::ptr::null_mut(), "out")? };
-        let (f, it, b) = (
-            format(format_code)?,
-            index_type(index_type_code)?,
-            index_base(base)?,
-        );
+        // SAFETY: NULL or a caller's struct, per the contract.
+        let k = unsafe { read_struct(c, "c") }?;
+        let (f, it, b) = compressed_kind(&k)?;
         // SAFETY: each readable for its byte count, per the contract.
         let (o, i, v) = unsafe {
             (
-                bytes(offsets, offsets_bytes, "offsets")?,
-                bytes(indices, indices_bytes, "indices")?,
-                bytes(values, values_bytes, "values")?,
+                bytes(k.offsets.cast_const(), k.offsets_bytes, "c->offsets")?,
+                bytes(k.indices.cast_const(), k.indices_bytes, "c->indices")?,
+                bytes(k.values.cast_const(), k.values_bytes, "c->values")?,
             )
         };
         let coo =
@@ -232,9 +235,9 @@ pub unsafe extern "C" fn hurray_coo_from_compressed(
 /// order, as SPLATT and TACO order a tensor for a mode. Coordinates stay in
 /// dimension order; is_sorted is set only for the identity order (the one
 /// the format's flag means). A permissive handle is validated first.
-/// threads: 0 or 1 sorts in the calling thread; more sorts runs on at most
-/// that many threads (at most 16, one per 65,536 entries) and merges them,
-/// within the call; the result is the same. *out (not NULL) receives the
+/// threads: as every threads argument (HURRAY_MAX_THREADS); the sort
+/// splits into at most 16 runs of at least 65536 entries, merged; the
+/// result is the same. *out (not NULL) receives the
 /// handle, NULL on failure.
 ///
 /// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,

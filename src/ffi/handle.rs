@@ -4,15 +4,15 @@ use std::ffi::c_void;
 
 use super::consts::*;
 use super::guard::{
-    box_handle, coo_buffers, free_handle, guard, guard_value, handle, read_u64s, write_opt,
-    write_req,
+    box_handle, coo_buffers, free_handle, guard, guard_value, handle, read_struct, read_u64s,
+    write_opt, write_req,
 };
 use super::{hurray_coo, hurray_release_fn, hurray_status, Release, KNOWN_FLAGS};
+use crate::aligned::try_copy;
 use crate::coo::{check_rank, Coo, CooParts, Options};
 use crate::error::CooError;
 
-/// Create a COO tensor handle and, unless HURRAY_COO_PERMISSIVE is given,
-/// validate it completely.
+/// The tensor a handle is made of, as hurray_coo_create reads it.
 ///
 /// type_tag: element type (HURRAY type table: 0x01 float16 ... 0x51
 /// complex128). rank: 1..=64. shape: rank extents, read during the call only
@@ -25,153 +25,9 @@ use crate::error::CooError;
 /// nnz * rank uint64 coordinates, entry i dimension d at indices[i*rank+d],
 /// exactly indices_bytes = nnz * rank * 8 bytes. Either buffer may be NULL
 /// when its byte count is 0.
-///
-/// flags: HURRAY_COO_BORROW (0), or any of HURRAY_COO_COPY,
-/// HURRAY_COO_PERMISSIVE, HURRAY_COO_INDEX, HURRAY_COO_ONE_BASED_MESSAGES and
-/// HURRAY_COO_INDEX_VALUES.
-/// Borrowed buffers are read in place, never written, and must stay alive
-/// and unchanged until hurray_coo_free; non-empty ones must be 64-byte
-/// aligned. With HURRAY_COO_COPY the library copies them and the caller may
-/// free them when this returns.
-///
-/// out: receives the new handle, owned by the caller, to be released with
-/// hurray_coo_free. On any failure *out is set to NULL.
-///
-/// Returns HURRAY_OK, or: HURRAY_ERR_NULL_POINTER (out, shape, or a buffer
-/// with nonzero size is NULL), HURRAY_ERR_INVALID_FLAGS, HURRAY_ERR_INVALID_TYPE,
-/// HURRAY_ERR_INVALID_RANK, HURRAY_ERR_INVALID_SHAPE, HURRAY_ERR_OVERFLOW,
-/// HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_MISALIGNED, HURRAY_ERR_NONZERO_PADDING,
-/// HURRAY_ERR_INDEX_OUT_OF_BOUNDS, HURRAY_ERR_DUPLICATE, HURRAY_ERR_NOT_SORTED,
-/// HURRAY_ERR_INVALID_VALUE, HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC. The
-/// first violation found is described by hurray_last_error_message() (the
-/// coordinate rules at the lowest entry first, then the values).
-///
-/// Thread safety: may be called from any thread.
-#[no_mangle]
-pub unsafe extern "C" fn hurray_coo_create(
-    type_tag: u8,
-    rank: u32,
-    shape: *const u64,
-    nnz: u64,
-    is_sorted: bool,
-    values: *const c_void,
-    values_bytes: usize,
-    indices: *const u64,
-    indices_bytes: usize,
-    flags: u32,
-    out: *mut *mut hurray_coo,
-) -> hurray_status {
-    // SAFETY: same contract as hurray_coo_create_with_release, with no callback.
-    unsafe {
-        hurray_coo_create_with_release(
-            type_tag,
-            rank,
-            shape,
-            nnz,
-            is_sorted,
-            values,
-            values_bytes,
-            indices,
-            indices_bytes,
-            flags,
-            None,
-            std::ptr::null_mut(),
-            out,
-        )
-    }
-}
-
-/// hurray_coo_create with the validation on up to threads threads (0 or 1:
-/// the calling thread), started and joined within the call: the same
-/// handle, the same first violation, sooner on large tensors (ranges of at
-/// least 65536 entries per thread; the order scan and the duplicate
-/// detection both split).
-///
-/// Returns HURRAY_OK or the statuses of hurray_coo_create.
-///
-/// Thread safety: may be called from any thread.
-#[no_mangle]
-pub unsafe extern "C" fn hurray_coo_create_threads(
-    type_tag: u8,
-    rank: u32,
-    shape: *const u64,
-    nnz: u64,
-    is_sorted: bool,
-    values: *const c_void,
-    values_bytes: usize,
-    indices: *const u64,
-    indices_bytes: usize,
-    flags: u32,
-    threads: u32,
-    out: *mut *mut hurray_coo,
-) -> hurray_status {
-    let args = CreateArgs {
-        type_tag,
-        rank,
-        shape,
-        nnz,
-        is_sorted,
-        values,
-        values_bytes,
-        indices,
-        indices_bytes,
-        flags,
-    };
-    // SAFETY: the contract of hurray_coo_create.
-    unsafe { create(args, threads, None, None, out) }
-}
-
-/// Like hurray_coo_create, with a release callback for the caller's buffers
-/// (the DLPack deleter model), so that a handle can keep, say, a Julia or
-/// Python array alive.
-///
-/// release (may be NULL: then this is exactly hurray_coo_create) is called
-/// exactly once with release_ctx, as soon as the library no longer needs the
-/// caller's buffers: when the handle is freed (borrowed handle), before this
-/// function returns (HURRAY_COO_COPY, after the copy), or before this
-/// function returns when it fails, whatever the failure. It may be called on
-/// any thread. release_ctx is passed through untouched and may be NULL.
-///
-/// Returns HURRAY_OK or the statuses of hurray_coo_create.
-///
-/// Thread safety: may be called from any thread.
-#[no_mangle]
-pub unsafe extern "C" fn hurray_coo_create_with_release(
-    type_tag: u8,
-    rank: u32,
-    shape: *const u64,
-    nnz: u64,
-    is_sorted: bool,
-    values: *const c_void,
-    values_bytes: usize,
-    indices: *const u64,
-    indices_bytes: usize,
-    flags: u32,
-    release: hurray_release_fn,
-    release_ctx: *mut c_void,
-    out: *mut *mut hurray_coo,
-) -> hurray_status {
-    // Created first so the callback runs exactly once on every path,
-    // panics included: moved into the handle on success, dropped otherwise.
-    let release = Release::new(release, release_ctx);
-    let args = CreateArgs {
-        type_tag,
-        rank,
-        shape,
-        nnz,
-        is_sorted,
-        values,
-        values_bytes,
-        indices,
-        indices_bytes,
-        flags,
-    };
-    // SAFETY: the contract of hurray_coo_create.
-    unsafe { create(args, 1, release, None, out) }
-}
-
-/// The arguments every create entry point takes, as the caller passed them.
-pub(super) struct CreateArgs {
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct hurray_coo_parts {
     pub type_tag: u8,
     pub rank: u32,
     pub shape: *const u64,
@@ -181,69 +37,211 @@ pub(super) struct CreateArgs {
     pub values_bytes: usize,
     pub indices: *const u64,
     pub indices_bytes: usize,
-    pub flags: u32,
 }
 
-/// What every create entry point does: `*out` NULL first, the flags, the
-/// rank, the shape and the buffers read, the tensor built (validated on up
-/// to `threads` threads unless permissive), placed in a shard box when
-/// `shard` gives one (parent shape, offset: rank values each), and boxed.
-/// The release guard is kept by a borrowed handle and dropped (so called)
+/// How hurray_coo_create makes a handle. Set size to
+/// sizeof(hurray_coo_options) and every other field to 0 for the defaults
+/// (borrow the buffers, validate on the calling thread, no callback, not a
+/// shard); the struct may grow at its end in later versions, and a caller
+/// built against an older header keeps passing its own size. NULL options
+/// are the defaults.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct hurray_coo_options {
+    /// sizeof(hurray_coo_options), as the caller's header has it.
+    pub size: usize,
+    /// HURRAY_COO_BORROW (0), or any of HURRAY_COO_COPY,
+    /// HURRAY_COO_PERMISSIVE, HURRAY_COO_INDEX, HURRAY_COO_ONE_BASED_MESSAGES
+    /// and HURRAY_COO_INDEX_VALUES.
+    pub flags: u32,
+    /// Threads for the validation, as every threads argument of this
+    /// library means it (see HURRAY_MAX_THREADS): the same handle and the
+    /// same first violation, sooner on large tensors.
+    pub threads: u32,
+    /// Called exactly once with release_ctx as soon as the library no
+    /// longer needs the caller's buffers (the DLPack deleter model): when a
+    /// borrowed handle is freed, after the copy (HURRAY_COO_COPY), or before
+    /// hurray_coo_create returns when it fails, whatever the failure (once
+    /// the options themselves were readable: a size too small means the
+    /// callback is never seen, so never called). May be called on any
+    /// thread. NULL: no callback.
+    pub release: hurray_release_fn,
+    /// Passed to release untouched; may be NULL.
+    pub release_ctx: *mut c_void,
+    /// A shard: the parent tensor's shape and this block's offset in it
+    /// (rank values each, read during the call only), both set or both
+    /// NULL. The box is checked (shard_offset[k] + shape[k] <=
+    /// parent_shape[k] in every dimension); it is written in the
+    /// descriptor's shard section, reported by hurray_coo_shard, and used by
+    /// hurray_coo_to_local and hurray_coo_lookup_global_f64.
+    pub shard_parent_shape: *const u64,
+    pub shard_offset: *const u64,
+}
+
+/// Create a COO tensor handle from parts (not NULL; see hurray_coo_parts)
+/// and, unless options has HURRAY_COO_PERMISSIVE, validate it completely.
+/// options: NULL for the defaults, else see hurray_coo_options (flags,
+/// threads, release callback, shard box).
+///
+/// Borrowed buffers are read in place, never written, and must stay alive
+/// and unchanged until hurray_coo_free; non-empty ones must be 64-byte
+/// aligned. With HURRAY_COO_COPY the library copies them and the caller may
+/// free them when this returns.
+///
+/// out: receives the new handle, owned by the caller, to be released with
+/// hurray_coo_free. On any failure *out is set to NULL.
+///
+/// Returns HURRAY_OK, or: HURRAY_ERR_NULL_POINTER (out, parts, shape, half
+/// a shard box, or a buffer with nonzero size is NULL),
+/// HURRAY_ERR_INVALID_ARGUMENT (options->size smaller than this library's
+/// first hurray_coo_options), HURRAY_ERR_INVALID_FLAGS,
+/// HURRAY_ERR_INVALID_TYPE, HURRAY_ERR_INVALID_RANK, HURRAY_ERR_INVALID_SHAPE
+/// (also a shard box that does not fit the parent), HURRAY_ERR_OVERFLOW,
+/// HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_MISALIGNED, HURRAY_ERR_NONZERO_PADDING,
+/// HURRAY_ERR_INDEX_OUT_OF_BOUNDS, HURRAY_ERR_DUPLICATE, HURRAY_ERR_NOT_SORTED,
+/// HURRAY_ERR_INVALID_VALUE, HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC. The
+/// first violation found is described by hurray_last_error_message() and
+/// hurray_last_error_position() (the coordinate rules at the lowest entry
+/// first, then the values).
+///
+/// Thread safety: may be called from any thread.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_create(
+    parts: *const hurray_coo_parts,
+    options: *const hurray_coo_options,
+    out: *mut *mut hurray_coo,
+) -> hurray_status {
+    // SAFETY: NULL or a caller's options of the size it declares, per the
+    // contract; read before anything else so that the release callback is
+    // held (and so runs exactly once) on every path after it.
+    let o = match unsafe { read_options(options) } {
+        Ok(o) => o,
+        Err(e) => {
+            // SAFETY: NULL or writable, per the contract.
+            unsafe { write_opt(out, std::ptr::null_mut()) };
+            return guard(|| Err(e));
+        }
+    };
+    let release = Release::new(o.release, o.release_ctx);
+    guard(move || {
+        // SAFETY: NULL or a readable hurray_coo_parts, per the contract.
+        let p = unsafe { read_struct(parts, "parts") };
+        let p = match p {
+            Ok(p) => p,
+            Err(e) => {
+                // SAFETY: NULL or writable, per the contract.
+                unsafe { write_opt(out, std::ptr::null_mut()) };
+                return Err(e);
+            }
+        };
+        let shard = match (o.shard_parent_shape.is_null(), o.shard_offset.is_null()) {
+            (true, true) => None,
+            (false, false) => Some((o.shard_parent_shape, o.shard_offset)),
+            _ => {
+                // SAFETY: NULL or writable, per the contract.
+                unsafe { write_opt(out, std::ptr::null_mut()) };
+                return Err(CooError::NullPointer {
+                    what: "options->shard_parent_shape or options->shard_offset",
+                    hint: ": a shard box needs both (or neither, for a tensor that is no shard)",
+                });
+            }
+        };
+        // SAFETY: the contract of hurray_coo_create.
+        unsafe { create(&p, o.flags, o.threads, release, shard, out) }
+    })
+}
+
+/// The caller's options, or the defaults for NULL.
+///
+/// # Safety
+/// `options` is NULL or points to a hurray_coo_options whose size field
+/// says how many bytes of it are readable.
+unsafe fn read_options(options: *const hurray_coo_options) -> Result<hurray_coo_options, CooError> {
+    let defaults = hurray_coo_options {
+        size: std::mem::size_of::<hurray_coo_options>(),
+        flags: 0,
+        threads: 1,
+        release: None,
+        release_ctx: std::ptr::null_mut(),
+        shard_parent_shape: std::ptr::null(),
+        shard_offset: std::ptr::null(),
+    };
+    if options.is_null() {
+        return Ok(defaults);
+    }
+    // SAFETY: non-null; its first field is its size, per the contract.
+    let size = unsafe { read_struct(options.cast::<usize>(), "options") }?;
+    if size < std::mem::size_of::<hurray_coo_options>() {
+        return Err(CooError::Argument(format!(
+            "options->size is {size}; set it to sizeof(hurray_coo_options), {} in this library",
+            std::mem::size_of::<hurray_coo_options>()
+        )));
+    }
+    // SAFETY: at least a whole hurray_coo_options is readable (its size).
+    unsafe { read_struct(options, "options") }
+}
+
+/// What creating a handle does: `*out` NULL first, the flags, the rank,
+/// the shape and the buffers read, the tensor built (validated on up to
+/// `threads` threads unless permissive), placed in a shard box when `shard`
+/// gives one (parent shape, offset: rank values each), and boxed. The
+/// release guard is kept by a borrowed handle and dropped (so called)
 /// otherwise, whatever happens.
 ///
 /// # Safety
 /// The contract of hurray_coo_create (and, for `shard`, rank readable
 /// values at both pointers).
-pub(super) unsafe fn create(
-    a: CreateArgs,
+unsafe fn create(
+    a: &hurray_coo_parts,
+    flags: u32,
     threads: u32,
     release: Option<Release>,
     shard: Option<(*const u64, *const u64)>,
     out: *mut *mut hurray_coo,
-) -> hurray_status {
-    guard(move || {
-        // SAFETY: `out` is NULL or writable, per the contract.
-        let (mut opts, one_based) = unsafe { begin_create(out, a.flags) }?;
-        opts.threads = threads as usize;
-        check_rank(a.rank)?;
-        // SAFETY: rank is 1..=64 and the caller guarantees `rank` readable
-        // extents at `shape`; buffer pointers are valid for their byte counts
-        // and, unless copied, stay valid and unchanged until free (so 'static
-        // is the contract's lifetime: the handle never outlives free).
-        let (shape, (values, indices)) = unsafe {
-            (
-                read_u64s(a.shape, a.rank, "shape")?,
-                coo_buffers(a.values, a.values_bytes, a.indices, a.indices_bytes)?,
-            )
-        };
-        let shard = match shard {
-            None => None,
-            // SAFETY: rank readable values at each, per the contract.
-            Some((parent, offset)) => Some(unsafe {
-                crate::shard::ShardBox {
-                    parent_shape: read_u64s(parent, a.rank, "parent_shape")?
-                        .as_slice()
-                        .to_vec(),
-                    offset: read_u64s(offset, a.rank, "shard_offset")?
-                        .as_slice()
-                        .to_vec(),
-                }
-            }),
-        };
-        if let Some(b) = &shard {
-            b.check(shape.as_slice())?;
-        }
-        let parts = CooParts {
-            type_tag: a.type_tag,
-            shape: shape.as_slice(),
-            nnz: a.nnz,
-            is_sorted: a.is_sorted,
-            values,
-            indices,
-        };
-        // SAFETY: `out` was checked non-null by begin_create.
-        unsafe { build_handle(parts, (opts, one_based), release, None, shard, out) }
-    })
+) -> Result<(), CooError> {
+    // SAFETY: `out` is NULL or writable, per the contract.
+    let (mut opts, one_based) = unsafe { begin_create(out, flags) }?;
+    opts.threads = threads as usize;
+    check_rank(a.rank)?;
+    // SAFETY: rank is 1..=64 and the caller guarantees `rank` readable
+    // extents at `shape`; buffer pointers are valid for their byte counts
+    // and, unless copied, stay valid and unchanged until free (so 'static
+    // is the contract's lifetime: the handle never outlives free).
+    let (shape, (values, indices)) = unsafe {
+        (
+            read_u64s(a.shape, a.rank, "parts->shape")?,
+            coo_buffers(a.values, a.values_bytes, a.indices, a.indices_bytes)?,
+        )
+    };
+    let shard = match shard {
+        None => None,
+        // SAFETY: rank readable values at each, per the contract.
+        Some((parent, offset)) => Some(unsafe {
+            crate::shard::ShardBox {
+                parent_shape: try_copy(
+                    read_u64s(parent, a.rank, "options->shard_parent_shape")?.as_slice(),
+                    "the shard box",
+                )?,
+                offset: try_copy(
+                    read_u64s(offset, a.rank, "options->shard_offset")?.as_slice(),
+                    "the shard box",
+                )?,
+            }
+        }),
+    };
+    if let Some(b) = &shard {
+        b.check(shape.as_slice())?;
+    }
+    let parts = CooParts {
+        type_tag: a.type_tag,
+        shape: shape.as_slice(),
+        nnz: a.nnz,
+        is_sorted: a.is_sorted,
+        values,
+        indices,
+    };
+    // SAFETY: `out` was checked non-null by begin_create.
+    unsafe { build_handle(parts, (opts, one_based), release, None, shard, out) }
 }
 
 /// The first steps of every call that creates a handle: `*out` is set to

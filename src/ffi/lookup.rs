@@ -210,10 +210,8 @@ unsafe fn lookup_f64_checked(
 /// the queries are looked up in groups whose memory accesses overlap (in any
 /// order); without it, when the queries are sorted and the tensor is sorted
 /// and was validated at create, the queries are merged with the entries
-/// instead of each searched. threads: 0 or 1 runs in the calling thread;
-/// threads > 1 splits the queries over at most that many threads (never more than one per 4096
-/// queries), started and joined within this call: the library keeps no
-/// threads. On failure the outputs are unspecified.
+/// instead of each searched. threads: as every threads argument
+/// (HURRAY_MAX_THREADS); the queries split, at least 4096 per thread. On failure the outputs are unspecified.
 ///
 /// Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
 /// HURRAY_ERR_MISALIGNED, HURRAY_ERR_OVERFLOW, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,

@@ -1,11 +1,10 @@
-//! The C ABI for shards: create a handle with a shard box, translate and
-//! look up global coordinates, partition along dimension 0, concatenate.
-
-use std::ffi::c_void;
+//! The C ABI for shards (a shard is created by hurray_coo_create with a
+//! shard box in its options): translate and look up global coordinates,
+//! partition along dimension 0, concatenate.
 
 use super::guard::{guard, handle, live, read_u64s, write_opt};
-use super::handle::{create, hand_out, CreateArgs};
-use super::{hurray_coo, hurray_release_fn, hurray_status, Release};
+use super::handle::hand_out;
+use super::{hurray_coo, hurray_status};
 use crate::coo::check_rank;
 use crate::error::CooError;
 use crate::shard::{self, Split};
@@ -17,57 +16,6 @@ pub const HURRAY_PARTITION_EQUAL_ROWS: u32 = 0;
 pub const HURRAY_PARTITION_BALANCED_NNZ: u32 = 1;
 /// hurray_coo_partition mode: the caller's parts + 1 row boundaries.
 pub const HURRAY_PARTITION_BOUNDARIES: u32 = 2;
-
-/// hurray_coo_create for a shard: the tensor is the block at shard_offset
-/// of a parent tensor of shape parent_shape (both rank values, read during
-/// the call only, not NULL), its coordinates local to the block. The box is
-/// checked (shard_offset[k] + shape[k] <= parent_shape[k] in every
-/// dimension); it is written in the descriptor's shard section
-/// (hurray_coo_encode_descriptor, Hurray files), reported by
-/// hurray_coo_shard, and used by hurray_coo_to_local and
-/// hurray_coo_lookup_global_f64. release and release_ctx are those of
-/// hurray_coo_create_with_release (release may be NULL; called exactly
-/// once, whatever happens). Everything else is hurray_coo_create.
-///
-/// Returns HURRAY_OK, HURRAY_ERR_INVALID_SHAPE (a box that does not fit
-/// the parent), or any status of hurray_coo_create.
-/// Thread safety: may be called from any thread.
-#[no_mangle]
-pub unsafe extern "C" fn hurray_coo_create_shard(
-    type_tag: u8,
-    rank: u32,
-    shape: *const u64,
-    nnz: u64,
-    is_sorted: bool,
-    values: *const c_void,
-    values_bytes: usize,
-    indices: *const u64,
-    indices_bytes: usize,
-    flags: u32,
-    parent_shape: *const u64,
-    shard_offset: *const u64,
-    release: hurray_release_fn,
-    release_ctx: *mut c_void,
-    out: *mut *mut hurray_coo,
-) -> hurray_status {
-    // Made first so that the callback runs exactly once on every path.
-    let release = Release::new(release, release_ctx);
-    let args = CreateArgs {
-        type_tag,
-        rank,
-        shape,
-        nnz,
-        is_sorted,
-        values,
-        values_bytes,
-        indices,
-        indices_bytes,
-        flags,
-    };
-    // SAFETY: the contract of hurray_coo_create, and rank values at
-    // parent_shape and shard_offset.
-    unsafe { create(args, 1, release, Some((parent_shape, shard_offset)), out) }
-}
 
 /// The local coordinates of the parent tensor's coordinates global (rank
 /// of them, not NULL) into out_local (rank values, not NULL): global minus

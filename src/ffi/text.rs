@@ -129,11 +129,10 @@ unsafe fn read_mtx_from<'s>(
 ///
 /// duplicates_policy: HURRAY_DUP_* for entries with the same coordinates
 /// (HURRAY_DUP_ERROR names both lines). flags: 0 or any of
-/// HURRAY_ASSEMBLE_DROP_ZEROS and HURRAY_TEXT_KEEP_TRIANGULAR. threads: 0
-/// and 1 work on the calling thread; more parse the entry lines in chunks
-/// on up to that many threads (at most 64, one per MiB of text) and split
-/// the assembly's sort as hurray_coo_assemble does; every thread is started
-/// and joined within the call, and the result is the same. out_symmetry (may be NULL): receives HURRAY_MTX_* as the
+/// HURRAY_ASSEMBLE_DROP_ZEROS and HURRAY_TEXT_KEEP_TRIANGULAR. threads: as
+/// every threads argument (HURRAY_MAX_THREADS); the entry lines are parsed
+/// in chunks of at least a MiB of text, and the assembly splits as
+/// hurray_coo_assemble does; the result is the same. out_symmetry (may be NULL): receives HURRAY_MTX_* as the
 /// banner declares. out (not NULL): the handle, released with
 /// hurray_coo_free; NULL on failure, and nothing half-built is returned.
 /// bytes is read during the call only.
@@ -367,9 +366,9 @@ unsafe fn write_to_file(
 ///
 /// precision: 0 writes each real value as the shortest text that reads back
 /// to the same value; 1 to HURRAY_TEXT_MAX_PRECISION writes that many
-/// significant digits. threads: 0 or 1 formats on the calling thread; more
-/// splits the entries over at most that many threads (one per 65536
-/// entries), started and joined within the call; the text is the same.
+/// significant digits. threads: as every threads argument
+/// (HURRAY_MAX_THREADS); at least 65536 entries per thread; the text is
+/// the same.
 /// out: capacity writable bytes (NULL only if capacity is 0). out_written (not NULL) receives the text's length; when capacity
 /// is too small it receives the length needed and
 /// HURRAY_ERR_BUFFER_TOO_SMALL is returned with nothing written (so a call

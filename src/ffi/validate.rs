@@ -8,9 +8,13 @@ use super::{hurray_coo, hurray_status};
 /// alignment of borrowed buffers, zero sub-byte padding, every coordinate in
 /// bounds, no duplicate coordinate tuple, strict lexicographic order when
 /// sorted, and no value its type forbids as data (float8_e8m0 0x00 and
-/// 0xFF). The first violation is described by hurray_last_error_message(),
-/// e.g. "entry 17 duplicates entry 3 at (2, 0)": the coordinate rules at the
-/// lowest entry number first, then the values.
+/// 0xFF). The first violation is described by hurray_last_error_message()
+/// and hurray_last_error_position(), e.g. "entry 17 duplicates entry 3 at
+/// (2, 0)": the coordinate rules at the lowest entry number first, then
+/// the values. threads: as every threads argument (HURRAY_MAX_THREADS):
+/// the same answer and the same first violation on any number; ranges of
+/// at least 65536 entries per thread, the order scan and the duplicate
+/// detection both split.
 ///
 /// coo may not be NULL. Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER,
 /// HURRAY_ERR_INVALID_TYPE, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
@@ -21,23 +25,7 @@ use super::{hurray_coo, hurray_status};
 ///
 /// Thread safety: safe on a handle shared between threads.
 #[no_mangle]
-pub unsafe extern "C" fn hurray_coo_validate(coo: *const hurray_coo) -> hurray_status {
-    // SAFETY: `coo` is NULL or live, per the contract.
-    guard(|| {
-        let h = unsafe { handle(coo) }?;
-        h.coo.validate().map_err(|e| h.err(e))
-    })
-}
-
-/// hurray_coo_validate on up to threads threads (0 or 1: the calling
-/// thread), started and joined within the call: the same answer and the
-/// same first violation. Ranges of at least 65536 entries per thread; the
-/// order scan and the duplicate detection both split.
-///
-/// Returns HURRAY_OK or the statuses of hurray_coo_validate.
-/// Thread safety: safe on a handle shared between threads.
-#[no_mangle]
-pub unsafe extern "C" fn hurray_coo_validate_threads(
+pub unsafe extern "C" fn hurray_coo_validate(
     coo: *const hurray_coo,
     threads: u32,
 ) -> hurray_status {

@@ -228,7 +228,7 @@ pub(crate) fn parse(
     // No entry line is shorter than "1 1\n" per two coordinates.
     let most = text.len() / (2 * spec.rank + 2).max(4) + 1;
     let expect = expect.map_or(most, |e| e.min(most as u64) as usize);
-    let threads = threads.clamp(1, 64).min(text.len() / (1 << 20) + 1);
+    let threads = crate::threads::count(threads, text.len(), 1 << 20);
     if threads == 1 {
         return parse_chunk(text, spec, expect);
     }
@@ -243,24 +243,8 @@ pub(crate) fn parse(
     }
     cuts.push(text.len());
     let share = |k: usize| expect / threads + (k == 0) as usize * (expect % threads) + 64;
-    let parts: Vec<Result<Parsed, Stop>> = std::thread::scope(|s| {
-        let handles: Vec<_> = cuts
-            .windows(2)
-            .enumerate()
-            .map(|(k, w)| {
-                let (a, b) = (w[0], w[1]);
-                std::thread::Builder::new()
-                    .spawn_scoped(s, move || parse_chunk(&text[a..b], spec, share(k)))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| match h {
-                Ok(h) => h.join().unwrap_or(Err(Stop::Unsure)),
-                Err(e) => Err(Stop::Failed(CooError::ThreadSpawn(e.to_string()))),
-            })
-            .collect()
-    });
+    let chunks: Vec<&[u8]> = cuts.windows(2).map(|w| &text[w[0]..w[1]]).collect();
+    let parts = crate::threads::run(chunks, |k, chunk| parse_chunk(chunk, spec, share(k)));
     let mut parts = parts.into_iter().collect::<Result<Vec<_>, _>>()?;
     // Sums of lengths of vectors already in memory: they cannot overflow.
     let coords: usize = parts.iter().map(|p| p.entries.coords.len()).sum();

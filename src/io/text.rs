@@ -404,7 +404,7 @@ pub(crate) fn write_value(
 
 /// Append one line per entry of `coo`: its coordinates counted from 1,
 /// then (unless `with_values` is false) its value, in the tensor's order,
-/// formatted on up to `o.threads` threads (one per 64k entries at most).
+/// formatted on up to `o.threads` threads (at least 64k entries each).
 pub(crate) fn write_entries(
     coo: &crate::coo::Coo<'_>,
     ty: &TypeInfo,
@@ -413,30 +413,22 @@ pub(crate) fn write_entries(
     out: &mut Vec<u8>,
 ) -> Result<(), CooError> {
     let n = coo.nnz() as usize;
-    let threads = o.threads.clamp(1, 64).min(n / 65536 + 1);
+    let threads = crate::threads::count(o.threads, n, 1 << 16);
     if threads == 1 {
         return write_range(coo, ty, with_values, o.precision, 0..n, out);
     }
     let cut = |k: usize| n / threads * k + (k * (n % threads)) / threads;
-    let parts: Vec<Result<Vec<u8>, CooError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|k| {
-                let range = cut(k)..cut(k + 1);
-                std::thread::Builder::new().spawn_scoped(s, move || {
-                    let mut v = Vec::new();
-                    write_range(coo, ty, with_values, o.precision, range, &mut v).map(|_| v)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| match h {
-                Ok(h) => h
-                    .join()
-                    .unwrap_or_else(|_| Err(CooError::Internal("a writer thread panicked".into()))),
-                Err(e) => Err(CooError::ThreadSpawn(e.to_string())),
-            })
-            .collect()
+    let parts = crate::threads::each(threads, |k| {
+        let mut v = Vec::new();
+        write_range(
+            coo,
+            ty,
+            with_values,
+            o.precision,
+            cut(k)..cut(k + 1),
+            &mut v,
+        )
+        .map(|_| v)
     });
     for p in parts {
         let p = p?;

@@ -2,6 +2,7 @@
 #include <hurray_coo.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 int main(void) {
     const uint64_t shape[2] = {4, 4};
@@ -10,9 +11,14 @@ int main(void) {
     const uint64_t q[2] = {2, 0};
     hurray_coo *coo = NULL;
     double d = 0;
-    hurray_status st = hurray_coo_create(HURRAY_TYPE_FLOAT32, 2, shape, 3, true, values,
-                                         sizeof values, indices, sizeof indices,
-                                         HURRAY_COO_COPY, &coo);
+    const hurray_coo_parts parts = {HURRAY_TYPE_FLOAT32, 2, shape, 3, true, values,
+                                    sizeof values, indices, sizeof indices};
+    hurray_coo_options opts;
+    hurray_status st;
+    memset(&opts, 0, sizeof opts);
+    opts.size = sizeof opts;
+    opts.flags = HURRAY_COO_COPY;
+    st = hurray_coo_create(&parts, &opts, &coo);
     if (st != HURRAY_OK || hurray_coo_lookup_f64(coo, q, 2, &d, NULL) != HURRAY_OK || d != -0.5) {
         fprintf(stderr, "%s: %s\n", hurray_status_name(st), hurray_last_error_message());
         return 1;

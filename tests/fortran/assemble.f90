@@ -16,6 +16,7 @@ program assemble
   integer(c_int32_t), target :: rp(4), ci(4)
   real(c_double), target :: a(4), out(4)
   integer(c_size_t) :: ob, ib, vb
+  type(hurray_compressed) :: csr
   integer(c_int32_t) :: st
   integer :: failures = 0
   type(c_ptr) :: back
@@ -47,10 +48,18 @@ program assemble
   if (st /= HURRAY_OK) call fail("assemble: " // hurray_message())
   if (hurray_coo_nnz(coo) /= 4) call fail("nnz")
 
-  st = hurray_coo_compressed_size(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, ob, ib, vb)
+  csr%format = HURRAY_FORMAT_CSR
+  csr%index_type = HURRAY_INDEX_INT32
+  csr%base = 1
+  st = hurray_coo_compressed_size(coo, csr)
+  ob = csr%offsets_bytes
+  ib = csr%indices_bytes
+  vb = csr%values_bytes
   if (st /= HURRAY_OK .or. ob /= 16 .or. ib /= 16 .or. vb /= 32) call fail("sizes")
-  st = hurray_coo_export_compressed(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 1, c_loc(rp), ob, &
-                                    c_loc(ci), ib, c_loc(a), vb, 1)
+  csr%offsets = c_loc(rp)
+  csr%indices = c_loc(ci)
+  csr%values = c_loc(a)
+  st = hurray_coo_export_compressed(coo, csr, 1)
   if (st /= HURRAY_OK) call fail("export: " // hurray_message())
   if (any(rp /= [1, 3, 4, 5])) call fail("row pointers")
   if (any(ci /= [1, 2, 2, 3])) call fail("columns")

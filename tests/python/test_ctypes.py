@@ -22,11 +22,36 @@ def sig(name, restype, *argtypes):
     return fn
 
 
-create = sig("hurray_coo_create", Status, C.c_uint8, C.c_uint32, C.POINTER(C.c_uint64),
-             C.c_uint64, C.c_bool, C.c_void_p, C.c_size_t, C.POINTER(C.c_uint64), C.c_size_t,
-             C.c_uint32, C.POINTER(Handle))
+class Parts(C.Structure):
+    """struct hurray_coo_parts."""
+    _fields_ = [("type_tag", C.c_uint8), ("rank", C.c_uint32), ("shape", C.POINTER(C.c_uint64)),
+                ("nnz", C.c_uint64), ("is_sorted", C.c_bool), ("values", C.c_void_p),
+                ("values_bytes", C.c_size_t), ("indices", C.POINTER(C.c_uint64)),
+                ("indices_bytes", C.c_size_t)]
+
+
+Release = C.CFUNCTYPE(None, C.c_void_p)
+
+
+class Options(C.Structure):
+    """struct hurray_coo_options (size first; zeros are the defaults)."""
+    _fields_ = [("size", C.c_size_t), ("flags", C.c_uint32), ("threads", C.c_uint32),
+                ("release", Release), ("release_ctx", C.c_void_p),
+                ("shard_parent_shape", C.POINTER(C.c_uint64)),
+                ("shard_offset", C.POINTER(C.c_uint64))]
+
+
+class Compressed(C.Structure):
+    """struct hurray_compressed."""
+    _fields_ = [("format", C.c_uint32), ("index_type", C.c_uint32), ("base", C.c_uint32),
+                ("offsets", C.c_void_p), ("offsets_bytes", C.c_size_t),
+                ("indices", C.c_void_p), ("indices_bytes", C.c_size_t),
+                ("values", C.c_void_p), ("values_bytes", C.c_size_t)]
+
+
+create = sig("hurray_coo_create", Status, C.POINTER(Parts), C.POINTER(Options), C.POINTER(Handle))
 free = sig("hurray_coo_free", None, Handle)
-validate = sig("hurray_coo_validate", Status, Handle)
+validate = sig("hurray_coo_validate", Status, Handle, C.c_uint32)
 lookup = sig("hurray_coo_lookup", Status, Handle, C.POINTER(C.c_uint64), C.c_uint32,
              C.c_void_p, C.c_size_t, C.POINTER(C.c_bool))
 lookup_f64 = sig("hurray_coo_lookup_f64", Status, Handle, C.POINTER(C.c_uint64), C.c_uint32,
@@ -54,11 +79,9 @@ assemble = sig("hurray_coo_assemble", Status, C.POINTER(Triplets), C.c_uint32, C
 plan_apply = sig("hurray_assembly_plan_apply", Status, Plan, C.c_void_p, C.c_size_t,
                  C.c_void_p, C.c_size_t, C.c_uint32)
 plan_free = sig("hurray_assembly_plan_free", None, Plan)
-compressed_size = sig("hurray_coo_compressed_size", Status, Handle, C.c_uint32, C.c_uint32,
-                      C.POINTER(C.c_size_t), C.POINTER(C.c_size_t), C.POINTER(C.c_size_t))
-export_compressed = sig("hurray_coo_export_compressed", Status, Handle, C.c_uint32, C.c_uint32,
-                        C.c_uint32, C.c_void_p, C.c_size_t, C.c_void_p, C.c_size_t,
-                        C.c_void_p, C.c_size_t, C.c_uint32)
+compressed_size = sig("hurray_coo_compressed_size", Status, Handle, C.POINTER(Compressed))
+export_compressed = sig("hurray_coo_export_compressed", Status, Handle, C.POINTER(Compressed),
+                        C.c_uint32)
 
 HURRAY_INDEX_INT64 = 2
 HURRAY_DUP_SUM = 1
@@ -98,10 +121,12 @@ class Tensor:
         if not align:
             self.values.ptr += 4  # misalign on purpose
         self.handle = Handle()
-        self.status = create(FLOAT32, len(shape), u64s(*shape), len(entries), sorted_,
-                             self.values.ptr, self.values.len,
-                             C.cast(self.indices.ptr, C.POINTER(C.c_uint64)), self.indices.len,
-                             flags, C.byref(self.handle))
+        self.shape = u64s(*shape)
+        parts = Parts(FLOAT32, len(shape), self.shape, len(entries), sorted_, self.values.ptr,
+                      self.values.len, C.cast(self.indices.ptr, C.POINTER(C.c_uint64)),
+                      self.indices.len)
+        options = Options(size=C.sizeof(Options), flags=flags, threads=1)
+        self.status = create(C.byref(parts), C.byref(options), C.byref(self.handle))
 
     def free(self):
         if self.handle:
@@ -113,7 +138,7 @@ class CtypesTest(unittest.TestCase):
     def test_seed_example(self):
         t = Tensor([4, 4], [(0, 1), (2, 0), (3, 3)], [1.5, -0.5, 2.0])
         self.assertEqual(t.status, HURRAY_OK, last_error())
-        self.assertEqual(validate(t.handle), HURRAY_OK)
+        self.assertEqual(validate(t.handle, 1), HURRAY_OK)
         self.assertEqual((rank(t.handle), nnz(t.handle)), (2, 3))
         value, found = C.c_double(), C.c_bool()
         self.assertEqual(lookup_f64(t.handle, u64s(2, 0), 2, C.byref(value), C.byref(found)),
@@ -148,10 +173,10 @@ class CtypesTest(unittest.TestCase):
         t.free()
 
     def test_null_pointers_are_errors(self):
-        self.assertEqual(validate(None), HURRAY_ERR_NULL_POINTER)
+        self.assertEqual(validate(None, 1), HURRAY_ERR_NULL_POINTER)
         self.assertIn(b"coo is NULL", last_error())
         free(None)
-        self.assertEqual(abi_version(), 1)
+        self.assertEqual(abi_version(), 2)
 
 
 class AssemblyTest(unittest.TestCase):
@@ -168,14 +193,14 @@ class AssemblyTest(unittest.TestCase):
         h, plan = Handle(), Plan()
         self.assertEqual(assemble(C.byref(t), HURRAY_DUP_SUM, 0, 2, C.byref(h), C.byref(plan)),
                          HURRAY_OK, last_error())
-        ob, ib, vb = C.c_size_t(), C.c_size_t(), C.c_size_t()
-        self.assertEqual(compressed_size(h, HURRAY_FORMAT_CSC, HURRAY_INDEX_INT64, C.byref(ob),
-                                         C.byref(ib), C.byref(vb)), HURRAY_OK)
-        colptr = (C.c_int64 * (ob.value // 8))()
-        rowval = (C.c_int64 * (ib.value // 8))()
-        nzval = (C.c_double * (vb.value // 8))()
-        self.assertEqual(export_compressed(h, HURRAY_FORMAT_CSC, HURRAY_INDEX_INT64, 1, colptr,
-                                           ob, rowval, ib, nzval, vb, 2), HURRAY_OK)
+        csc = Compressed(format=HURRAY_FORMAT_CSC, index_type=HURRAY_INDEX_INT64, base=1)
+        self.assertEqual(compressed_size(h, C.byref(csc)), HURRAY_OK)
+        colptr = (C.c_int64 * (csc.offsets_bytes // 8))()
+        rowval = (C.c_int64 * (csc.indices_bytes // 8))()
+        nzval = (C.c_double * (csc.values_bytes // 8))()
+        csc.offsets, csc.indices, csc.values = (C.addressof(colptr), C.addressof(rowval),
+                                                C.addressof(nzval))
+        self.assertEqual(export_compressed(h, C.byref(csc), 2), HURRAY_OK)
         self.assertEqual(list(colptr), [1, 3, 3, 4])
         self.assertEqual(list(rowval), [1, 2, 3])
         self.assertEqual(list(nzval), [6.0, 5.0, 4.0])

@@ -32,9 +32,21 @@ def sig(name, restype, *argtypes):
 
 assemble = sig("hurray_coo_assemble", C.c_int32, C.POINTER(Triplets), C.c_uint32, C.c_uint32,
                C.c_uint32, C.POINTER(C.c_void_p), C.c_void_p)
-export = sig("hurray_coo_export_compressed", C.c_int32, C.c_void_p, C.c_uint32, C.c_uint32,
-             C.c_uint32, C.c_void_p, C.c_size_t, C.c_void_p, C.c_size_t, C.c_void_p, C.c_size_t,
-             C.c_uint32)
+class Compressed(C.Structure):
+    """struct hurray_compressed."""
+    _fields_ = [("format", C.c_uint32), ("index_type", C.c_uint32), ("base", C.c_uint32),
+                ("offsets", C.c_void_p), ("offsets_bytes", C.c_size_t),
+                ("indices", C.c_void_p), ("indices_bytes", C.c_size_t),
+                ("values", C.c_void_p), ("values_bytes", C.c_size_t)]
+
+
+export_compressed = sig("hurray_coo_export_compressed", C.c_int32, C.c_void_p,
+                        C.POINTER(Compressed), C.c_uint32)
+
+
+def export(h, fmt, itype, base, o, ob, i, ib, v, vb, threads):
+    c = Compressed(fmt, itype, base, o, ob, i, ib, v, vb)
+    return export_compressed(h, C.byref(c), threads)
 nnz = sig("hurray_coo_nnz", C.c_uint64, C.c_void_p)
 read_mtx_file = sig("hurray_coo_read_mtx_file", C.c_int32, C.c_char_p, C.c_uint32, C.c_uint32,
                     C.c_uint32, C.POINTER(C.c_uint32), C.POINTER(C.c_void_p))

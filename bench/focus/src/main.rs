@@ -174,21 +174,28 @@ fn main() {
                 let mut h: *mut hurray_coo::ffi::hurray_coo = std::ptr::null_mut();
                 // SAFETY: every pointer is valid for the lengths given; the
                 // buffers outlive the handle, freed below.
-                let status = unsafe {
-                    hurray_coo::ffi::hurray_coo_create(
-                        0x04,
-                        r as u32,
-                        shape.as_ptr(),
-                        nnz as u64,
-                        true,
-                        values.bytes().as_ptr().cast(),
-                        values.bytes().len(),
-                        words.as_ptr(),
-                        indices.bytes().len(),
-                        hurray_coo::ffi::HURRAY_COO_INDEX,
-                        &mut h,
-                    )
+                let parts = hurray_coo::ffi::hurray_coo_parts {
+                    type_tag: 0x04,
+                    rank: r as u32,
+                    shape: shape.as_ptr(),
+                    nnz: nnz as u64,
+                    is_sorted: true,
+                    values: values.bytes().as_ptr().cast(),
+                    values_bytes: values.bytes().len(),
+                    indices: words.as_ptr(),
+                    indices_bytes: indices.bytes().len(),
                 };
+                let options = hurray_coo::ffi::hurray_coo_options {
+                    size: std::mem::size_of::<hurray_coo::ffi::hurray_coo_options>(),
+                    flags: hurray_coo::ffi::HURRAY_COO_INDEX,
+                    threads: 1,
+                    release: None,
+                    release_ctx: std::ptr::null_mut(),
+                    shard_parent_shape: std::ptr::null(),
+                    shard_offset: std::ptr::null(),
+                };
+                let status =
+                    unsafe { hurray_coo::ffi::hurray_coo_create(&parts, &options, &mut h) };
                 assert_eq!(status, 0);
                 let t = median(
                     || {

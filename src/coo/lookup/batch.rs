@@ -130,7 +130,7 @@ impl Coo<'_> {
                 "batch buffers of unequal lengths".into(),
             ));
         }
-        let threads = threads.clamp(1, 256).min(out.len().div_ceil(4096)).max(1);
+        let threads = crate::threads::count(threads, out.len(), 4096);
         if threads == 1 {
             if let Some(e) = self.first_bad_query(queries, 0) {
                 return Err(e);
@@ -139,49 +139,36 @@ impl Coo<'_> {
             return Ok(());
         }
         let per = out.len().div_ceil(threads);
-        std::thread::scope(|scope| {
-            let mut found = found;
-            let mut parts = queries.chunks(per * r).zip(out.chunks_mut(per));
-            let mut handles = Vec::new();
-            for (part, (qs, os)) in (&mut parts).enumerate() {
-                let fs = match found.take() {
-                    Some(f) => {
-                        let (head, tail) = f.split_at_mut(os.len());
-                        found = Some(tail);
-                        Some(head)
-                    }
-                    None => None,
-                };
-                // Each thread checks its own queries first (the first bad
-                // one over all threads is reported; outputs are unspecified
-                // on failure), so the check is split too.
-                let first = part * per;
-                let job = move || match self.first_bad_query(qs, first) {
-                    Some(e) => Some(e),
-                    None => {
-                        self.batch_part(ty, qs, os, fs);
-                        None
-                    }
-                };
-                match std::thread::Builder::new().spawn_scoped(scope, job) {
-                    Ok(h) => handles.push(h),
-                    // Threads already started finish before the scope ends.
-                    Err(e) => return Err(CooError::ThreadSpawn(e.to_string())),
+        let mut found = found;
+        let mut parts = Vec::new();
+        for (qs, os) in queries.chunks(per * r).zip(out.chunks_mut(per)) {
+            let fs = match found.take() {
+                Some(f) => {
+                    let (head, tail) = f.split_at_mut(os.len());
+                    found = Some(tail);
+                    Some(head)
+                }
+                None => None,
+            };
+            parts.push((qs, os, fs));
+        }
+        // Each thread checks its own queries first (the first bad one over
+        // all threads is reported; outputs are unspecified on failure), so
+        // the check is split too. Parts come in query order: the first bad
+        // part holds the lowest bad query.
+        crate::threads::run(parts, |part, (qs, os, fs)| {
+            match self.first_bad_query(qs, part * per) {
+                Some(e) => Some(e),
+                None => {
+                    self.batch_part(ty, qs, os, fs);
+                    None
                 }
             }
-            let mut first_bad: Option<CooError> = None;
-            for h in handles {
-                let bad = h
-                    .join()
-                    .map_err(|_| CooError::Internal("a lookup thread panicked".into()))?;
-                // Parts come in query order: the first bad part holds the
-                // lowest bad query.
-                if first_bad.is_none() {
-                    first_bad = bad;
-                }
-            }
-            first_bad.map_or(Ok(()), Err)
         })
+        .into_iter()
+        .flatten()
+        .next()
+        .map_or(Ok(()), Err)
     }
 
     /// The error for the first query of `queries` (numbered from `first`)

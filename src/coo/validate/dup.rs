@@ -59,9 +59,7 @@ pub fn first_duplicate<const R: usize>(
         return Ok((None, keys_of(0, count)().all(|(_, valid)| valid)));
     }
     let plan = Plan::new(count, key_bits)?;
-    let threads = threads
-        .min(count / crate::coo::validate::scan::MIN_PER_THREAD)
-        .max(1);
+    let threads = crate::threads::count(threads, count, crate::coo::validate::scan::MIN_PER_THREAD);
     if threads == 1 {
         let (parts, all_valid) = partition(&plan, count, 0, keys_of(0, count))?;
         return Ok((first_repeat(&plan, parts)?, all_valid));
@@ -71,7 +69,7 @@ pub fn first_duplicate<const R: usize>(
     // bucket's segments, read in range order, are in entry order, so each
     // bucket's first repeat is still its lowest duplicate.
     let cuts: Vec<usize> = (0..=threads).map(|t| count * t / threads).collect();
-    let scattered = super::in_threads(threads, |t| {
+    let scattered = crate::threads::each(threads, |t| {
         let (a, b) = (cuts[t], cuts[t + 1]);
         partition(&plan, b - a, a, keys_of(a, b))
     });
@@ -84,7 +82,7 @@ pub fn first_duplicate<const R: usize>(
     }
     let parts = &parts[..];
     let per = plan.buckets.div_ceil(threads);
-    let found = super::in_threads(threads, |t| {
+    let found = crate::threads::each(threads, |t| {
         let range = (t * per).min(plan.buckets)..((t + 1) * per).min(plan.buckets);
         first_repeat_merged(&plan, parts, range)
     });

@@ -187,25 +187,3 @@ impl Coo<'_> {
         Ok((found, false))
     }
 }
-
-/// `work(t)` for `t` in `0..threads`, each on its own thread (started and
-/// joined here), or on this one when a thread cannot be started.
-pub(super) fn in_threads<T: Send>(threads: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let work = &work;
-    std::thread::scope(|s| {
-        let jobs: Vec<_> = (0..threads)
-            .map(|t| {
-                std::thread::Builder::new()
-                    .spawn_scoped(s, move || work(t))
-                    .map_err(|_| t)
-            })
-            .collect();
-        jobs.into_iter()
-            .enumerate()
-            .map(|(t, j)| match j {
-                Ok(h) => h.join().unwrap_or_else(|_| work(t)),
-                Err(t) => work(t),
-            })
-            .collect()
-    })
-}

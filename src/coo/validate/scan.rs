@@ -119,7 +119,7 @@ pub fn first_sorted_violation(idx: &[u64], shape: &[u64]) -> Option<usize> {
 pub fn first_sorted_violation_par(idx: &[u64], shape: &[u64], threads: usize) -> Option<usize> {
     let r = shape.len();
     let n = idx.len() / r;
-    let threads = threads.min(n / MIN_PER_THREAD).max(1);
+    let threads = crate::threads::count(threads, n, MIN_PER_THREAD);
     if threads == 1 {
         return first_sorted_violation(idx, shape);
     }
@@ -131,8 +131,7 @@ pub fn first_sorted_violation_par(idx: &[u64], shape: &[u64], threads: usize) ->
         let from = a.saturating_sub(1);
         first_sorted_violation(&idx[from * r..b * r], shape).map(|i| i + from)
     };
-    // A thread that cannot start runs its range on this one.
-    super::in_threads(threads, |t| part(cuts[t], cuts[t + 1]))
+    crate::threads::each(threads, |t| part(cuts[t], cuts[t + 1]))
         .into_iter()
         .flatten()
         .min()

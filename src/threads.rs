@@ -1,0 +1,131 @@
+//! Threads: what every `threads` argument of the library means, and the one
+//! way a bulk operation runs on them.
+//!
+//! 0 and 1 work on the calling thread. n > 1 asks for up to n threads (at
+//! most [`MAX_THREADS`]; a larger n is read as `MAX_THREADS`), started and
+//! joined within the call; an operation uses fewer when its work is small
+//! ([`count`]) or when more would not help (a sort merges at most
+//! [`MAX_SORT_RUNS`] runs), and its result is the same for any number. A thread that
+//! cannot be started is no error: its part runs on the calling thread. A
+//! panic on a thread continues on the calling thread (the C boundary turns
+//! it into `HURRAY_ERR_INTERNAL_PANIC`).
+
+use std::sync::Mutex;
+
+/// The most threads one call starts.
+pub const MAX_THREADS: usize = 64;
+
+/// The most runs a threaded sort cuts its input into (their merge scans
+/// the runs' heads, so more runs would cost more than they save).
+pub const MAX_SORT_RUNS: usize = 16;
+
+/// How many threads an operation over `items` items uses when `requested`
+/// were asked for: each gets at least `per_thread` items (below that a
+/// thread costs more than it saves), and there is at least one.
+pub fn count(requested: usize, items: usize, per_thread: usize) -> usize {
+    requested
+        .clamp(1, MAX_THREADS)
+        .min(items / per_thread.max(1))
+        .max(1)
+}
+
+/// `job(k, part)` for each of `parts` (the k-th part), each on a thread of
+/// its own (part 0 on the calling thread), the results in part order.
+pub fn run<P: Send, R: Send>(parts: Vec<P>, job: impl Fn(usize, P) -> R + Sync) -> Vec<R> {
+    let n = parts.len();
+    if n <= 1 {
+        return parts
+            .into_iter()
+            .enumerate()
+            .map(|(k, p)| job(k, p))
+            .collect();
+    }
+    // Each part waits in a slot: a thread takes its own; a part whose
+    // thread could not start is taken back and run here.
+    let slots: Vec<Mutex<Option<P>>> = parts.into_iter().map(|p| Mutex::new(Some(p))).collect();
+    let take = |k: usize| slots[k].lock().unwrap_or_else(|e| e.into_inner()).take();
+    std::thread::scope(|s| {
+        let (job, take) = (&job, &take);
+        let handles: Vec<_> = (1..n)
+            .map(|k| {
+                std::thread::Builder::new()
+                    .spawn_scoped(s, move || take(k).map(|p| job(k, p)))
+                    .ok()
+            })
+            .collect();
+        let mut out: Vec<Option<R>> = Vec::with_capacity(n);
+        out.push(take(0).map(|p| job(0, p)));
+        for (i, h) in handles.into_iter().enumerate() {
+            let k = i + 1;
+            let r = match h {
+                Some(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                None => None,
+            };
+            out.push(r.or_else(|| take(k).map(|p| job(k, p))));
+        }
+        out.into_iter()
+            .map(|r| r.expect("every part runs exactly once"))
+            .collect()
+    })
+}
+
+/// `job(k)` for k in `0..threads`, as [`run`] runs parts.
+pub fn each<R: Send>(threads: usize, job: impl Fn(usize) -> R + Sync) -> Vec<R> {
+    run((0..threads).collect(), |k, _| job(k))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_header_says_the_same_bounds() {
+        assert_eq!(MAX_THREADS, crate::ffi::HURRAY_MAX_THREADS as usize);
+        assert_eq!(crate::element::size::MAX_RANK, crate::ffi::HURRAY_MAX_RANK);
+    }
+
+    #[test]
+    fn counts_mean_the_same_everywhere() {
+        assert_eq!(count(0, 1 << 30, 1), 1);
+        assert_eq!(count(1, 1 << 30, 1), 1);
+        assert_eq!(count(8, 1 << 30, 1), 8);
+        assert_eq!(count(1000, 1 << 30, 1), MAX_THREADS);
+        assert_eq!(count(8, 3 << 16, 1 << 16), 3);
+        assert_eq!(count(8, (3 << 16) - 1, 1 << 16), 2);
+        assert_eq!(count(8, 0, 1 << 16), 1);
+    }
+
+    #[test]
+    fn every_part_runs_once_in_order() {
+        let mut data: Vec<u32> = (0..1000).collect();
+        let parts: Vec<&mut [u32]> = data.chunks_mut(100).collect();
+        let sums = run(parts, |k, p| {
+            p.iter_mut().for_each(|x| *x += 1);
+            (k, p.iter().map(|&x| u64::from(x)).sum::<u64>())
+        });
+        assert_eq!(sums.len(), 10);
+        for (k, (kk, s)) in sums.iter().enumerate() {
+            assert_eq!(k, *kk);
+            assert_eq!(
+                *s,
+                (100 * k as u64..100 * k as u64 + 100)
+                    .map(|x| x + 1)
+                    .sum::<u64>()
+            );
+        }
+        assert_eq!(each(5, |k| k * k), vec![0, 1, 4, 9, 16]);
+    }
+
+    #[test]
+    fn a_panic_on_a_thread_reaches_the_caller() {
+        let r = std::panic::catch_unwind(|| {
+            each(3, |k| {
+                if k == 2 {
+                    panic!("part 2");
+                }
+                k
+            })
+        });
+        assert!(r.is_err());
+    }
+}
