@@ -111,39 +111,28 @@ pub unsafe extern "C" fn hurray_coo_create(
     options: *const hurray_coo_options,
     out: *mut *mut hurray_coo,
 ) -> hurray_status {
+    // *out is NULL on every failure: set before anything can fail.
+    // SAFETY: NULL or writable, per the contract.
+    unsafe { write_opt(out, std::ptr::null_mut()) };
     // SAFETY: NULL or a caller's options of the size it declares, per the
     // contract; read before anything else so that the release callback is
     // held (and so runs exactly once) on every path after it.
     let o = match unsafe { read_options(options) } {
         Ok(o) => o,
-        Err(e) => {
-            // SAFETY: NULL or writable, per the contract.
-            unsafe { write_opt(out, std::ptr::null_mut()) };
-            return guard(|| Err(e));
-        }
+        Err(e) => return guard(|| Err(e)),
     };
     let release = Release::new(o.release, o.release_ctx);
     guard(move || {
         // SAFETY: NULL or a readable hurray_coo_parts, per the contract.
-        let p = unsafe { read_struct(parts, "parts") };
-        let p = match p {
-            Ok(p) => p,
-            Err(e) => {
-                // SAFETY: NULL or writable, per the contract.
-                unsafe { write_opt(out, std::ptr::null_mut()) };
-                return Err(e);
-            }
-        };
+        let p = unsafe { read_struct(parts, "parts") }?;
         let shard = match (o.shard_parent_shape.is_null(), o.shard_offset.is_null()) {
             (true, true) => None,
             (false, false) => Some((o.shard_parent_shape, o.shard_offset)),
             _ => {
-                // SAFETY: NULL or writable, per the contract.
-                unsafe { write_opt(out, std::ptr::null_mut()) };
                 return Err(CooError::NullPointer {
                     what: "options->shard_parent_shape or options->shard_offset",
                     hint: ": a shard box needs both (or neither, for a tensor that is no shard)",
-                });
+                })
             }
         };
         // SAFETY: the contract of hurray_coo_create.
