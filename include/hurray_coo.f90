@@ -57,6 +57,7 @@ module hurray_coo
   integer(c_int32_t), parameter, public :: HURRAY_ERR_NONZERO_PADDING = -30
   integer(c_int32_t), parameter, public :: HURRAY_ERR_UNSUPPORTED_TYPE = -31
   integer(c_int32_t), parameter, public :: HURRAY_ERR_INVALID_VALUE = -32
+  integer(c_int32_t), parameter, public :: HURRAY_ERR_INVALID_OFFSETS = -33
   integer(c_int32_t), parameter, public :: HURRAY_ERR_TRUNCATED = -40
   integer(c_int32_t), parameter, public :: HURRAY_ERR_RESERVED_BITS = -41
   integer(c_int32_t), parameter, public :: HURRAY_ERR_UNSUPPORTED_DEVICE = -42

@@ -350,7 +350,8 @@ typedef struct hurray_error_position {
 #define HURRAY_ERR_ALLOC -28
 
 /**
- * Unknown bits are set in a flags argument.
+ * Unknown bits are set in a flags word (a flags argument or option); only
+ * flags words.
  */
 #define HURRAY_ERR_INVALID_FLAGS -29
 
@@ -371,6 +372,14 @@ typedef struct hurray_error_position {
  * entry and the code.
  */
 #define HURRAY_ERR_INVALID_VALUE -32
+
+/**
+ * CSR or CSC offsets (hurray_coo_from_compressed) that do not describe
+ * their indices: the first is not the base, one decreases or passes the
+ * end of the indices, or the last is not nnz + base. The message names the
+ * row or column.
+ */
+#define HURRAY_ERR_INVALID_OFFSETS -33
 
 /**
  * A descriptor is shorter than its fields (or its descriptor_length) need.
@@ -441,9 +450,12 @@ typedef struct hurray_error_position {
 #define HURRAY_ERR_NOT_FOUND -54
 
 /**
- * An argument other than flags is outside its domain: an empty, too long or
- * repeated tensor name or KV key, a data_buffer_alignment that is not a
- * power of two from 4096 to 2 MiB, metadata added after the first tensor.
+ * An argument other than a flags word is outside its domain: a duplicate
+ * policy, index type, format, index base or precision that is not one of
+ * the documented values, an options struct whose size is too small, an
+ * empty, too long or repeated tensor name or KV key, a
+ * data_buffer_alignment that is not a power of two from 4096 to 2 MiB,
+ * metadata added after the first tensor. Never a data or format error.
  */
 #define HURRAY_ERR_INVALID_ARGUMENT -55
 
@@ -1258,7 +1270,7 @@ typedef struct hurray_triplets {
  * bytes per triplet while it runs, beyond the result.
  *
  * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
- * (flags, policy or index type), HURRAY_ERR_INVALID_LAYOUT (index base),
+ * (flags), HURRAY_ERR_INVALID_ARGUMENT (policy, index type, index base),
  * HURRAY_ERR_INVALID_RANK, HURRAY_ERR_INVALID_SHAPE, HURRAY_ERR_INVALID_TYPE,
  * HURRAY_ERR_RANK_MISMATCH, HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_OVERFLOW (a
  * size, or an integer SUM), HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
@@ -1385,7 +1397,7 @@ typedef struct hurray_compressed {
  * the handle's type. Nothing else of *c is read or written.
  *
  * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER (coo, c),
- * HURRAY_ERR_INVALID_FLAGS (format, index type), HURRAY_ERR_UNSUPPORTED_FEATURE
+ * HURRAY_ERR_INVALID_ARGUMENT (format, index type), HURRAY_ERR_UNSUPPORTED_FEATURE
  * (rank other than 2), HURRAY_ERR_UNSUPPORTED_TYPE (a tag accepted only in
  * permissive mode), HURRAY_ERR_OVERFLOW, HURRAY_ERR_INTERNAL_PANIC.
  * Thread safety: safe on a handle shared between threads.
@@ -1411,7 +1423,7 @@ hurray_status hurray_coo_compressed_size(const struct hurray_coo *coo,
  * same.
  *
  * Returns HURRAY_OK or: the statuses of hurray_coo_compressed_size,
- * HURRAY_ERR_INVALID_LAYOUT (base), HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_ALLOC
+ * HURRAY_ERR_INVALID_ARGUMENT (base), HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_ALLOC
  * (memory, or a thread), any status of hurray_coo_validate (permissive
  * handles).
  * Thread safety: safe on a handle shared between threads.
@@ -1462,8 +1474,9 @@ hurray_status hurray_coo_export_dense(const struct hurray_coo *coo,
  * which does the checking and ordering. *out (not NULL) receives the
  * handle, NULL on failure; release it with hurray_coo_free.
  *
- * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
- * (format, index type), HURRAY_ERR_INVALID_LAYOUT (base, offsets),
+ * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_ARGUMENT
+ * (format, index type, base), HURRAY_ERR_INVALID_OFFSETS (offsets, naming
+ * the row or column),
  * HURRAY_ERR_INVALID_SHAPE, HURRAY_ERR_INVALID_TYPE, HURRAY_ERR_BUFFER_SIZE,
  * HURRAY_ERR_INDEX_OUT_OF_BOUNDS, HURRAY_ERR_DUPLICATE, HURRAY_ERR_OVERFLOW,
  * HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC.
@@ -1489,7 +1502,7 @@ hurray_status hurray_coo_from_compressed(uint64_t rows,
  * handle, NULL on failure.
  *
  * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
- * HURRAY_ERR_INVALID_LAYOUT (not a permutation), HURRAY_ERR_UNSUPPORTED_TYPE,
+ * HURRAY_ERR_INVALID_ARGUMENT (not a permutation), HURRAY_ERR_UNSUPPORTED_TYPE,
  * HURRAY_ERR_ALLOC, any status of hurray_coo_validate,
  * HURRAY_ERR_INTERNAL_PANIC.
  * Thread safety: safe on a handle shared between threads.
@@ -1568,7 +1581,8 @@ hurray_status hurray_coo_sort_modes(const struct hurray_coo *coo,
  * (found '5')".
  *
  * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
- * (flags or policy), HURRAY_ERR_PARSE, HURRAY_ERR_DUPLICATE,
+ * (flags), HURRAY_ERR_INVALID_ARGUMENT (policy), HURRAY_ERR_PARSE,
+ * HURRAY_ERR_DUPLICATE,
  * HURRAY_ERR_OVERFLOW (an integer SUM), HURRAY_ERR_ALLOC,
  * HURRAY_ERR_INTERNAL_PANIC.
  * Thread safety: may be called from any thread.
@@ -1656,7 +1670,7 @@ hurray_status hurray_coo_read_tns_file(const char *path,
  * with capacity 0 asks the size). A permissive handle is validated first.
  * The caller owns out.
  *
- * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
+ * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_ARGUMENT
  * (precision), HURRAY_ERR_UNSUPPORTED_FEATURE (rank other than 2),
  * HURRAY_ERR_UNSUPPORTED_TYPE (a tag accepted only in permissive mode),
  * HURRAY_ERR_BUFFER_TOO_SMALL, HURRAY_ERR_ALLOC, any validation status

@@ -282,10 +282,20 @@ pub enum CooError {
         coords: Coords,
     },
 
-    /// An argument outside its documented range (reported as
-    /// HURRAY_ERR_INVALID_FLAGS, like a flag word or policy code).
+    /// An argument's value outside its domain (a policy, an index type, a
+    /// format, an index base, a precision): what it is, the value, and what
+    /// it may be.
+    #[error("{what} {value} is not accepted: {allowed}")]
+    OutOfRange {
+        what: &'static str,
+        value: u64,
+        allowed: &'static str,
+    },
+
+    /// CSR or CSC offsets that do not describe the indices given with them
+    /// (first not the base, decreasing, past the end, last not nnz + base).
     #[error("{0}")]
-    InvalidArgument(String),
+    Offsets(String),
 
     /// A file that could not be opened, read or written: path and reason.
     #[error("{0}")]
@@ -399,7 +409,14 @@ fn triplet_bounds_text(
     } else {
         format!("valid {b} to {}", extent - 1 + b)
     };
-    let hint = if coord < 0 && !skip_negative {
+    // The likely mistakes, named with their fix: a count from the other
+    // base (one past the end counted from 0, or 0 counted from 1), or a
+    // negative coordinate meant to be skipped.
+    let hint = if base == 0 && extent > 0 && coord == i128::from(extent) {
+        "; if these triplets count from 1, set index_base to 1"
+    } else if base == 1 && coord == 0 {
+        "; if these triplets count from 0, set index_base to 0"
+    } else if coord < 0 && !skip_negative {
         "; HURRAY_ASSEMBLE_SKIP_NEGATIVE skips triplets with a negative coordinate"
     } else {
         ""
@@ -532,7 +549,8 @@ impl CooError {
             CooError::TripletBounds { .. } => Status::IndexOutOfBounds,
             CooError::Parse { .. } => Status::ParseError,
             CooError::DuplicateLine { .. } => Status::Duplicate,
-            CooError::InvalidArgument(_) => Status::InvalidFlags,
+            CooError::OutOfRange { .. } => Status::InvalidArgument,
+            CooError::Offsets(_) => Status::InvalidOffsets,
             CooError::Io(_) => Status::Io,
             CooError::Container { status, .. } => *status,
             CooError::InFile { inner, .. } => inner.status(),

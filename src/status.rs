@@ -94,6 +94,10 @@ status_table! {
     /// A stored value is a code the element type forbids as data
     /// (float8_e8m0 0x00 and 0xFF).
     InvalidValue = -32 => "HURRAY_ERR_INVALID_VALUE",
+    /// CSR or CSC offsets that do not describe their indices (the first is
+    /// not the base, one decreases or passes the end, the last is not nnz +
+    /// base).
+    InvalidOffsets = -33 => "HURRAY_ERR_INVALID_OFFSETS",
     /// A descriptor ends before its fields do.
     Truncated = -40 => "HURRAY_ERR_TRUNCATED",
     /// Reserved flag bits or reserved bytes of a descriptor are not zero.

@@ -246,25 +246,25 @@ fn malformed_compressed_arrays_are_refused_with_the_place() {
         (
             i32s(&[0, 5, 3]),
             i32s(&[0, 1, 2]),
-            Status::InvalidLayout,
+            Status::InvalidOffsets,
             "row 0: offsets[1] = 5 is past the end of the 3 indices",
         ),
         (
             i32s(&[0, i32::MAX, 3]),
             i32s(&[0, 1, 2]),
-            Status::InvalidLayout,
+            Status::InvalidOffsets,
             "row 0: offsets[1] = 2147483647 is past the end",
         ),
         (
             i32s(&[1, 2, 3]),
             i32s(&[0, 1, 2]),
-            Status::InvalidLayout,
+            Status::InvalidOffsets,
             "not the base 0",
         ),
         (
             i32s(&[0, 2, 2]),
             i32s(&[0, 1, 2]),
-            Status::InvalidLayout,
+            Status::InvalidOffsets,
             "last offset is 2 but there are 3 indices",
         ),
         (
@@ -325,7 +325,7 @@ fn mode_orders_sort_a_copy_and_keep_every_entry() {
         }
         for bad in [&[0u32, 1][..], &[0, 0, 1], &[0, 1, 3]] {
             let e = hurray_coo::convert::sort_by_modes(&coo, bad, 1).unwrap_err();
-            assert_eq!(e.status(), Status::InvalidLayout);
+            assert_eq!(e.status(), Status::InvalidArgument);
         }
     }
 }

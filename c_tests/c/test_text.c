@@ -80,7 +80,7 @@ static int test_mtx_errors_name_line_and_column(void) {
     CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), HURRAY_DUP_ERROR, 0, 1, NULL, NULL),
                  HURRAY_ERR_NULL_POINTER, "out");
     CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), 77, 0, 1, NULL, &coo),
-                 HURRAY_ERR_INVALID_FLAGS, "duplicate policy");
+                 HURRAY_ERR_INVALID_ARGUMENT, "duplicate policy 77");
     CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), HURRAY_DUP_ERROR, 0x1, 1, NULL, &coo),
                  HURRAY_ERR_INVALID_FLAGS, "HURRAY_TEXT_KEEP_TRIANGULAR");
     CHECK_STATUS(hurray_coo_read_mtx(NULL, 0, HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
@@ -140,7 +140,7 @@ static int test_write_sizes_and_round_trips(void) {
     hurray_coo_free(back);
     back = NULL;
     free(text);
-    CHECK_STATUS(hurray_coo_write_mtx(coo, 18, 1, NULL, 0, &need), HURRAY_ERR_INVALID_FLAGS,
+    CHECK_STATUS(hurray_coo_write_mtx(coo, 18, 1, NULL, 0, &need), HURRAY_ERR_INVALID_ARGUMENT,
                  "precision 18");
     CHECK_STATUS(hurray_coo_write_mtx(NULL, 0, 1, NULL, 0, &need), HURRAY_ERR_NULL_POINTER, "");
     CHECK_STATUS(hurray_coo_write_mtx(coo, 0, 1, NULL, 0, NULL), HURRAY_ERR_NULL_POINTER,

@@ -75,10 +75,11 @@ impl<'a> Reader<'a> {
             return Err(CooError::DynamicDimension { dim });
         }
         if t.base > 1 {
-            return Err(CooError::Layout(format!(
-                "index base {} is not supported: it must be 0 or 1",
-                t.base
-            )));
+            return Err(CooError::OutOfRange {
+                what: "index base",
+                value: u64::from(t.base),
+                allowed: "indices count from 0 or from 1",
+            });
         }
         let w = t.index_type.width() as u64;
         let n = t.n as u64;

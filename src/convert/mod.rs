@@ -135,9 +135,11 @@ pub fn export_compressed(
     let sizes = compressed_sizes(coo, format, index_type)?;
     let ty = value_type(coo, "export")?;
     if base > 1 {
-        return Err(CooError::Layout(format!(
-            "index base {base} is not supported: it must be 0 or 1"
-        )));
+        return Err(CooError::OutOfRange {
+            what: "index base",
+            value: u64::from(base),
+            allowed: "indices count from 0 or from 1",
+        });
     }
     for (what, got, need) in [
         ("offsets", offsets.len(), sizes.offsets),
@@ -435,7 +437,7 @@ pub fn from_compressed(
         }
     };
     let b = i128::from(base);
-    let bad = |what: String| CooError::Layout(format!("{} offsets: {what}", format.name()));
+    let bad = |what: String| CooError::Offsets(format!("{} offsets: {what}", format.name()));
     if read(offsets, 0) != b {
         return Err(bad(format!(
             "offsets[{base}] is {}, not the base {base}",
@@ -539,7 +541,7 @@ pub fn sort_by_modes(
             .iter()
             .any(|&m| (m as usize) >= rank || std::mem::replace(&mut seen[m as usize], true))
     {
-        return Err(CooError::Layout(format!(
+        return Err(CooError::Argument(format!(
             "mode order {modes:?} is not a permutation of the {rank} dimensions 0..{rank}"
         )));
     }

@@ -113,9 +113,9 @@ pub(super) fn index_type(code: u32) -> Result<IndexType, CooError> {
         HURRAY_INDEX_UINT32 => IndexType::U32,
         HURRAY_INDEX_UINT64 => IndexType::U64,
         other => {
-            return Err(CooError::InvalidFlags {
-                flags: other,
-                unknown: other,
+            return Err(CooError::OutOfRange {
+                what: "index type",
+                value: u64::from(other),
                 allowed: "the index type is HURRAY_INDEX_INT32 (1), HURRAY_INDEX_INT64 (2), \
                           HURRAY_INDEX_UINT32 (3) or HURRAY_INDEX_UINT64 (4)",
             })
@@ -127,9 +127,11 @@ pub(super) fn index_type(code: u32) -> Result<IndexType, CooError> {
 pub(super) fn index_base(base: u32) -> Result<u8, CooError> {
     match base {
         0 | 1 => Ok(base as u8),
-        b => Err(CooError::Layout(format!(
-            "index base {b} is not supported: it must be 0 or 1"
-        ))),
+        b => Err(CooError::OutOfRange {
+            what: "index base",
+            value: u64::from(b),
+            allowed: "indices count from 0 or from 1",
+        }),
     }
 }
 
@@ -142,9 +144,9 @@ pub(super) fn duplicates(code: u32) -> Result<Duplicates, CooError> {
         HURRAY_DUP_MIN => Duplicates::Min,
         HURRAY_DUP_MAX => Duplicates::Max,
         other => {
-            return Err(CooError::InvalidFlags {
-                flags: other,
-                unknown: other,
+            return Err(CooError::OutOfRange {
+                what: "duplicate policy",
+                value: u64::from(other),
                 allowed: "the duplicate policy is HURRAY_DUP_ERROR (0), _SUM (1), _FIRST (2), \
                           _LAST (3), _MIN (4) or _MAX (5)",
             })
@@ -175,7 +177,7 @@ pub(super) fn duplicates(code: u32) -> Result<Duplicates, CooError> {
 /// bytes per triplet while it runs, beyond the result.
 ///
 /// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
-/// (flags, policy or index type), HURRAY_ERR_INVALID_LAYOUT (index base),
+/// (flags), HURRAY_ERR_INVALID_ARGUMENT (policy, index type, index base),
 /// HURRAY_ERR_INVALID_RANK, HURRAY_ERR_INVALID_SHAPE, HURRAY_ERR_INVALID_TYPE,
 /// HURRAY_ERR_RANK_MISMATCH, HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_OVERFLOW (a
 /// size, or an integer SUM), HURRAY_ERR_INDEX_OUT_OF_BOUNDS,

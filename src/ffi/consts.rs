@@ -58,7 +58,8 @@ pub const HURRAY_ERR_RANK_MISMATCH: hurray_status = -26;
 pub const HURRAY_ERR_OVERFLOW: hurray_status = -27;
 /// Memory could not be allocated. Nothing was leaked and nothing aborted.
 pub const HURRAY_ERR_ALLOC: hurray_status = -28;
-/// Unknown bits are set in a flags argument.
+/// Unknown bits are set in a flags word (a flags argument or option); only
+/// flags words.
 pub const HURRAY_ERR_INVALID_FLAGS: hurray_status = -29;
 /// Padding bits after the last element of a sub-byte values buffer are not 0.
 pub const HURRAY_ERR_NONZERO_PADDING: hurray_status = -30;
@@ -69,6 +70,11 @@ pub const HURRAY_ERR_UNSUPPORTED_TYPE: hurray_status = -31;
 /// codes 0x00 and 0xFF (reserved, NaN in OCP MX). The message names the
 /// entry and the code.
 pub const HURRAY_ERR_INVALID_VALUE: hurray_status = -32;
+/// CSR or CSC offsets (hurray_coo_from_compressed) that do not describe
+/// their indices: the first is not the base, one decreases or passes the
+/// end of the indices, or the last is not nnz + base. The message names the
+/// row or column.
+pub const HURRAY_ERR_INVALID_OFFSETS: hurray_status = -33;
 /// A descriptor is shorter than its fields (or its descriptor_length) need.
 pub const HURRAY_ERR_TRUNCATED: hurray_status = -40;
 /// Reserved descriptor flag bits or reserved bytes are not zero, or a field
@@ -104,9 +110,12 @@ pub const HURRAY_ERR_CHECKSUM: hurray_status = -53;
 /// No tensor of that name (or position) in the file; the message lists the
 /// names there are.
 pub const HURRAY_ERR_NOT_FOUND: hurray_status = -54;
-/// An argument other than flags is outside its domain: an empty, too long or
-/// repeated tensor name or KV key, a data_buffer_alignment that is not a
-/// power of two from 4096 to 2 MiB, metadata added after the first tensor.
+/// An argument other than a flags word is outside its domain: a duplicate
+/// policy, index type, format, index base or precision that is not one of
+/// the documented values, an options struct whose size is too small, an
+/// empty, too long or repeated tensor name or KV key, a
+/// data_buffer_alignment that is not a power of two from 4096 to 2 MiB,
+/// metadata added after the first tensor. Never a data or format error.
 pub const HURRAY_ERR_INVALID_ARGUMENT: hurray_status = -55;
 /// A global coordinate falls outside the shard's box; the message names the
 /// dimension, the coordinate and the box.

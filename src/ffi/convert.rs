@@ -21,9 +21,9 @@ fn format(code: u32) -> Result<Format, CooError> {
     match code {
         HURRAY_FORMAT_CSR => Ok(Format::Csr),
         HURRAY_FORMAT_CSC => Ok(Format::Csc),
-        other => Err(CooError::InvalidFlags {
-            flags: other,
-            unknown: other,
+        other => Err(CooError::OutOfRange {
+            what: "format",
+            value: u64::from(other),
             allowed: "the format is HURRAY_FORMAT_CSR (1) or HURRAY_FORMAT_CSC (2)",
         }),
     }
@@ -68,7 +68,7 @@ fn compressed_kind(c: &hurray_compressed) -> Result<(Format, IndexType, u8), Coo
 /// the handle's type. Nothing else of *c is read or written.
 ///
 /// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER (coo, c),
-/// HURRAY_ERR_INVALID_FLAGS (format, index type), HURRAY_ERR_UNSUPPORTED_FEATURE
+/// HURRAY_ERR_INVALID_ARGUMENT (format, index type), HURRAY_ERR_UNSUPPORTED_FEATURE
 /// (rank other than 2), HURRAY_ERR_UNSUPPORTED_TYPE (a tag accepted only in
 /// permissive mode), HURRAY_ERR_OVERFLOW, HURRAY_ERR_INTERNAL_PANIC.
 /// Thread safety: safe on a handle shared between threads.
@@ -107,7 +107,7 @@ pub unsafe extern "C" fn hurray_coo_compressed_size(
 /// same.
 ///
 /// Returns HURRAY_OK or: the statuses of hurray_coo_compressed_size,
-/// HURRAY_ERR_INVALID_LAYOUT (base), HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_ALLOC
+/// HURRAY_ERR_INVALID_ARGUMENT (base), HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_ALLOC
 /// (memory, or a thread), any status of hurray_coo_validate (permissive
 /// handles).
 /// Thread safety: safe on a handle shared between threads.
@@ -193,8 +193,9 @@ pub unsafe extern "C" fn hurray_coo_export_dense(
 /// which does the checking and ordering. *out (not NULL) receives the
 /// handle, NULL on failure; release it with hurray_coo_free.
 ///
-/// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
-/// (format, index type), HURRAY_ERR_INVALID_LAYOUT (base, offsets),
+/// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_ARGUMENT
+/// (format, index type, base), HURRAY_ERR_INVALID_OFFSETS (offsets, naming
+/// the row or column),
 /// HURRAY_ERR_INVALID_SHAPE, HURRAY_ERR_INVALID_TYPE, HURRAY_ERR_BUFFER_SIZE,
 /// HURRAY_ERR_INDEX_OUT_OF_BOUNDS, HURRAY_ERR_DUPLICATE, HURRAY_ERR_OVERFLOW,
 /// HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC.
@@ -241,7 +242,7 @@ pub unsafe extern "C" fn hurray_coo_from_compressed(
 /// handle, NULL on failure.
 ///
 /// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
-/// HURRAY_ERR_INVALID_LAYOUT (not a permutation), HURRAY_ERR_UNSUPPORTED_TYPE,
+/// HURRAY_ERR_INVALID_ARGUMENT (not a permutation), HURRAY_ERR_UNSUPPORTED_TYPE,
 /// HURRAY_ERR_ALLOC, any status of hurray_coo_validate,
 /// HURRAY_ERR_INTERNAL_PANIC.
 /// Thread safety: safe on a handle shared between threads.

@@ -142,7 +142,8 @@ unsafe fn read_mtx_from<'s>(
 /// (found '5')".
 ///
 /// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
-/// (flags or policy), HURRAY_ERR_PARSE, HURRAY_ERR_DUPLICATE,
+/// (flags), HURRAY_ERR_INVALID_ARGUMENT (policy), HURRAY_ERR_PARSE,
+/// HURRAY_ERR_DUPLICATE,
 /// HURRAY_ERR_OVERFLOW (an integer SUM), HURRAY_ERR_ALLOC,
 /// HURRAY_ERR_INTERNAL_PANIC.
 /// Thread safety: may be called from any thread.
@@ -375,7 +376,7 @@ unsafe fn write_to_file(
 /// with capacity 0 asks the size). A permissive handle is validated first.
 /// The caller owns out.
 ///
-/// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
+/// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_ARGUMENT
 /// (precision), HURRAY_ERR_UNSUPPORTED_FEATURE (rank other than 2),
 /// HURRAY_ERR_UNSUPPORTED_TYPE (a tag accepted only in permissive mode),
 /// HURRAY_ERR_BUFFER_TOO_SMALL, HURRAY_ERR_ALLOC, any validation status

@@ -321,10 +321,12 @@ pub const MAX_PRECISION: usize = 17;
 
 pub(crate) fn check_precision(p: Option<usize>) -> Result<(), CooError> {
     match p {
-        Some(d) if d == 0 || d > MAX_PRECISION => Err(CooError::InvalidArgument(format!(
-            "precision {d}: give 1 to {MAX_PRECISION} significant digits, or 0 for the shortest \
-             text that reads back exactly"
-        ))),
+        Some(d) if d == 0 || d > MAX_PRECISION => Err(CooError::OutOfRange {
+            what: "precision",
+            value: d as u64,
+            allowed: "give 1 to 17 significant digits, or 0 for the shortest text that reads \
+                      back exactly",
+        }),
         _ => Ok(()),
     }
 }
