@@ -4,7 +4,6 @@
 
 use std::fmt;
 
-use crate::element::types::TagClass;
 use crate::status::Status;
 
 /// A coordinate tuple, displayed as `(2, 0)`.
@@ -100,7 +99,8 @@ pub enum CooError {
     #[error("type tag 0x{tag:02X} is {class}{hint}")]
     InvalidType {
         tag: u8,
-        class: TagClass,
+        /// What the tag is (`TagClass::describe`).
+        class: &'static str,
         hint: &'static str,
     },
 

@@ -150,7 +150,7 @@ fn element_type(t: &Triplets<'_>) -> Result<&'static TypeInfo, CooError> {
         TagClass::Known(ty) => Ok(ty),
         class => Err(CooError::InvalidType {
             tag: t.type_tag,
-            class,
+            class: class.describe(),
             hint: "; assembly needs a type whose values it can combine",
         }),
     }

@@ -2,17 +2,19 @@
 //! buffers. Safe Rust, no FFI types. What the handle does lives beside it,
 //! one operation per child module: `structure` (checks that need no pass
 //! over the data), `validate` (the data rules), `lookup` (point and batch
-//! reads, the opt-in index); `key` holds the linear keys both share.
+//! reads, the opt-in index); `key` holds the linear keys both share;
+//! `shard_box` the box a shard's handle carries.
 
 use crate::aligned::AlignedBuf;
 use crate::element::types::TypeInfo;
 use crate::error::CooError;
-use crate::shard::ShardBox;
-
 pub(crate) mod key;
 pub mod lookup;
+mod shard_box;
 mod structure;
 pub mod validate;
+
+pub use shard_box::ShardBox;
 
 use lookup::Index;
 pub use structure::check_rank;

@@ -33,7 +33,7 @@ pub(super) fn check_structure(
         class @ TagClass::Invalid => {
             return Err(CooError::InvalidType {
                 tag: parts.type_tag,
-                class,
+                class: class.describe(),
                 hint: "",
             })
         }
@@ -41,7 +41,7 @@ pub(super) fn check_structure(
         class => {
             return Err(CooError::InvalidType {
                 tag: parts.type_tag,
-                class,
+                class: class.describe(),
                 hint: "; HURRAY_COO_PERMISSIVE accepts it without interpreting the values",
             })
         }

@@ -192,7 +192,14 @@ impl TagClass {
 
 impl fmt::Display for TagClass {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.write_str(self.describe())
+    }
+}
+
+impl TagClass {
+    /// What the class is, in words (a known type: its name).
+    pub fn describe(&self) -> &'static str {
+        match self {
             TagClass::Known(info) => info.name(),
             TagClass::Invalid => "invalid (0x00 and 0xFF are never valid)",
             TagClass::Reserved => "reserved for future versions of the Hurray specification",
@@ -201,7 +208,7 @@ impl fmt::Display for TagClass {
                  this library does not support"
             }
             TagClass::Unassigned => "not assigned to any element type",
-        })
+        }
     }
 }
 

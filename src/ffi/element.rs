@@ -26,7 +26,7 @@ pub unsafe extern "C" fn hurray_type_values_bytes(
         let types::TagClass::Known(info) = class else {
             return Err(CooError::InvalidType {
                 tag: type_tag,
-                class,
+                class: class.describe(),
                 hint: "",
             });
         };

@@ -263,7 +263,7 @@ fn element_type(r: &mut Reader<'_>, flags: u32, permissive: bool) -> Result<u8, 
         TagClass::Invalid => {
             return Err(CooError::InvalidType {
                 tag: type_tag,
-                class,
+                class: class.describe(),
                 hint: "",
             })
         }
@@ -271,7 +271,7 @@ fn element_type(r: &mut Reader<'_>, flags: u32, permissive: bool) -> Result<u8, 
         _ => {
             return Err(CooError::InvalidType {
                 tag: type_tag,
-                class,
+                class: class.describe(),
                 hint: "; HURRAY_COO_PERMISSIVE accepts it without interpreting the values",
             })
         }
