@@ -1,6 +1,8 @@
 //! Arranges the header cbindgen generates into sections, the way `zstd.h`
-//! reads: versions, status codes and messages, element types, the handle,
-//! validation, lookup, descriptors and statistics. Each section holds its
+//! reads: versions; status codes and messages; element types; the handle
+//! (create, free, inspect); validation; lookup; assembly; conversion; text
+//! files (Matrix Market and FROSTT); shards; Hurray files; descriptors and
+//! statistics (`SECTIONS` below, in that order). Each section holds its
 //! types, then its constants, then its functions, in the order cbindgen
 //! wrote them. An item that no section claims stops the build: a new export
 //! must be given its place here.

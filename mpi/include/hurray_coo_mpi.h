@@ -26,7 +26,7 @@ extern "C" {
 typedef struct hurray_mpi_report {
     /** The parent tensor's rank and shape (rank extents). */
     uint32_t rank;
-    uint64_t parent_shape[64];
+    uint64_t parent_shape[HURRAY_MAX_RANK];
     /** Entries over all ranks. */
     uint64_t global_nnz;
     /** Number of ranks (the communicator's size). */

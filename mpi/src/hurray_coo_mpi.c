@@ -53,9 +53,9 @@ typedef struct record {
     uint8_t is_shard;
     uint8_t pad[6];
     uint64_t nnz;
-    uint64_t parent[64];
-    uint64_t offset[64];
-    uint64_t shape[64];
+    uint64_t parent[HURRAY_MAX_RANK];
+    uint64_t offset[HURRAY_MAX_RANK];
+    uint64_t shape[HURRAY_MAX_RANK];
     hurray_statistics stats;
     char msg[MSG_LEN];
 } record;
@@ -80,7 +80,7 @@ static void local_record(const hurray_coo *local, record *r) {
     shape = hurray_coo_shape(local);
     if (hurray_coo_shard(local, &parent, &offset, &present) != HURRAY_OK) present = false;
     r->is_shard = present;
-    for (d = 0; d < r->rank && d < 64; d++) {
+    for (d = 0; d < r->rank && d < HURRAY_MAX_RANK; d++) {
         r->shape[d] = shape[d];
         r->parent[d] = present ? parent[d] : shape[d];
         r->offset[d] = present ? offset[d] : 0;
@@ -481,8 +481,9 @@ static hurray_status check_triplets(const hurray_triplets *t, size_t *width) {
     uint64_t vb = 0, v8 = 0;
     uint32_t d;
     if (t == NULL) return fail(HURRAY_ERR_NULL_POINTER, "triplets is NULL");
-    if (t->rank == 0 || t->rank > 64)
-        return fail(HURRAY_ERR_INVALID_RANK, "triplets rank %u is not 1 to 64", t->rank);
+    if (t->rank == 0 || t->rank > HURRAY_MAX_RANK)
+        return fail(HURRAY_ERR_INVALID_RANK, "triplets rank %u is not 1 to %u", t->rank,
+                    (unsigned)HURRAY_MAX_RANK);
     if (t->shape == NULL) return fail(HURRAY_ERR_NULL_POINTER, "triplets shape is NULL");
     iw = index_width(t->index_type);
     if (iw == 0)
@@ -492,7 +493,7 @@ static hurray_status check_triplets(const hurray_triplets *t, size_t *width) {
         return fail(HURRAY_ERR_INVALID_ARGUMENT, "index_base %u is not 0 or 1", t->index_base);
     if ((t->indices == NULL) == (t->dim_indices == NULL) && t->n > 0)
         return fail(HURRAY_ERR_INVALID_ARGUMENT, "exactly one of indices and dim_indices is set");
-    if (t->n > SIZE_MAX / 8 / 64) return fail(HURRAY_ERR_OVERFLOW, "%llu triplets do not fit memory", (unsigned long long)t->n);
+    if (t->n > SIZE_MAX / 8 / HURRAY_MAX_RANK) return fail(HURRAY_ERR_OVERFLOW, "%llu triplets do not fit memory", (unsigned long long)t->n);
     if (t->indices != NULL && t->indices_bytes != t->n * t->rank * iw)
         return fail(HURRAY_ERR_BUFFER_SIZE, "indices_bytes is %zu; n %llu x rank %u x %zu is %llu",
                     t->indices_bytes, (unsigned long long)t->n, t->rank, iw,
@@ -619,7 +620,7 @@ typedef struct facts {
     uint32_t rank, base, ownership, policy, flags;
     uint8_t type_tag;
     uint8_t pad[3];
-    uint64_t shape[64];
+    uint64_t shape[HURRAY_MAX_RANK];
 } facts;
 
 typedef struct keep {
@@ -653,7 +654,7 @@ static hurray_error_position last_position(void) {
 static THREAD_LOCAL struct {
     int set;
     uint32_t rank;
-    uint64_t coords[64];
+    uint64_t coords[HURRAY_MAX_RANK];
 } last_duplicate;
 
 /* The core's message about the received triplets, with the triplets it
@@ -685,7 +686,8 @@ static void name_triplets(const uint64_t *src_rank, const uint64_t *src_index, u
     last_duplicate.set = p.status == HURRAY_ERR_DUPLICATE && (p.set & HURRAY_POS_COORDINATES);
     if (last_duplicate.set) {
         last_duplicate.rank = p.rank;
-        for (k = 0; k < (int)p.rank && k < 64; k++) last_duplicate.coords[k] = p.coordinates[k];
+        for (k = 0; k < (int)p.rank && k < HURRAY_MAX_RANK; k++)
+            last_duplicate.coords[k] = p.coordinates[k];
     }
 }
 
@@ -968,7 +970,8 @@ shard:
     if (st == HURRAY_OK) {
         /* Shift rows into the block; values stay where assembly put them. */
         uint32_t rank = t->rank, d;
-        uint64_t nnz = hurray_coo_nnz(assembled), shard_shape[64], offset[64];
+        uint64_t nnz = hurray_coo_nnz(assembled), shard_shape[HURRAY_MAX_RANK],
+                 offset[HURRAY_MAX_RANK];
         size_t vb = 0, ib = 0;
         const void *vals = hurray_coo_values(assembled, &vb);
         const uint64_t *idx = hurray_coo_indices(assembled, &ib);

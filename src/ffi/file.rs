@@ -1,11 +1,12 @@
 //! The C ABI for Hurray files: open (mapped or read), list tensors and
 //! metadata, get COO handles that borrow the file; write files.
 
-use std::ffi::{c_char, c_void, CStr};
+use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
 use super::guard::{
-    box_handle, bytes, c_path, free_handle, guard, guard_value, live, write_opt, write_req,
+    box_handle, bytes, c_path, c_str, free_handle, guard, guard_value, live, take_handle,
+    write_opt, write_req,
 };
 use super::handle::check_flags;
 use super::{hurray_coo, hurray_status};
@@ -222,18 +223,6 @@ unsafe fn open_file<'f>(file: *const hurray_file) -> Result<&'f hurray_file, Coo
     unsafe { live(file, "file") }
 }
 
-/// # Safety
-/// `name` is NULL or NUL-terminated.
-unsafe fn c_name<'a>(name: *const c_char, what: &'static str) -> Result<&'a str, CooError> {
-    if name.is_null() {
-        return Err(CooError::null(what));
-    }
-    // SAFETY: non-null and NUL-terminated per the contract.
-    let c = unsafe { CStr::from_ptr(name) };
-    c.to_str()
-        .map_err(|e| CooError::Argument(format!("{what} is not valid UTF-8: {e}")))
-}
-
 fn index_of(f: &hurray_file, i: u64, count: usize, what: &str) -> Result<usize, CooError> {
     usize::try_from(i)
         .ok()
@@ -432,7 +421,7 @@ pub unsafe extern "C" fn hurray_file_find(
 ) -> hurray_status {
     guard(|| {
         // SAFETY: NULL or live / NUL-terminated, per the contract.
-        let (f, name) = unsafe { (open_file(file)?, c_name(name, "name")?) };
+        let (f, name) = unsafe { (open_file(file)?, c_str(name, "name")?) };
         let i = f.file.position(name)?;
         // SAFETY: NULL-checked by write_req.
         unsafe { write_req(out_index, i as u64, "out_index") }
@@ -502,7 +491,7 @@ pub unsafe extern "C" fn hurray_file_get(
         // SAFETY: `out` is NULL or writable, per the contract.
         unsafe { write_req(out, std::ptr::null_mut(), "out")? };
         // SAFETY: NULL or live / NUL-terminated, per the contract.
-        let (f, name) = unsafe { (open_file(file)?, c_name(name, "name")?) };
+        let (f, name) = unsafe { (open_file(file)?, c_str(name, "name")?) };
         let i = f.file.position(name)?;
         // SAFETY: `out` checked above.
         unsafe { get(f, i, flags, out) }
@@ -570,7 +559,7 @@ pub unsafe extern "C" fn hurray_file_get_rows(
             });
         }
         // SAFETY: NULL or live / NUL-terminated, per the contract.
-        let (f, name) = unsafe { (open_file(file)?, c_name(name, "name")?) };
+        let (f, name) = unsafe { (open_file(file)?, c_str(name, "name")?) };
         let i = f.file.position(name)?;
         let coo = f.file.coo_rows(i, row_lo, row_hi)?;
         // SAFETY: `out` checked above.
@@ -785,7 +774,7 @@ pub unsafe extern "C" fn hurray_file_writer_add(
         // SAFETY: NULL or live, per the contract.
         let w = unsafe { writer(w) }?;
         // SAFETY: NULL or NUL-terminated / live, per the contract.
-        let (name, h) = unsafe { (c_name(name, "name")?, super::guard::handle(coo)?) };
+        let (name, h) = unsafe { (c_str(name, "name")?, super::guard::handle(coo)?) };
         w.add_coo(name, &h.coo).map_err(|e| h.err(e))
     })
 }
@@ -802,7 +791,7 @@ unsafe fn add_kv(
 ) -> hurray_status {
     guard(|| {
         // SAFETY: per this function's contract.
-        let (w, key) = unsafe { (writer(w)?, c_name(key, "key")?) };
+        let (w, key) = unsafe { (writer(w)?, c_str(key, "key")?) };
         let v = value(w, key)?;
         w.add_kv(key, v)
     })
@@ -826,7 +815,7 @@ pub unsafe extern "C" fn hurray_file_writer_kv_string(
     // SAFETY: per the contract.
     unsafe {
         add_kv(w, key, |w, key| {
-            let v = c_name(value, "value")?;
+            let v = c_str(value, "value")?;
             w.check_kv_size(key, v.len() as u64, 4 + v.len() as u64)?;
             Ok(KvValue::String(try_string(v, "the KV string")?))
         })
@@ -1028,7 +1017,7 @@ pub unsafe extern "C" fn hurray_file_writer_kv_string_array(
             let mut v = try_vec(n, "the string array")?;
             let mut payload = 5u64;
             for &p in ptrs {
-                let s = c_name(p as *const c_char, "a string of the array")?;
+                let s = c_str(p as *const c_char, "a string of the array")?;
                 payload += 4 + s.len() as u64;
                 w.check_kv_size(key, s.len() as u64, payload)?;
                 v.push(try_string(s, "a string of the KV array")?);
@@ -1049,12 +1038,9 @@ pub unsafe extern "C" fn hurray_file_writer_kv_string_array(
 #[no_mangle]
 pub unsafe extern "C" fn hurray_file_writer_finish(w: *mut hurray_file_writer) -> hurray_status {
     guard(|| {
-        if w.is_null() {
-            return Err(CooError::null("writer"));
-        }
-        // SAFETY: a live writer from box_handle, taken back once, per the
-        // contract (the same layout free_handle relies on).
-        let b = unsafe { Box::from_raw(w) };
+        // SAFETY: NULL or a live writer from box_handle, taken back once,
+        // per the contract.
+        let b = unsafe { take_handle(w) }.ok_or_else(|| CooError::null("writer"))?;
         b.w.finish()
     })
 }

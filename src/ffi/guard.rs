@@ -188,12 +188,66 @@ pub(crate) fn box_handle<T>(h: T) -> Result<*mut T, CooError> {
 /// # Safety
 /// `h` is NULL or a live handle from `box_handle`, freed only once.
 pub(crate) unsafe fn free_handle<T>(h: *mut T) {
-    if !h.is_null() {
-        // SAFETY: a non-null `h` came from box_handle (a boxed one-element
-        // slice, which has Box<T>'s layout) and is freed once, per the
-        // contract.
-        drop(unsafe { Box::from_raw(h) });
+    // SAFETY: per this function's contract.
+    drop(unsafe { take_handle(h) });
+}
+
+/// Take back a handle made by `box_handle` (NULL: `None`), to consume it.
+///
+/// # Safety
+/// `h` is NULL or a live handle from `box_handle`, taken back only once.
+pub(crate) unsafe fn take_handle<T>(h: *mut T) -> Option<Box<T>> {
+    if h.is_null() {
+        return None;
     }
+    // SAFETY: a non-null `h` came from box_handle (a boxed one-element
+    // slice, which has Box<T>'s layout) and is taken back once, per the
+    // contract.
+    Some(unsafe { Box::from_raw(h) })
+}
+
+/// The handle of a lookup's fast path: `None` for NULL (the checked path
+/// then names it). Inlined into the caller's frame.
+///
+/// # Safety
+/// `coo` is NULL or a live handle.
+#[inline(always)]
+pub(crate) unsafe fn handle_fast<'h>(coo: *const hurray_coo) -> Option<&'h hurray_coo> {
+    // SAFETY: NULL or live, per the contract.
+    unsafe { coo.as_ref() }
+}
+
+/// A lookup's query in place, for the fast path: `None` unless `index` is
+/// non-NULL and aligned.
+///
+/// # Safety
+/// `index`, when not NULL, holds `rank` readable coordinates (at most 64,
+/// checked by the caller against the tensor's rank).
+#[inline(always)]
+pub(crate) unsafe fn query_fast<'a>(index: *const u64, rank: u32) -> Option<&'a [u64]> {
+    if index.is_null() || !index.is_aligned() {
+        return None;
+    }
+    // SAFETY: non-null and aligned, and `rank` readable coordinates, per
+    // the contract.
+    Some(unsafe { std::slice::from_raw_parts(index, rank as usize) })
+}
+
+/// A caller's NUL-terminated UTF-8 string (a name, a key, a value).
+///
+/// # Safety
+/// `s` is NULL or NUL-terminated, and stays unchanged for 'a.
+pub(crate) unsafe fn c_str<'a>(
+    s: *const std::ffi::c_char,
+    what: &'static str,
+) -> Result<&'a str, CooError> {
+    if s.is_null() {
+        return Err(CooError::null(what));
+    }
+    // SAFETY: non-null and NUL-terminated per the contract.
+    let c = unsafe { std::ffi::CStr::from_ptr(s) };
+    c.to_str()
+        .map_err(|e| CooError::Argument(format!("{what} is not valid UTF-8: {e}")))
 }
 
 /// A caller's struct, read by value (unaligned reads tolerated).

@@ -3,7 +3,8 @@
 use std::ffi::c_void;
 
 use super::guard::{
-    array, array_mut, guard, guard_fast, handle, with_query, write_bytes, write_opt,
+    array, array_mut, guard, guard_fast, handle, handle_fast, query_fast, with_query, write_bytes,
+    write_opt,
 };
 use super::{hurray_coo, hurray_status, HURRAY_LOOKUP_MAX_BYTES};
 use crate::error::CooError;
@@ -50,13 +51,13 @@ unsafe fn lookup_f64_fast(
     out_value: *mut f64,
 ) -> Option<(f64, bool)> {
     // SAFETY: NULL or live, per the contract.
-    let h = unsafe { coo.as_ref() }?;
-    if out_value.is_null() || index.is_null() || !index.is_aligned() || rank != h.coo.rank() {
+    let h = unsafe { handle_fast(coo) }?;
+    if out_value.is_null() || rank != h.coo.rank() {
         return None;
     }
-    // SAFETY: non-null and aligned; the contract gives `rank` readable
-    // coordinates, and rank equals the tensor's rank (1..=64).
-    let q = unsafe { std::slice::from_raw_parts(index, rank as usize) };
+    // SAFETY: the contract gives `rank` readable coordinates, and rank
+    // equals the tensor's rank (1..=64).
+    let q = unsafe { query_fast(index, rank) }?;
     h.coo.lookup_f64_fast(q)
 }
 
