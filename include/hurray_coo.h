@@ -1960,26 +1960,6 @@ typedef struct hurray_kv {
 #define HURRAY_FILE_READ_INTO_MEMORY 1
 
 /**
- * hurray_file_writer_create flag: sort the index by name (SORTED_INDEX),
- * so that readers may binary-search it.
- */
-#define HURRAY_FILE_SORTED_INDEX 1
-
-/**
- * hurray_file_writer_create flag: each descriptor carries a statistics
- * section with nnz and sparsity_ratio (what the reference implementation
- * writes).
- */
-#define HURRAY_FILE_STATISTICS_COUNTS 2
-
-/**
- * hurray_file_writer_create flag: each descriptor carries a statistics
- * section with everything hurray_coo_statistics computes (one pass over
- * the values per tensor).
- */
-#define HURRAY_FILE_STATISTICS_FULL 4
-
-/**
  * KV value tag: UTF-8 string.
  */
 #define HURRAY_KV_STRING 1
@@ -2013,6 +1993,26 @@ typedef struct hurray_kv {
  * KV value tag: homogeneous array of one of the tags above.
  */
 #define HURRAY_KV_ARRAY 7
+
+/**
+ * hurray_file_writer_create flag: sort the index by name (SORTED_INDEX),
+ * so that readers may binary-search it.
+ */
+#define HURRAY_FILE_SORTED_INDEX 1
+
+/**
+ * hurray_file_writer_create flag: each descriptor carries a statistics
+ * section with nnz and sparsity_ratio (what the reference implementation
+ * writes).
+ */
+#define HURRAY_FILE_STATISTICS_COUNTS 2
+
+/**
+ * hurray_file_writer_create flag: each descriptor carries a statistics
+ * section with everything hurray_coo_statistics computes (one pass over
+ * the values per tensor).
+ */
+#define HURRAY_FILE_STATISTICS_FULL 4
 
 /**
  * Open the Hurray file at path (NUL-terminated, not NULL) and check its
