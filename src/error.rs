@@ -93,7 +93,8 @@ pub enum CooError {
     InvalidFlags {
         flags: u32,
         unknown: u32,
-        allowed: &'static str,
+        /// What the flags word may hold (built from its flag set).
+        allowed: String,
     },
 
     #[error("type tag 0x{tag:02X} is {class}{hint}")]

@@ -10,6 +10,9 @@
 //! needs literal constants, so `ffi/consts.rs` spells them out);
 //! `tests/tables.rs` checks the generated header, the C++ and Fortran
 //! bindings and the ABI record against this table, name for name, both ways.
+//! What each status means is written once, on its define in
+//! `ffi/consts.rs`, which the header and its readers see; this table holds
+//! numbers and names only.
 
 use std::ffi::CStr;
 
@@ -43,91 +46,43 @@ macro_rules! status_table {
 }
 
 status_table! {
-    /// Success.
     Ok = 0 => "HURRAY_OK",
-    /// A descriptor does not start with the magic bytes "HRRY".
     InvalidMagic = -1 => "HURRAY_ERR_INVALID_MAGIC",
-    /// A descriptor's major version is not supported.
     VersionMismatch = -2 => "HURRAY_ERR_VERSION_MISMATCH",
-    /// A descriptor's layout tag or layout field is invalid.
     InvalidLayout = -3 => "HURRAY_ERR_INVALID_LAYOUT",
-    /// Invalid, reserved, private or unrecognised element type tag.
     InvalidType = -4 => "HURRAY_ERR_INVALID_TYPE",
-    /// A caller-provided output buffer is too small.
     BufferTooSmall = -5 => "HURRAY_ERR_BUFFER_TOO_SMALL",
-    /// A required pointer argument is NULL.
     NullPointer = -6 => "HURRAY_ERR_NULL_POINTER",
-    /// A Rust panic was caught at the boundary (a bug in this library).
     InternalPanic = -7 => "HURRAY_ERR_INTERNAL_PANIC",
-    /// A descriptor's buffer handle has an undefined sync mode.
     InvalidSyncMode = -8 => "HURRAY_ERR_INVALID_SYNC_MODE",
-    /// An internal invariant failed (a bug in this library).
     Internal = -10 => "HURRAY_ERR_INTERNAL",
-    /// A coordinate is outside the shape (stored entry or query).
     IndexOutOfBounds = -11 => "HURRAY_ERR_INDEX_OUT_OF_BOUNDS",
-    /// Rank outside 1..=64.
     InvalidRank = -20 => "HURRAY_ERR_INVALID_RANK",
-    /// A shape dimension is the dynamic-dimension sentinel UINT64_MAX.
     InvalidShape = -21 => "HURRAY_ERR_INVALID_SHAPE",
-    /// A values or indices buffer does not have the byte size the tensor needs.
     BufferSize = -22 => "HURRAY_ERR_BUFFER_SIZE",
-    /// A non-empty borrowed buffer is not 64-byte aligned.
     Misaligned = -23 => "HURRAY_ERR_MISALIGNED",
-    /// Two stored entries have the same coordinate tuple.
     Duplicate = -24 => "HURRAY_ERR_DUPLICATE",
-    /// `is_sorted` is set but the entries are not in strictly increasing
-    /// lexicographic order.
     NotSorted = -25 => "HURRAY_ERR_NOT_SORTED",
-    /// A query's rank differs from the tensor's rank.
     RankMismatch = -26 => "HURRAY_ERR_RANK_MISMATCH",
-    /// A size computation overflows 64 bits (or the address space).
     Overflow = -27 => "HURRAY_ERR_OVERFLOW",
-    /// Memory could not be allocated.
     Alloc = -28 => "HURRAY_ERR_ALLOC",
-    /// Unknown bits are set in a `flags` argument.
     InvalidFlags = -29 => "HURRAY_ERR_INVALID_FLAGS",
-    /// Padding bits of a sub-byte values buffer are not zero.
     NonzeroPadding = -30 => "HURRAY_ERR_NONZERO_PADDING",
-    /// The operation cannot be performed on this element type (complex values
-    /// as a double, or values of a type accepted only in permissive mode).
     UnsupportedType = -31 => "HURRAY_ERR_UNSUPPORTED_TYPE",
-    /// A stored value is a code the element type forbids as data
-    /// (float8_e8m0 0x00 and 0xFF).
     InvalidValue = -32 => "HURRAY_ERR_INVALID_VALUE",
-    /// CSR or CSC offsets that do not describe their indices (the first is
-    /// not the base, one decreases or passes the end, the last is not nnz +
-    /// base).
     InvalidOffsets = -33 => "HURRAY_ERR_INVALID_OFFSETS",
-    /// A descriptor ends before its fields do.
     Truncated = -40 => "HURRAY_ERR_TRUNCATED",
-    /// Reserved flag bits or reserved bytes of a descriptor are not zero.
     ReservedBits = -41 => "HURRAY_ERR_RESERVED_BITS",
-    /// A buffer lives on a device other than the host CPU.
     UnsupportedDevice = -42 => "HURRAY_ERR_UNSUPPORTED_DEVICE",
-    /// A buffer handle is invalid (alignment, device tag, memory class).
     InvalidBufferHandle = -43 => "HURRAY_ERR_INVALID_BUFFER_HANDLE",
-    /// A statistics section is invalid (reserved mask bits, nnz mismatch).
     InvalidStatistics = -44 => "HURRAY_ERR_INVALID_STATISTICS",
-    /// The descriptor uses a feature this library does not apply
-    /// (quantization, non-producer sync) outside permissive mode.
     UnsupportedFeature = -45 => "HURRAY_ERR_UNSUPPORTED_FEATURE",
-    /// A text file (Matrix Market, FROSTT) does not parse.
     ParseError = -50 => "HURRAY_ERR_PARSE",
-    /// A file could not be opened, read or written.
     Io = -51 => "HURRAY_ERR_IO",
-    /// A Hurray file's container fields contradict each other or the file
-    /// (offsets out of range, overlapping sections, lengths that lie,
-    /// duplicate names); the message gives the byte offset.
     CorruptFile = -52 => "HURRAY_ERR_CORRUPT_FILE",
-    /// A Hurray file's index does not match its CRC-32C.
     Checksum = -53 => "HURRAY_ERR_CHECKSUM",
-    /// No tensor of that name (or position) in the file.
     NotFound = -54 => "HURRAY_ERR_NOT_FOUND",
-    /// An argument other than flags is outside its domain (an empty or
-    /// repeated tensor name, an alignment that is not a power of two, a call
-    /// made in the wrong order).
     InvalidArgument = -55 => "HURRAY_ERR_INVALID_ARGUMENT",
-    /// A global coordinate falls outside the shard's box.
     OutsideShard = -56 => "HURRAY_ERR_OUTSIDE_SHARD",
 }
 

@@ -96,7 +96,8 @@ static int test_assembly_arguments_are_checked(void) {
     CHECK_STATUS(hurray_coo_assemble(&t, 9, 0, 1, &coo, NULL), HURRAY_ERR_INVALID_ARGUMENT,
                  "duplicate policy 9 is not accepted");
     CHECK_STATUS(hurray_coo_assemble(&t, 0, 8, 1, &coo, NULL), HURRAY_ERR_INVALID_FLAGS,
-                 "assembly flags");
+                 "hurray_coo_assemble takes 0 or any of HURRAY_ASSEMBLE_SKIP_NEGATIVE (0x1), "
+                 "HURRAY_ASSEMBLE_DROP_ZEROS (0x2) and HURRAY_ASSEMBLE_ROUNDED_SUM (0x4)");
     t.index_type = 7;
     CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_ERR_INVALID_ARGUMENT,
                  "index type 7 is not accepted");

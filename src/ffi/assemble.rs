@@ -2,6 +2,7 @@
 
 use std::ffi::c_void;
 
+use super::flag_set;
 use super::guard::{
     array_mut, box_handle, bytes, free_handle, guard, guard_value, live, read_ptrs, read_struct,
     read_u64s, write_opt, write_req,
@@ -200,17 +201,12 @@ pub unsafe extern "C" fn hurray_coo_assemble(
         unsafe { write_opt(out_plan, std::ptr::null_mut()) };
         // SAFETY: NULL-checked by write_req; writable per the contract.
         unsafe { write_req(out, std::ptr::null_mut(), "out")? };
-        const KNOWN: u32 = HURRAY_ASSEMBLE_SKIP_NEGATIVE
-            | HURRAY_ASSEMBLE_DROP_ZEROS
-            | HURRAY_ASSEMBLE_ROUNDED_SUM;
-        if flags & !KNOWN != 0 {
-            return Err(CooError::InvalidFlags {
-                flags,
-                unknown: flags & !KNOWN,
-                allowed: "assembly flags are HURRAY_ASSEMBLE_SKIP_NEGATIVE (0x1), \
-                          HURRAY_ASSEMBLE_DROP_ZEROS (0x2) and HURRAY_ASSEMBLE_ROUNDED_SUM (0x4)",
-            });
-        }
+        flag_set!("hurray_coo_assemble":
+            HURRAY_ASSEMBLE_SKIP_NEGATIVE,
+            HURRAY_ASSEMBLE_DROP_ZEROS,
+            HURRAY_ASSEMBLE_ROUNDED_SUM,
+        )
+        .check(flags)?;
         let opts = AssembleOptions {
             duplicates: duplicates(duplicates_policy)?,
             skip_negative: flags & HURRAY_ASSEMBLE_SKIP_NEGATIVE != 0,

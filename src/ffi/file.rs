@@ -6,6 +6,7 @@ use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
 use super::file_kv::{nul_terminated, nul_terminated_all, KvText};
+use super::flag_set;
 use super::guard::{
     box_handle, bytes, c_path, c_str, free_handle, guard, guard_value, live, write_opt, write_req,
 };
@@ -150,13 +151,7 @@ pub unsafe extern "C" fn hurray_file_open(
     guard(|| {
         // SAFETY: `out` is NULL or writable, per the contract.
         unsafe { write_req(out, std::ptr::null_mut(), "out")? };
-        if flags & !HURRAY_FILE_READ_INTO_MEMORY != 0 {
-            return Err(CooError::InvalidFlags {
-                flags,
-                unknown: flags & !HURRAY_FILE_READ_INTO_MEMORY,
-                allowed: "hurray_file_open takes 0 or HURRAY_FILE_READ_INTO_MEMORY (0x1)",
-            });
-        }
+        flag_set!("hurray_file_open": HURRAY_FILE_READ_INTO_MEMORY).check(flags)?;
         // SAFETY: NULL or NUL-terminated, per the contract.
         let path = unsafe { c_path(path) }?;
         let mode = match flags {
@@ -414,13 +409,7 @@ pub unsafe extern "C" fn hurray_file_get_rows(
     guard(|| {
         // SAFETY: `out` is NULL or writable, per the contract.
         unsafe { write_req(out, std::ptr::null_mut(), "out")? };
-        if flags != 0 {
-            return Err(CooError::InvalidFlags {
-                flags,
-                unknown: flags,
-                allowed: "hurray_file_get_rows takes 0",
-            });
-        }
+        flag_set!("hurray_file_get_rows":).check(flags)?;
         // SAFETY: NULL or live / NUL-terminated, per the contract.
         let (f, name) = unsafe { (open_file(file)?, c_str(name, "name")?) };
         let i = f.file.position(name)?;

@@ -246,3 +246,33 @@ impl hurray_kv {
         self
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::file::kv_tag;
+
+    #[test]
+    fn the_header_kv_tags_are_the_formats() {
+        assert_eq!(
+            [
+                HURRAY_KV_STRING,
+                HURRAY_KV_INT64,
+                HURRAY_KV_UINT64,
+                HURRAY_KV_FLOAT64,
+                HURRAY_KV_BOOL,
+                HURRAY_KV_BYTES,
+                HURRAY_KV_ARRAY
+            ],
+            [
+                kv_tag::STRING,
+                kv_tag::INT64,
+                kv_tag::UINT64,
+                kv_tag::FLOAT64,
+                kv_tag::BOOL,
+                kv_tag::BYTES,
+                kv_tag::ARRAY
+            ]
+        );
+    }
+}

@@ -4,6 +4,7 @@
 use std::ffi::{c_char, c_void};
 
 use super::file_kv::{HURRAY_KV_BOOL, HURRAY_KV_FLOAT64, HURRAY_KV_INT64, HURRAY_KV_UINT64};
+use super::flag_set;
 use super::guard::{
     box_handle, bytes, c_path, c_str, free_handle, guard, guard_value, take_handle, write_opt,
     write_req,
@@ -61,18 +62,18 @@ pub unsafe extern "C" fn hurray_file_writer_create(
     guard(|| {
         // SAFETY: `out` is NULL or writable, per the contract.
         unsafe { write_req(out, std::ptr::null_mut(), "out")? };
-        let known =
-            HURRAY_FILE_SORTED_INDEX | HURRAY_FILE_STATISTICS_COUNTS | HURRAY_FILE_STATISTICS_FULL;
-        let stats = flags & (HURRAY_FILE_STATISTICS_COUNTS | HURRAY_FILE_STATISTICS_FULL);
-        if flags & !known != 0
-            || stats == HURRAY_FILE_STATISTICS_COUNTS | HURRAY_FILE_STATISTICS_FULL
-        {
+        let set = flag_set!("hurray_file_writer_create":
+            HURRAY_FILE_SORTED_INDEX,
+            HURRAY_FILE_STATISTICS_COUNTS,
+            HURRAY_FILE_STATISTICS_FULL,
+        );
+        let both = HURRAY_FILE_STATISTICS_COUNTS | HURRAY_FILE_STATISTICS_FULL;
+        let stats = set.check(flags)? & both;
+        if stats == both {
             return Err(CooError::InvalidFlags {
                 flags,
-                unknown: flags & !known,
-                allowed: "hurray_file_writer_create takes HURRAY_FILE_SORTED_INDEX (0x1) and at \
-                          most one of HURRAY_FILE_STATISTICS_COUNTS (0x2) and \
-                          HURRAY_FILE_STATISTICS_FULL (0x4)",
+                unknown: both,
+                allowed: format!("{}, at most one of the statistics flags", set.allowed()),
             });
         }
         // SAFETY: NULL or NUL-terminated, per the contract.

@@ -7,7 +7,7 @@ use super::guard::{
     box_handle, coo_buffers, free_handle, guard, guard_value, handle, read_struct, read_u64s,
     write_opt, write_req,
 };
-use super::{hurray_coo, hurray_release_fn, hurray_status, Release, KNOWN_FLAGS};
+use super::{hurray_coo, hurray_release_fn, hurray_status, Release, CREATE_FLAGS};
 use crate::aligned::try_copy;
 use crate::coo::{check_rank, Coo, CooParts, Options};
 use crate::error::CooError;
@@ -251,15 +251,7 @@ pub(super) unsafe fn begin_create(
 /// The create flags as core options; unknown bits are refused.
 /// The core's options, and whether messages count from 1.
 pub(super) fn check_flags(flags: u32) -> Result<(Options, bool), CooError> {
-    if flags & !KNOWN_FLAGS != 0 {
-        return Err(CooError::InvalidFlags {
-            flags,
-            unknown: flags & !KNOWN_FLAGS,
-            allowed: "the flags are HURRAY_COO_COPY (0x1), HURRAY_COO_PERMISSIVE (0x2), \
-                      HURRAY_COO_INDEX (0x4), HURRAY_COO_ONE_BASED_MESSAGES (0x8) and \
-                      HURRAY_COO_INDEX_VALUES (0x10)",
-        });
-    }
+    CREATE_FLAGS.check(flags)?;
     let opts = Options {
         copy: flags & HURRAY_COO_COPY != 0,
         permissive: flags & HURRAY_COO_PERMISSIVE != 0,

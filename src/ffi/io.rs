@@ -3,6 +3,7 @@
 
 use std::ffi::c_void;
 
+use super::flag_set;
 use super::guard::{bytes, coo_buffers, guard, handle, write_bytes, write_opt, write_req};
 use super::handle::{begin_create, build_handle};
 use super::{hurray_coo, hurray_status, HURRAY_COO_PERMISSIVE};
@@ -153,20 +154,18 @@ impl From<&Descriptor> for hurray_descriptor_info {
 }
 
 fn stats_choice(options: u32) -> Result<StatsChoice, CooError> {
-    const KNOWN: u32 = HURRAY_DESCRIPTOR_STATISTICS_COUNTS | HURRAY_DESCRIPTOR_STATISTICS_FULL;
-    match options {
+    let set = flag_set!("a descriptor's statistics option":
+        HURRAY_DESCRIPTOR_STATISTICS_COUNTS,
+        HURRAY_DESCRIPTOR_STATISTICS_FULL,
+    );
+    match set.check(options)? {
         0 => Ok(StatsChoice::None),
         HURRAY_DESCRIPTOR_STATISTICS_COUNTS => Ok(StatsChoice::Counts),
         HURRAY_DESCRIPTOR_STATISTICS_FULL => Ok(StatsChoice::Full),
-        _ => Err(CooError::InvalidFlags {
-            flags: options,
-            unknown: if options & !KNOWN != 0 {
-                options & !KNOWN
-            } else {
-                options // both statistics options at once
-            },
-            allowed: "options is 0, HURRAY_DESCRIPTOR_STATISTICS_COUNTS (0x1) or \
-                      HURRAY_DESCRIPTOR_STATISTICS_FULL (0x2), not both",
+        both => Err(CooError::InvalidFlags {
+            flags: both,
+            unknown: both,
+            allowed: format!("{}, at most one", set.allowed()),
         }),
     }
 }
@@ -361,13 +360,7 @@ pub unsafe extern "C" fn hurray_descriptor_inspect(
 ) -> hurray_status {
     guard(|| {
         // Inspection builds no handle: copying and indexing mean nothing here.
-        if flags & !HURRAY_COO_PERMISSIVE != 0 {
-            return Err(CooError::InvalidFlags {
-                flags,
-                unknown: flags & !HURRAY_COO_PERMISSIVE,
-                allowed: "hurray_descriptor_inspect takes 0 or HURRAY_COO_PERMISSIVE (0x2)",
-            });
-        }
+        flag_set!("hurray_descriptor_inspect": HURRAY_COO_PERMISSIVE).check(flags)?;
         let permissive = flags & HURRAY_COO_PERMISSIVE != 0;
         if out.is_null() {
             return Err(CooError::null("out"));

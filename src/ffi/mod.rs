@@ -99,16 +99,96 @@ impl Drop for Release {
     }
 }
 
-const KNOWN_FLAGS: u32 = HURRAY_COO_COPY
-    | HURRAY_COO_PERMISSIVE
-    | HURRAY_COO_INDEX
-    | HURRAY_COO_ONE_BASED_MESSAGES
-    | HURRAY_COO_INDEX_VALUES;
+/// The bits a flags word of one call may hold, each with its C name: the
+/// one place the call's mask and its refusal message come from.
+pub(crate) struct FlagSet {
+    call: &'static str,
+    flags: &'static [(&'static str, u32)],
+}
+
+/// A `FlagSet` of the named `HURRAY_*` constants.
+macro_rules! flag_set {
+    ($call:literal: $($flag:ident),* $(,)?) => {
+        crate::ffi::FlagSet::new($call, &[$((stringify!($flag), $flag)),*])
+    };
+}
+pub(crate) use flag_set;
+
+impl FlagSet {
+    pub(crate) const fn new(call: &'static str, flags: &'static [(&'static str, u32)]) -> FlagSet {
+        FlagSet { call, flags }
+    }
+
+    /// Every bit the call accepts.
+    pub(crate) fn mask(&self) -> u32 {
+        self.flags.iter().fold(0, |m, &(_, f)| m | f)
+    }
+
+    /// `flags` when it holds only known bits, else the refusal, which names
+    /// every accepted flag and its value.
+    pub(crate) fn check(&self, flags: u32) -> Result<u32, crate::error::CooError> {
+        let unknown = flags & !self.mask();
+        if unknown == 0 {
+            return Ok(flags);
+        }
+        Err(crate::error::CooError::InvalidFlags {
+            flags,
+            unknown,
+            allowed: self.allowed(),
+        })
+    }
+
+    /// "CALL takes 0 or A (0x1)", "... 0 or any of A (0x1), B (0x2) and C
+    /// (0x4)", or "CALL takes 0".
+    pub(crate) fn allowed(&self) -> String {
+        let each: Vec<String> = self
+            .flags
+            .iter()
+            .map(|(name, f)| format!("{name} (0x{f:X})"))
+            .collect();
+        match each.as_slice() {
+            [] => format!("{} takes 0", self.call),
+            [one] => format!("{} takes 0 or {one}", self.call),
+            [rest @ .., last] => format!(
+                "{} takes 0 or any of {} and {last}",
+                self.call,
+                rest.join(", ")
+            ),
+        }
+    }
+}
+
+/// hurray_coo_create's flags (hurray_coo_options.flags).
+pub(crate) const CREATE_FLAGS: FlagSet = flag_set!("hurray_coo_create":
+    HURRAY_COO_COPY,
+    HURRAY_COO_PERMISSIVE,
+    HURRAY_COO_INDEX,
+    HURRAY_COO_ONE_BASED_MESSAGES,
+    HURRAY_COO_INDEX_VALUES,
+);
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use library::BUILT_VERSION;
+
+    #[test]
+    fn a_flag_set_is_the_mask_and_the_message() {
+        assert_eq!(CREATE_FLAGS.mask(), 0x1F);
+        assert_eq!(CREATE_FLAGS.check(0x11).unwrap(), 0x11);
+        let e = CREATE_FLAGS.check(0x21).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "flags 0x00000021: bits 0x00000020 are not accepted here; hurray_coo_create takes 0 \
+             or any of HURRAY_COO_COPY (0x1), HURRAY_COO_PERMISSIVE (0x2), HURRAY_COO_INDEX (0x4), \
+             HURRAY_COO_ONE_BASED_MESSAGES (0x8) and HURRAY_COO_INDEX_VALUES (0x10)"
+        );
+        let one = flag_set!("f": HURRAY_COO_PERMISSIVE);
+        assert_eq!(one.allowed(), "f takes 0 or HURRAY_COO_PERMISSIVE (0x2)");
+        let none = flag_set!("g":);
+        assert_eq!(none.allowed(), "g takes 0");
+        assert!(none.check(1).is_err() && none.check(0).is_ok());
+    }
 
     #[test]
     fn header_version_defines_match_the_crate() {

@@ -6,6 +6,7 @@ use std::ffi::{c_char, c_void};
 use std::path::Path;
 
 use super::assemble::{duplicates, HURRAY_ASSEMBLE_DROP_ZEROS};
+use super::flag_set;
 use super::guard::{bytes, c_path, guard, handle, read_u64s, write_bytes, write_opt, write_req};
 use super::handle::hand_out;
 use super::{hurray_coo, hurray_status};
@@ -37,15 +38,11 @@ pub const HURRAY_TEXT_MAX_PRECISION: u32 = 17;
 const _: () = assert!(HURRAY_TEXT_MAX_PRECISION as usize == crate::io::MAX_PRECISION);
 
 fn read_options(policy: u32, flags: u32, threads: u32) -> Result<TextOptions, CooError> {
-    const KNOWN: u32 = HURRAY_ASSEMBLE_DROP_ZEROS | HURRAY_TEXT_KEEP_TRIANGULAR;
-    if flags & !KNOWN != 0 {
-        return Err(CooError::InvalidFlags {
-            flags,
-            unknown: flags & !KNOWN,
-            allowed: "reading flags are HURRAY_ASSEMBLE_DROP_ZEROS (0x2) and \
-                      HURRAY_TEXT_KEEP_TRIANGULAR (0x10)",
-        });
-    }
+    flag_set!("reading a text file":
+        HURRAY_ASSEMBLE_DROP_ZEROS,
+        HURRAY_TEXT_KEEP_TRIANGULAR,
+    )
+    .check(flags)?;
     Ok(TextOptions {
         assemble: AssembleOptions {
             duplicates: duplicates(policy)?,

@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use super::{KvArray, KvValue};
+use super::{kv_tag, KvArray, KvValue};
 use crate::aligned::{try_copy, try_string, try_vec};
 use crate::error::CooError;
 use crate::status::Status;
@@ -394,7 +394,7 @@ pub fn decode_kv(bytes: &[u8], at: u64) -> Result<Vec<(String, KvValue)>, CooErr
         }
         let tag_at = c.offset();
         let tag = c.u8("value_tag")?;
-        let value = if tag == 0x07 {
+        let value = if tag == kv_tag::ARRAY {
             let elem_at = c.offset();
             let elem = c.u8("array element tag")?;
             let n = c.u32("array element count")?;
@@ -411,8 +411,8 @@ pub fn decode_kv(bytes: &[u8], at: u64) -> Result<Vec<(String, KvValue)>, CooErr
             // 8 for a number): a count the section cannot hold is refused
             // before anything is reserved for it.
             let least = match elem {
-                0x05 => 1,
-                0x01 | 0x06 => 4,
+                kv_tag::BOOL => 1,
+                kv_tag::STRING | kv_tag::BYTES => 4,
                 _ => 8,
             };
             if u64::from(n) * least > (c.buf.len() - c.pos) as u64 {
@@ -433,7 +433,7 @@ pub fn decode_kv(bytes: &[u8], at: u64) -> Result<Vec<(String, KvValue)>, CooErr
             KvValue::Array(a)
         } else {
             match tag {
-                0x01..=0x06 => c.scalar(tag, &key)?,
+                kv_tag::STRING..=kv_tag::BYTES => c.scalar(tag, &key)?,
                 0xF0..=0xFE => {
                     return Err(failed(
                         Status::UnsupportedFeature,
@@ -551,7 +551,7 @@ impl<'b> Cursor<'b> {
     fn scalar(&mut self, tag: u8, key: &str) -> Result<KvValue, CooError> {
         let at = self.offset();
         Ok(match tag {
-            0x01 => {
+            kv_tag::STRING => {
                 let b = self.sized(key)?;
                 let s = std::str::from_utf8(b).map_err(|e| {
                     corrupt(
@@ -561,10 +561,10 @@ impl<'b> Cursor<'b> {
                 })?;
                 KvValue::String(try_string(s, "a KV string")?)
             }
-            0x02 => KvValue::Int64(self.u64(key)? as i64),
-            0x03 => KvValue::Uint64(self.u64(key)?),
-            0x04 => KvValue::Float64(f64::from_bits(self.u64(key)?)),
-            0x05 => match self.u8(key)? {
+            kv_tag::INT64 => KvValue::Int64(self.u64(key)? as i64),
+            kv_tag::UINT64 => KvValue::Uint64(self.u64(key)?),
+            kv_tag::FLOAT64 => KvValue::Float64(f64::from_bits(self.u64(key)?)),
+            kv_tag::BOOL => match self.u8(key)? {
                 0 => KvValue::Bool(false),
                 1 => KvValue::Bool(true),
                 b => {
@@ -574,7 +574,7 @@ impl<'b> Cursor<'b> {
                     ))
                 }
             },
-            0x06 => KvValue::Bytes(try_copy(self.sized(key)?, "KV bytes")?),
+            kv_tag::BYTES => KvValue::Bytes(try_copy(self.sized(key)?, "KV bytes")?),
             _ => unreachable!("callers pass scalar tags"),
         })
     }

@@ -18,6 +18,18 @@ pub use format::IndexEntry;
 pub use read::{check_container, HurrayFile, OpenMode, TensorEntry};
 pub use write::{FileWriter, WriteOptions, Writer};
 
+/// The KV value tags of the Hurray file format, in one place (the C
+/// header's HURRAY_KV_* repeat them as literals; a test checks they agree).
+pub mod kv_tag {
+    pub const STRING: u8 = 0x01;
+    pub const INT64: u8 = 0x02;
+    pub const UINT64: u8 = 0x03;
+    pub const FLOAT64: u8 = 0x04;
+    pub const BOOL: u8 = 0x05;
+    pub const BYTES: u8 = 0x06;
+    pub const ARRAY: u8 = 0x07;
+}
+
 /// A value of the KV metadata section.
 #[derive(Clone, Debug, PartialEq)]
 pub enum KvValue {
@@ -53,26 +65,26 @@ impl KvValue {
     /// The wire tag.
     pub fn tag(&self) -> u8 {
         match self {
-            KvValue::String(_) => 0x01,
-            KvValue::Int64(_) => 0x02,
-            KvValue::Uint64(_) => 0x03,
-            KvValue::Float64(_) => 0x04,
-            KvValue::Bool(_) => 0x05,
-            KvValue::Bytes(_) => 0x06,
-            KvValue::Array(_) => 0x07,
+            KvValue::String(_) => kv_tag::STRING,
+            KvValue::Int64(_) => kv_tag::INT64,
+            KvValue::Uint64(_) => kv_tag::UINT64,
+            KvValue::Float64(_) => kv_tag::FLOAT64,
+            KvValue::Bool(_) => kv_tag::BOOL,
+            KvValue::Bytes(_) => kv_tag::BYTES,
+            KvValue::Array(_) => kv_tag::ARRAY,
         }
     }
 
     /// The name of a value tag, for messages and listings.
     pub fn tag_name(tag: u8) -> &'static str {
         match tag {
-            0x01 => "string",
-            0x02 => "int64",
-            0x03 => "uint64",
-            0x04 => "float64",
-            0x05 => "bool",
-            0x06 => "bytes",
-            0x07 => "array",
+            kv_tag::STRING => "string",
+            kv_tag::INT64 => "int64",
+            kv_tag::UINT64 => "uint64",
+            kv_tag::FLOAT64 => "float64",
+            kv_tag::BOOL => "bool",
+            kv_tag::BYTES => "bytes",
+            kv_tag::ARRAY => "array",
             _ => "unknown",
         }
     }
@@ -82,12 +94,12 @@ impl KvArray {
     /// An empty array of element tag `tag` (0x01-0x06).
     pub fn empty(tag: u8) -> Option<KvArray> {
         Some(match tag {
-            0x01 => KvArray::String(Vec::new()),
-            0x02 => KvArray::Int64(Vec::new()),
-            0x03 => KvArray::Uint64(Vec::new()),
-            0x04 => KvArray::Float64(Vec::new()),
-            0x05 => KvArray::Bool(Vec::new()),
-            0x06 => KvArray::Bytes(Vec::new()),
+            kv_tag::STRING => KvArray::String(Vec::new()),
+            kv_tag::INT64 => KvArray::Int64(Vec::new()),
+            kv_tag::UINT64 => KvArray::Uint64(Vec::new()),
+            kv_tag::FLOAT64 => KvArray::Float64(Vec::new()),
+            kv_tag::BOOL => KvArray::Bool(Vec::new()),
+            kv_tag::BYTES => KvArray::Bytes(Vec::new()),
             _ => return None,
         })
     }
@@ -112,12 +124,12 @@ impl KvArray {
     /// The element tag.
     pub fn tag(&self) -> u8 {
         match self {
-            KvArray::String(_) => 0x01,
-            KvArray::Int64(_) => 0x02,
-            KvArray::Uint64(_) => 0x03,
-            KvArray::Float64(_) => 0x04,
-            KvArray::Bool(_) => 0x05,
-            KvArray::Bytes(_) => 0x06,
+            KvArray::String(_) => kv_tag::STRING,
+            KvArray::Int64(_) => kv_tag::INT64,
+            KvArray::Uint64(_) => kv_tag::UINT64,
+            KvArray::Float64(_) => kv_tag::FLOAT64,
+            KvArray::Bool(_) => kv_tag::BOOL,
+            KvArray::Bytes(_) => kv_tag::BYTES,
         }
     }
 

@@ -399,15 +399,23 @@ pub fn check_container(bytes: &[u8]) -> Result<Container, CooError> {
             status: Status::Truncated,
             offset: size,
             msg: format!(
-                "the file ends after {size} bytes; a Hurray file has at least {} (a 64-byte \
-                 header and a 40-byte trailer)",
+                "the file ends after {size} bytes; a Hurray file has at least {} (a \
+                 {HEADER_LEN}-byte header and a {TRAILER_LEN}-byte trailer)",
                 HEADER_LEN + TRAILER_LEN
             ),
         });
     }
-    let header = Header::decode(bytes[..64].try_into().expect("64 bytes"), size)?;
+    let header = Header::decode(
+        bytes[..HEADER_LEN as usize]
+            .try_into()
+            .expect("a header's bytes"),
+        size,
+    )?;
     let at = size - TRAILER_LEN;
-    let trailer = Trailer::decode(bytes[at as usize..].try_into().expect("40 bytes"), at)?;
+    let trailer = Trailer::decode(
+        bytes[at as usize..].try_into().expect("a trailer's bytes"),
+        at,
+    )?;
     let (index_range, kv_range) = section_ranges(&header, &trailer, size)?;
     let index_bytes = &bytes[index_range.0 as usize..index_range.1 as usize];
     if header.flags & file_flags::HAS_INDEX_CRC32C != 0 {
