@@ -65,13 +65,17 @@ $(LIBS) &: $(SOURCES)
 	@touch $(LIBS)
 
 # The MPI layer: C on the public API, compiled with the system's MPI.
+MPI_SRC := $(wildcard mpi/src/*.c)
 mpi: build
 	$(MPICC) -std=c11 -O2 -Wall -Wextra -Werror -pedantic -fPIC -Iinclude -Impi/include \
-	  -shared mpi/src/hurray_coo_mpi.c -L$(BUILD) -lhurray_coo -lm \
+	  -shared $(MPI_SRC) -L$(BUILD) -lhurray_coo -lm \
 	  -Wl,-soname,$(MPI_SONAME) -o $(BUILD)/libhurray_coo_mpi.so
-	$(MPICC) -std=c11 -O2 -Wall -Wextra -Werror -pedantic -Iinclude -Impi/include \
-	  -c mpi/src/hurray_coo_mpi.c -o $(BUILD)/hurray_coo_mpi.o
-	ar rcs $(BUILD)/libhurray_coo_mpi.a $(BUILD)/hurray_coo_mpi.o
+	mkdir -p $(BUILD)/mpi-objects
+	for f in $(MPI_SRC); do \
+	  $(MPICC) -std=c11 -O2 -Wall -Wextra -Werror -pedantic -Iinclude -Impi/include \
+	    -c $$f -o $(BUILD)/mpi-objects/$$(basename $$f .c).o || exit 1; \
+	done
+	ar rcs $(BUILD)/libhurray_coo_mpi.a $(BUILD)/mpi-objects/*.o
 	ln -sf libhurray_coo_mpi.so $(BUILD)/$(MPI_SONAME)
 
 install: $(LIBS)

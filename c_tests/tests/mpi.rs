@@ -22,6 +22,18 @@ fn mpirun(n: u32, exe: &Path) -> String {
         .arg(exe))
 }
 
+/// The MPI layer's C sources (mpi/src/*.c).
+fn mpi_sources(root: &Path) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(root.join("mpi/src"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    v.sort();
+    assert!(v.len() >= 4, "mpi/src has {} C files", v.len());
+    v
+}
+
 #[test]
 fn distributed_validation_under_mpirun_from_an_installed_prefix() {
     if std::env::var_os("HURRAY_SKIP_MPI").is_some_and(|v| v == "1") {
@@ -65,6 +77,23 @@ fn distributed_validation_under_mpirun_from_an_installed_prefix() {
         assert!(prefix.join(&f).exists(), "{f} not installed");
     }
     let lib = prefix.join("lib");
+    // The library exports its API and nothing else (the helpers its files
+    // share are hidden).
+    let symbols = run(Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(lib.join("libhurray_coo_mpi.so")));
+    let exported: Vec<&str> = symbols
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2))
+        .filter(|n| !n.starts_with('_'))
+        .collect();
+    assert!(exported.len() >= 8, "{exported:?}");
+    for name in &exported {
+        assert!(
+            name.starts_with("hurray_mpi_"),
+            "libhurray_coo_mpi exports {name}"
+        );
+    }
     let test = root.join("mpi/tests/test_validate.c");
 
     // pkg-config (hurray_coo_mpi requires hurray_coo), compiled by mpicc.
@@ -157,7 +186,7 @@ fn distributed_validation_under_mpirun_from_an_installed_prefix() {
             ])
             .arg(format!("-I{}", root.join("include").display()))
             .arg(format!("-I{}", root.join("mpi/include").display()))
-            .arg(root.join("mpi/src/hurray_coo_mpi.c"))
+            .args(mpi_sources(&root))
             .args([&core, "-lhurray_coo", "-lm"])
             .arg("-o")
             .arg(dir.join("libhurray_coo_mpi.so")));
