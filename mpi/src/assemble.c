@@ -314,136 +314,174 @@ static void name_triplets(const uint64_t *src_rank, const uint64_t *src_index, u
     }
 }
 
-hurray_status hurray_mpi_assemble(const hurray_triplets *t, uint32_t policy, uint32_t flags,
-                                  uint32_t ownership, const uint64_t *given, MPI_Comm comm,
-                                  hurray_coo **out, hurray_mpi_plan **out_plan) {
-    int size = 0, me = 0, k;
-    hurray_status st = HURRAY_OK;
-    hurray_mpi_plan *p = NULL;
-    uint64_t *b = NULL, i, *dest = NULL;
-    size_t width = 0;
-    facts mine, *all = NULL;
-    hurray_coo *assembled = NULL, *shard = NULL;
-    hurray_assembly_plan *lplan = NULL;
-    int64_t *lidx = NULL, *tmp = NULL;
-    unsigned char *lval = NULL;
-    uint64_t *src_rank = NULL, *src_index = NULL;
-    last_message[0] = '\0';
-    if (out != NULL) *out = NULL;
-    if (out_plan != NULL) *out_plan = NULL;
-    last_duplicate.set = 0;
-    if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &me) != MPI_SUCCESS)
-        return fail(HURRAY_ERR_INTERNAL, "MPI_Comm_size or MPI_Comm_rank failed");
+/* What one hurray_mpi_assemble call works with, from step to step. */
+typedef struct assembly {
+    const hurray_triplets *t;
+    uint32_t policy, flags;
+    MPI_Comm comm;
+    int size, me;
+    size_t width;                  /* bytes per value (0 for a pattern) */
+    uint64_t *b;                   /* size + 1 row boundaries */
+    hurray_mpi_plan *p;            /* what re-assembly keeps */
+    uint64_t *dest;                /* triplet -> owning rank (UINT64_MAX: skipped) */
+    int64_t *tmp;                  /* one dimension of every triplet */
+    int64_t *lidx;                 /* received coordinates (rank per triplet) */
+    unsigned char *lval;           /* received values */
+    uint64_t *src_rank, *src_index; /* where each received triplet came from */
+    hurray_coo *assembled, *shard;
+    hurray_assembly_plan *lplan;
+} assembly;
 
-    /* 1. Local checks, facts, ownership. */
+static void assembly_free(assembly *a) {
+    hurray_coo_free(a->shard);
+    hurray_coo_free(a->assembled);
+    hurray_assembly_plan_free(a->lplan);
+    hurray_mpi_plan_free(a->p);
+    free(a->b);
+    free(a->dest);
+    free(a->tmp);
+    free(a->lidx);
+    free(a->lval);
+    free(a->src_rank);
+    free(a->src_index);
+}
+
+/* 1. Local checks, then every rank agrees on the call (the same rank,
+ * shape, type, base, ownership, policy and flags) and on the row blocks.
+ * Collective; the status is every rank's. */
+static hurray_status agree_on_the_call(assembly *a, uint32_t ownership, const uint64_t *given,
+                                       const hurray_coo *const *out) {
+    const hurray_triplets *t = a->t;
+    hurray_status st = HURRAY_OK;
+    facts mine, *all = NULL;
+    int k;
     memset(&mine, 0, sizeof mine);
     if (out == NULL) st = fail(HURRAY_ERR_NULL_POINTER, "out is NULL");
-    if (st == HURRAY_OK) st = check_triplets(t, &width);
+    if (st == HURRAY_OK) st = check_triplets(t, &a->width);
     if (st == HURRAY_OK) {
         mine.rank = t->rank;
         mine.base = t->index_base;
         mine.ownership = ownership;
-        mine.policy = policy;
-        mine.flags = flags;
+        mine.policy = a->policy;
+        mine.flags = a->flags;
         mine.type_tag = t->type_tag;
         memcpy(mine.shape, t->shape, t->rank * sizeof(uint64_t));
     }
     /* The facts travel with the statuses: one allgather. */
-    all = (facts *)calloc((size_t)size, sizeof *all);
-    b = (uint64_t *)calloc((size_t)size + 1, sizeof *b);
-    p = (hurray_mpi_plan *)calloc(1, sizeof *p);
-    if (st == HURRAY_OK && (all == NULL || b == NULL || p == NULL))
+    all = (facts *)calloc((size_t)a->size, sizeof *all);
+    a->b = (uint64_t *)calloc((size_t)a->size + 1, sizeof *a->b);
+    a->p = (hurray_mpi_plan *)calloc(1, sizeof *a->p);
+    if (st == HURRAY_OK && (all == NULL || a->b == NULL || a->p == NULL))
         st = fail(HURRAY_ERR_ALLOC, "cannot allocate the assembly's bookkeeping");
-    if ((st = agree(st, comm)) != HURRAY_OK) goto done;
-    if (MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, comm) !=
-        MPI_SUCCESS) {
+    if ((st = agree(st, a->comm)) == HURRAY_OK &&
+        MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE,
+                      a->comm) != MPI_SUCCESS)
         st = fail(HURRAY_ERR_INTERNAL, "MPI_Allgather failed");
-        goto done;
-    }
-    for (k = 1; k < size; k++) {
-        if (memcmp(&all[k], &all[0], sizeof mine) != 0) {
+    for (k = 1; st == HURRAY_OK && k < a->size; k++) {
+        if (memcmp(&all[k], &all[0], sizeof mine) != 0)
             st = fail(HURRAY_ERR_INVALID_ARGUMENT,
                       "rank %d's call differs from rank 0's in rank, shape, element type, index "
                       "base, ownership, duplicate policy or flags: every rank assembles the same "
                       "tensor the same way",
                       k);
-            goto done;
+    }
+    free(all);
+    if (st != HURRAY_OK) return st; /* the same on every rank */
+    st = row_blocks(t, ownership, given, a->size, a->comm, a->b);
+    return agree(st, a->comm);
+}
+
+/* One rank: nothing to route; the core assembles the caller's triplets as
+ * they are, and the plan reads the caller's values in place. */
+static hurray_status assemble_alone(assembly *a, int want_plan) {
+    hurray_mpi_plan *p = a->p;
+    hurray_status st;
+    p->comm = a->comm;
+    p->size = 1;
+    p->width = a->width;
+    p->n_triplets = p->n_recv = p->n_self = a->t->n;
+    p->identity = 1;
+    st = hurray_coo_assemble(a->t, a->policy, a->flags, 1, &a->assembled,
+                             want_plan ? &a->lplan : NULL);
+    if (st != HURRAY_OK) copy_text(last_message, sizeof last_message, hurray_last_error_message());
+    return st;
+}
+
+/* The owner of each triplet (dest) and the count for each rank, checked:
+ * a triplet whose row is outside the shape, or more than 2^31 - 1
+ * coordinates for one rank, fails. */
+static hurray_status owners(assembly *a) {
+    const hurray_triplets *t = a->t;
+    hurray_mpi_plan *p = a->p;
+    hurray_status st = HURRAY_OK;
+    uint32_t d;
+    uint64_t i, *counts = (uint64_t *)calloc((size_t)a->size, sizeof(uint64_t));
+    int k;
+    if (counts == NULL) return fail(HURRAY_ERR_ALLOC, "cannot allocate the counts");
+    /* Skipped triplets first (any negative coordinate), then rows. */
+    for (i = 0; i < t->n; i++) a->dest[i] = 0;
+    if (a->flags & HURRAY_ASSEMBLE_SKIP_NEGATIVE) {
+        for (d = 0; d < t->rank; d++) {
+            read_dim(t, d, a->tmp);
+            for (i = 0; i < t->n; i++)
+                if (a->tmp[i] < 0) a->dest[i] = UINT64_MAX;
         }
     }
-    st = row_blocks(t, ownership, given, size, comm, b);
-    if ((st = agree(st, comm)) != HURRAY_OK) goto done;
-
-    /* One rank: nothing to route; the core assembles the caller's triplets
-     * as they are, and the plan reads the caller's values in place. */
-    if (size == 1) {
-        p->comm = comm;
-        p->size = 1;
-        p->width = width;
-        p->n_triplets = p->n_recv = p->n_self = t->n;
-        p->identity = 1;
-        st = hurray_coo_assemble(t, policy, flags, 1, &assembled, out_plan ? &lplan : NULL);
-        if (st != HURRAY_OK) copy_text(last_message, sizeof last_message, hurray_last_error_message());
-        goto shard;
+    read_dim(t, 0, a->tmp);
+    for (i = 0; st == HURRAY_OK && i < t->n; i++) {
+        int64_t raw = a->tmp[i], r = raw == INT64_MIN ? raw : raw - (int64_t)t->index_base;
+        if (a->dest[i] == UINT64_MAX) continue;
+        if (r < 0 || (uint64_t)r >= t->shape[0]) {
+            st = fail(HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+                      "triplet %llu: row coordinate %lld is outside the shape (%llu rows, "
+                      "counted from %u)",
+                      (unsigned long long)i + t->index_base, (long long)raw,
+                      (unsigned long long)t->shape[0], t->index_base);
+            break;
+        }
+        a->dest[i] = (uint64_t)owner(a->b, a->size, (uint64_t)r);
+        counts[a->dest[i]]++;
     }
+    for (k = 0; st == HURRAY_OK && k < a->size; k++) {
+        /* MPI counts are ints, and coordinates travel rank per triplet. */
+        if (counts[k] * t->rank > INT32_MAX)
+            st = fail(HURRAY_ERR_OVERFLOW, "more than 2^31 - 1 coordinates go to rank %d", k);
+        p->scount[k] = (int)counts[k];
+    }
+    free(counts);
+    return st;
+}
 
-    /* 2. Route: each triplet to the owner of its row; this rank's own go
-     * straight to where the received ones will be, never through MPI. */
-    p->comm = comm;
+/* 2. Route: each triplet to the owner of its row; this rank's own go
+ * straight to where the received ones will be, never through MPI. The
+ * counts are exchanged and the displacements set. Collective. Returns the
+ * agreed status; *pending gets a local failure found after the counts'
+ * exchange (totals past 2^31 - 1), which the exchange agrees on. */
+static hurray_status route(assembly *a, hurray_status *pending) {
+    const hurray_triplets *t = a->t;
+    hurray_mpi_plan *p = a->p;
+    hurray_status st = HURRAY_OK;
+    const int size = a->size, me = a->me;
+    int k;
+    *pending = HURRAY_OK;
+    p->comm = a->comm;
     p->size = size;
     p->me = me;
-    p->width = width;
+    p->width = a->width;
     p->n_triplets = t->n;
     p->scount = (int *)calloc((size_t)size, sizeof(int));
     p->sdispl = (int *)calloc((size_t)size, sizeof(int));
     p->rcount = (int *)calloc((size_t)size, sizeof(int));
     p->rdispl = (int *)calloc((size_t)size, sizeof(int));
-    dest = (uint64_t *)malloc((t->n ? t->n : 1) * sizeof *dest);
-    tmp = (int64_t *)malloc((t->n ? t->n : 1) * sizeof *tmp);
-    if (!p->scount || !p->sdispl || !p->rcount || !p->rdispl || !dest || !tmp) {
+    a->dest = (uint64_t *)malloc((t->n ? t->n : 1) * sizeof *a->dest);
+    a->tmp = (int64_t *)malloc((t->n ? t->n : 1) * sizeof *a->tmp);
+    if (!p->scount || !p->sdispl || !p->rcount || !p->rdispl || !a->dest || !a->tmp)
         st = fail(HURRAY_ERR_ALLOC, "cannot allocate the routing of %llu triplets",
                   (unsigned long long)t->n);
-    }
-    if (st == HURRAY_OK) {
-        uint32_t d;
-        uint64_t *counts = (uint64_t *)calloc((size_t)size, sizeof(uint64_t));
-        /* Skipped triplets first (any negative coordinate), then rows. */
-        for (i = 0; i < t->n; i++) dest[i] = 0;
-        if (flags & HURRAY_ASSEMBLE_SKIP_NEGATIVE) {
-            for (d = 0; d < t->rank; d++) {
-                read_dim(t, d, tmp);
-                for (i = 0; i < t->n; i++)
-                    if (tmp[i] < 0) dest[i] = UINT64_MAX;
-            }
-        }
-        read_dim(t, 0, tmp);
-        if (counts == NULL) st = fail(HURRAY_ERR_ALLOC, "cannot allocate the counts");
-        for (i = 0; st == HURRAY_OK && i < t->n; i++) {
-            int64_t raw = tmp[i], r = raw == INT64_MIN ? raw : raw - (int64_t)t->index_base;
-            if (dest[i] == UINT64_MAX) continue;
-            if (r < 0 || (uint64_t)r >= t->shape[0]) {
-                st = fail(HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
-                          "triplet %llu: row coordinate %lld is outside the shape (%llu rows, "
-                          "counted from %u)",
-                          (unsigned long long)i + t->index_base, (long long)raw,
-                          (unsigned long long)t->shape[0], t->index_base);
-                break;
-            }
-            dest[i] = (uint64_t)owner(b, size, (uint64_t)r);
-            counts[dest[i]]++;
-        }
-        for (k = 0; st == HURRAY_OK && k < size; k++) {
-            /* MPI counts are ints, and coordinates travel rank per triplet. */
-            if (counts[k] * t->rank > INT32_MAX)
-                st = fail(HURRAY_ERR_OVERFLOW, "more than 2^31 - 1 coordinates go to rank %d", k);
-            p->scount[k] = (int)counts[k];
-        }
-        free(counts);
-    }
-    if ((st = agree(st, comm)) != HURRAY_OK) goto done;
-    if (MPI_Alltoall(p->scount, 1, MPI_INT, p->rcount, 1, MPI_INT, comm) != MPI_SUCCESS) {
-        st = fail(HURRAY_ERR_INTERNAL, "MPI_Alltoall failed");
-        goto done;
-    }
+    if (st == HURRAY_OK) st = owners(a);
+    if ((st = agree(st, a->comm)) != HURRAY_OK) return st;
+    if (MPI_Alltoall(p->scount, 1, MPI_INT, p->rcount, 1, MPI_INT, a->comm) != MPI_SUCCESS)
+        return fail(HURRAY_ERR_INTERNAL, "MPI_Alltoall failed");
     /* Own triplets keep their place among the received (source-rank
      * order), but are not counted in the MPI exchange. */
     p->n_self = (uint64_t)p->scount[me];
@@ -457,225 +495,282 @@ hurray_status hurray_mpi_assemble(const hurray_triplets *t, uint32_t policy, uin
         p->n_send += (uint64_t)p->scount[k];
         p->rdispl[k] = (int)p->n_recv;
         p->n_recv += (uint64_t)p->rcount[k];
-        p->bytes_sent += (uint64_t)p->scount[k] * width;
+        p->bytes_sent += (uint64_t)p->scount[k] * a->width;
     }
     for (k = 1; k < size; k++) p->sdispl[k] = p->sdispl[k - 1] + p->scount[k - 1];
     if (p->n_send * t->rank > INT32_MAX || p->n_recv * t->rank > INT32_MAX)
-        st = fail(HURRAY_ERR_OVERFLOW, "more than 2^31 - 1 coordinates leave or reach rank %d", me);
+        *pending = fail(HURRAY_ERR_OVERFLOW,
+                        "more than 2^31 - 1 coordinates leave or reach rank %d", me);
+    return HURRAY_OK;
+}
 
-    /* 3. Exchange coordinates, the senders' numbers and values, each as one
-     * array (MPI_Alltoallv per array). The received arrays hold every
-     * rank's triplets in rank order, own ones at self_at. */
-    {
-        uint64_t nr = p->n_recv ? p->n_recv : 1, ns = p->n_send ? p->n_send : 1;
-        uint64_t *slot = (uint64_t *)malloc((t->n ? t->n : 1) * sizeof(uint64_t));
-        int64_t *sc = NULL;
-        uint64_t *si = NULL;
-        unsigned char *sv = NULL;
-        int *fill = (int *)calloc((size_t)size, sizeof(int));
-        uint64_t own = 0;
-        int *cc = (int *)calloc((size_t)size, sizeof(int)), *cd = (int *)calloc((size_t)size, sizeof(int));
-        int *rc2 = (int *)calloc((size_t)size, sizeof(int)), *rd2 = (int *)calloc((size_t)size, sizeof(int));
-        if (st == HURRAY_OK) {
-            p->pick = (uint64_t *)malloc(ns * sizeof(uint64_t));
-            p->self_pick = (uint64_t *)malloc((p->n_self ? p->n_self : 1) * sizeof(uint64_t));
-            sc = (int64_t *)malloc(ns * t->rank * sizeof(int64_t));
-            si = (uint64_t *)malloc(ns * sizeof(uint64_t));
-            sv = (unsigned char *)malloc(ns * (width ? width : 1));
-            lidx = (int64_t *)malloc(nr * t->rank * sizeof(int64_t));
-            lval = (unsigned char *)malloc(nr * (width ? width : 1));
-            src_rank = (uint64_t *)malloc(nr * sizeof(uint64_t));
-            src_index = (uint64_t *)malloc(nr * sizeof(uint64_t));
-            if (!slot || !fill || !cc || !cd || !rc2 || !rd2 || !p->pick || !p->self_pick || !sc ||
-                !si || !sv || !lidx || !lval || !src_rank || !src_index)
-                st = fail(HURRAY_ERR_ALLOC, "cannot allocate the exchange of %llu triplets",
-                          (unsigned long long)t->n);
-        }
-        if (st == HURRAY_OK) {
-            uint32_t d;
-            uint64_t r = t->rank, self0 = p->n_send, dump = p->n_send + p->n_self;
-            /* Where each triplet goes in one staging area: its send slot,
-             * or after the sends (own triplets, copied to their received
-             * place below), or a last slot for skipped ones; the scatters
-             * below then have no branch. */
-            int64_t *stage = (int64_t *)realloc(sc, (dump + 1) * r * sizeof(int64_t));
-            uint64_t *stage_i = (uint64_t *)realloc(si, (dump + 1) * sizeof(uint64_t));
-            if (stage == NULL || stage_i == NULL) {
-                free(stage ? stage : sc);
-                free(stage_i ? stage_i : si);
-                sc = NULL;
-                si = NULL;
-                st = fail(HURRAY_ERR_ALLOC, "cannot allocate the exchange staging");
-            } else {
-                sc = stage;
-                si = stage_i;
-                for (i = 0; i < t->n; i++) {
-                    uint64_t to = dest[i];
-                    if (to == UINT64_MAX) {
-                        slot[i] = dump;
-                    } else if ((int)to == me) {
-                        p->self_pick[own] = i;
-                        slot[i] = self0 + own++;
-                    } else {
-                        uint64_t at = (uint64_t)p->sdispl[to] + (uint64_t)fill[to]++;
-                        p->pick[at] = i;
-                        slot[i] = at;
-                    }
-                }
-                p->identity = 0;
-                for (d = 0; d < r; d++) {
-                    read_dim(t, d, tmp);
-                    for (i = 0; i < t->n; i++) sc[slot[i] * r + d] = tmp[i];
-                }
-                for (i = 0; i < t->n; i++) si[slot[i]] = i;
-                memcpy(lidx + p->self_at * r, sc + self0 * r, p->n_self * r * sizeof(int64_t));
-                memcpy(src_index + p->self_at, si + self0, p->n_self * sizeof(uint64_t));
-                for (i = 0; i < p->n_self; i++) src_rank[p->self_at + i] = (uint64_t)me;
-                gather_values(sv, (const unsigned char *)t->values, p->pick, p->n_send, width);
-                gather_values(lval + p->self_at * width, (const unsigned char *)t->values,
-                              p->self_pick, p->n_self, width);
-                for (k = 0; k < size; k++) {
-                    cc[k] = p->scount[k] * (int)r;
-                    cd[k] = p->sdispl[k] * (int)r;
-                    rc2[k] = p->rcount[k] * (int)r;
-                    rd2[k] = p->rdispl[k] * (int)r;
-                    for (uint64_t q = 0; q < (uint64_t)p->rcount[k]; q++)
-                        src_rank[(uint64_t)p->rdispl[k] + q] = (uint64_t)k;
-                }
-            }
-        }
-        if ((st = agree(st, comm)) == HURRAY_OK) {
-            MPI_Datatype vt = MPI_DATATYPE_NULL;
-            int bad = MPI_Alltoallv(sc, cc, cd, MPI_INT64_T, lidx, rc2, rd2, MPI_INT64_T, comm) !=
-                          MPI_SUCCESS ||
-                      MPI_Alltoallv(si, p->scount, p->sdispl, MPI_UINT64_T, src_index, p->rcount,
-                                    p->rdispl, MPI_UINT64_T, comm) != MPI_SUCCESS;
-            if (!bad && width > 0) {
-                MPI_Type_contiguous((int)width, MPI_BYTE, &vt);
-                MPI_Type_commit(&vt);
-                bad = MPI_Alltoallv(sv, p->scount, p->sdispl, vt, lval, p->rcount, p->rdispl, vt,
-                                    comm) != MPI_SUCCESS;
-                MPI_Type_free(&vt);
-            }
-            if (bad) st = fail(HURRAY_ERR_INTERNAL, "MPI_Alltoallv failed");
-        }
-        free(slot);
-        free(sc);
-        free(si);
-        free(sv);
-        free(fill);
-        free(cc);
-        free(cd);
-        free(rc2);
-        free(rd2);
-        if (st != HURRAY_OK) goto done;
-    }
+/* The send buffers of the exchange, and the counts in coordinates. */
+typedef struct staging {
+    uint64_t *slot;          /* triplet -> its place in the staging area */
+    int64_t *sc;             /* coordinates to send (then own, then a dump slot) */
+    uint64_t *si;            /* the senders' triplet numbers, likewise */
+    unsigned char *sv;       /* values to send */
+    int *fill, *cc, *cd, *rc2, *rd2;
+} staging;
 
-    /* 4. Local assembly of every triplet this rank owns (global
-     * coordinates), in source-rank order, then its rows as a shard. */
-    {
-        hurray_triplets lt;
-        memset(&lt, 0, sizeof lt);
-        lt.rank = t->rank;
-        lt.shape = t->shape;
-        lt.n = p->n_recv;
-        lt.index_type = HURRAY_INDEX_INT64;
-        lt.index_base = t->index_base; /* so that messages count as the caller does */
-        lt.indices = p->n_recv ? lidx : NULL;
-        lt.indices_bytes = p->n_recv * t->rank * 8;
-        lt.type_tag = t->type_tag;
-        lt.values = width && p->n_recv ? lval : NULL;
-        lt.values_bytes = p->n_recv * width;
-        st = hurray_coo_assemble(&lt, policy, flags, 1, &assembled, out_plan ? &lplan : NULL);
-        if (st != HURRAY_OK) name_triplets(src_rank, src_index, p->n_recv, t->index_base);
+static void staging_free(staging *s) {
+    free(s->slot);
+    free(s->sc);
+    free(s->si);
+    free(s->sv);
+    free(s->fill);
+    free(s->cc);
+    free(s->cd);
+    free(s->rc2);
+    free(s->rd2);
+}
+
+/* Every triplet into the staging area (its send slot, after the sends for
+ * own triplets, which are copied straight to their received place, or a
+ * last slot for skipped ones: the scatters have no branch), the values
+ * gathered in send order, and the coordinate counts. */
+static hurray_status stage(assembly *a, staging *s) {
+    const hurray_triplets *t = a->t;
+    hurray_mpi_plan *p = a->p;
+    const uint64_t r = t->rank, self0 = p->n_send, dump = p->n_send + p->n_self;
+    const size_t width = a->width;
+    uint64_t i, own = 0;
+    uint32_t d;
+    int k;
+    int64_t *grown = (int64_t *)realloc(s->sc, (dump + 1) * r * sizeof(int64_t));
+    uint64_t *grown_i;
+    if (grown == NULL) return fail(HURRAY_ERR_ALLOC, "cannot allocate the exchange staging");
+    s->sc = grown;
+    grown_i = (uint64_t *)realloc(s->si, (dump + 1) * sizeof(uint64_t));
+    if (grown_i == NULL) return fail(HURRAY_ERR_ALLOC, "cannot allocate the exchange staging");
+    s->si = grown_i;
+    for (i = 0; i < t->n; i++) {
+        uint64_t to = a->dest[i];
+        if (to == UINT64_MAX) {
+            s->slot[i] = dump;
+        } else if ((int)to == a->me) {
+            p->self_pick[own] = i;
+            s->slot[i] = self0 + own++;
+        } else {
+            uint64_t at = (uint64_t)p->sdispl[to] + (uint64_t)s->fill[to]++;
+            p->pick[at] = i;
+            s->slot[i] = at;
+        }
     }
-shard:
+    p->identity = 0;
+    for (d = 0; d < r; d++) {
+        read_dim(t, d, a->tmp);
+        for (i = 0; i < t->n; i++) s->sc[s->slot[i] * r + d] = a->tmp[i];
+    }
+    for (i = 0; i < t->n; i++) s->si[s->slot[i]] = i;
+    memcpy(a->lidx + p->self_at * r, s->sc + self0 * r, p->n_self * r * sizeof(int64_t));
+    memcpy(a->src_index + p->self_at, s->si + self0, p->n_self * sizeof(uint64_t));
+    for (i = 0; i < p->n_self; i++) a->src_rank[p->self_at + i] = (uint64_t)a->me;
+    gather_values(s->sv, (const unsigned char *)t->values, p->pick, p->n_send, width);
+    gather_values(a->lval + p->self_at * width, (const unsigned char *)t->values, p->self_pick,
+                  p->n_self, width);
+    for (k = 0; k < a->size; k++) {
+        s->cc[k] = p->scount[k] * (int)r;
+        s->cd[k] = p->sdispl[k] * (int)r;
+        s->rc2[k] = p->rcount[k] * (int)r;
+        s->rd2[k] = p->rdispl[k] * (int)r;
+        for (uint64_t q = 0; q < (uint64_t)p->rcount[k]; q++)
+            a->src_rank[(uint64_t)p->rdispl[k] + q] = (uint64_t)k;
+    }
+    return HURRAY_OK;
+}
+
+/* 3. Exchange coordinates, the senders' numbers and values, each as one
+ * array (MPI_Alltoallv per array). The received arrays hold every rank's
+ * triplets in rank order, own ones at self_at. Collective; st is the
+ * failure route left pending. */
+static hurray_status exchange(assembly *a, hurray_status st) {
+    const hurray_triplets *t = a->t;
+    hurray_mpi_plan *p = a->p;
+    const uint64_t nr = p->n_recv ? p->n_recv : 1, ns = p->n_send ? p->n_send : 1;
+    const size_t width = a->width, size = (size_t)a->size;
+    staging s;
+    memset(&s, 0, sizeof s);
+    s.slot = (uint64_t *)malloc((t->n ? t->n : 1) * sizeof(uint64_t));
+    s.fill = (int *)calloc(size, sizeof(int));
+    s.cc = (int *)calloc(size, sizeof(int));
+    s.cd = (int *)calloc(size, sizeof(int));
+    s.rc2 = (int *)calloc(size, sizeof(int));
+    s.rd2 = (int *)calloc(size, sizeof(int));
     if (st == HURRAY_OK) {
-        /* Shift rows into the block; values stay where assembly put them. */
-        uint32_t rank = t->rank, d;
-        uint64_t nnz = hurray_coo_nnz(assembled), shard_shape[HURRAY_MAX_RANK],
+        p->pick = (uint64_t *)malloc(ns * sizeof(uint64_t));
+        p->self_pick = (uint64_t *)malloc((p->n_self ? p->n_self : 1) * sizeof(uint64_t));
+        s.sc = (int64_t *)malloc(ns * t->rank * sizeof(int64_t));
+        s.si = (uint64_t *)malloc(ns * sizeof(uint64_t));
+        s.sv = (unsigned char *)malloc(ns * (width ? width : 1));
+        a->lidx = (int64_t *)malloc(nr * t->rank * sizeof(int64_t));
+        a->lval = (unsigned char *)malloc(nr * (width ? width : 1));
+        a->src_rank = (uint64_t *)malloc(nr * sizeof(uint64_t));
+        a->src_index = (uint64_t *)malloc(nr * sizeof(uint64_t));
+        if (!s.slot || !s.fill || !s.cc || !s.cd || !s.rc2 || !s.rd2 || !p->pick ||
+            !p->self_pick || !s.sc || !s.si || !s.sv || !a->lidx || !a->lval || !a->src_rank ||
+            !a->src_index)
+            st = fail(HURRAY_ERR_ALLOC, "cannot allocate the exchange of %llu triplets",
+                      (unsigned long long)t->n);
+    }
+    if (st == HURRAY_OK) st = stage(a, &s);
+    if ((st = agree(st, a->comm)) == HURRAY_OK) {
+        MPI_Datatype vt = MPI_DATATYPE_NULL;
+        int bad = MPI_Alltoallv(s.sc, s.cc, s.cd, MPI_INT64_T, a->lidx, s.rc2, s.rd2, MPI_INT64_T,
+                                a->comm) != MPI_SUCCESS ||
+                  MPI_Alltoallv(s.si, p->scount, p->sdispl, MPI_UINT64_T, a->src_index,
+                                p->rcount, p->rdispl, MPI_UINT64_T, a->comm) != MPI_SUCCESS;
+        if (!bad && width > 0) {
+            MPI_Type_contiguous((int)width, MPI_BYTE, &vt);
+            MPI_Type_commit(&vt);
+            bad = MPI_Alltoallv(s.sv, p->scount, p->sdispl, vt, a->lval, p->rcount, p->rdispl, vt,
+                                a->comm) != MPI_SUCCESS;
+            MPI_Type_free(&vt);
+        }
+        if (bad) st = fail(HURRAY_ERR_INTERNAL, "MPI_Alltoallv failed");
+    }
+    staging_free(&s);
+    return st;
+}
+
+/* 4. Local assembly of every triplet this rank owns (global coordinates),
+ * in source-rank order; a failure names the triplets as their senders
+ * numbered them. */
+static hurray_status assemble_received(assembly *a, int want_plan) {
+    const hurray_triplets *t = a->t;
+    hurray_mpi_plan *p = a->p;
+    hurray_triplets lt;
+    hurray_status st;
+    memset(&lt, 0, sizeof lt);
+    lt.rank = t->rank;
+    lt.shape = t->shape;
+    lt.n = p->n_recv;
+    lt.index_type = HURRAY_INDEX_INT64;
+    lt.index_base = t->index_base; /* so that messages count as the caller does */
+    lt.indices = p->n_recv ? a->lidx : NULL;
+    lt.indices_bytes = p->n_recv * t->rank * 8;
+    lt.type_tag = t->type_tag;
+    lt.values = a->width && p->n_recv ? a->lval : NULL;
+    lt.values_bytes = p->n_recv * a->width;
+    st = hurray_coo_assemble(&lt, a->policy, a->flags, 1, &a->assembled,
+                             want_plan ? &a->lplan : NULL);
+    if (st != HURRAY_OK) name_triplets(a->src_rank, a->src_index, p->n_recv, t->index_base);
+    return st;
+}
+
+/* 5. This rank's rows of the assembled tensor as a shard of the parent
+ * (rows shifted into the block; values stay where assembly put them; the
+ * shard owns the assembled handle through its release callback).
+ * Collective; st is the assembly's status. */
+static hurray_status make_shard(assembly *a, hurray_status st) {
+    const hurray_triplets *t = a->t;
+    if (st == HURRAY_OK) {
+        const uint32_t rank = t->rank;
+        const uint64_t lo = a->b[a->me], hi = a->b[a->me + 1];
+        uint64_t nnz = hurray_coo_nnz(a->assembled), i, shard_shape[HURRAY_MAX_RANK],
                  offset[HURRAY_MAX_RANK];
+        uint32_t d;
         size_t vb = 0, ib = 0;
-        const void *vals = hurray_coo_values(assembled, &vb);
-        const uint64_t *idx = hurray_coo_indices(assembled, &ib);
+        const void *vals = hurray_coo_values(a->assembled, &vb);
+        const uint64_t *idx = hurray_coo_indices(a->assembled, &ib);
         keep *kp = (keep *)calloc(1, sizeof *kp);
         void *shifted = NULL;
         if (kp == NULL || (ib > 0 && posix_memalign(&shifted, 64, ib) != 0)) {
             free(kp);
             st = fail(HURRAY_ERR_ALLOC, "cannot allocate the shard's %zu-byte indices", ib);
         } else {
-            uint64_t *s = (uint64_t *)shifted;
+            uint64_t *sh = (uint64_t *)shifted;
+            hurray_coo_parts parts;
+            hurray_coo_options opts;
             for (i = 0; i < nnz; i++) {
-                s[i * rank] = idx[i * rank] - b[me]; /* the handle is 0-based */
-                for (d = 1; d < rank; d++) s[i * rank + d] = idx[i * rank + d];
+                sh[i * rank] = idx[i * rank] - lo; /* the handle is 0-based */
+                for (d = 1; d < rank; d++) sh[i * rank + d] = idx[i * rank + d];
             }
             for (d = 0; d < rank; d++) {
-                shard_shape[d] = d == 0 ? b[me + 1] - b[me] : t->shape[d];
-                offset[d] = d == 0 ? b[me] : 0;
+                shard_shape[d] = d == 0 ? hi - lo : t->shape[d];
+                offset[d] = d == 0 ? lo : 0;
             }
-            kp->assembled = assembled;
+            kp->assembled = a->assembled;
             kp->indices = shifted;
-            assembled = NULL; /* now the shard's, through the release callback */
-            {
-                hurray_coo_parts parts;
-                hurray_coo_options opts;
-                memset(&parts, 0, sizeof parts);
-                memset(&opts, 0, sizeof opts);
-                parts.type_tag = hurray_coo_type_tag(kp->assembled);
-                parts.rank = rank;
-                parts.shape = shard_shape;
-                parts.nnz = nnz;
-                parts.is_sorted = true;
-                parts.values = vals;
-                parts.values_bytes = vb;
-                parts.indices = (const uint64_t *)shifted;
-                parts.indices_bytes = ib;
-                opts.size = sizeof opts;
-                opts.flags = HURRAY_COO_BORROW;
-                opts.threads = 1;
-                opts.release = release_keep;
-                opts.release_ctx = kp;
-                opts.shard_parent_shape = t->shape;
-                opts.shard_offset = offset;
-                st = hurray_coo_create(&parts, &opts, &shard);
-            }
+            a->assembled = NULL; /* now the shard's, through the release callback */
+            memset(&parts, 0, sizeof parts);
+            memset(&opts, 0, sizeof opts);
+            parts.type_tag = hurray_coo_type_tag(kp->assembled);
+            parts.rank = rank;
+            parts.shape = shard_shape;
+            parts.nnz = nnz;
+            parts.is_sorted = true;
+            parts.values = vals;
+            parts.values_bytes = vb;
+            parts.indices = (const uint64_t *)shifted;
+            parts.indices_bytes = ib;
+            opts.size = sizeof opts;
+            opts.flags = HURRAY_COO_BORROW;
+            opts.threads = 1;
+            opts.release = release_keep;
+            opts.release_ctx = kp;
+            opts.shard_parent_shape = t->shape;
+            opts.shard_offset = offset;
+            st = hurray_coo_create(&parts, &opts, &a->shard);
             if (st != HURRAY_OK)
                 copy_text(last_message, sizeof last_message, hurray_last_error_message());
-            p->nnz = nnz;
+            a->p->nnz = nnz;
         }
     }
-    if ((st = agree(st, comm)) != HURRAY_OK) goto done;
+    return agree(st, a->comm);
+}
 
-    /* 5. Keep what re-assembly needs: the send order, the counts, the local
-     * plan, and value buffers allocated once. */
-    if (out_plan != NULL) {
-        p->local = lplan;
-        lplan = NULL;
-        p->sendbuf = (unsigned char *)malloc((p->n_send ? p->n_send : 1) * (width ? width : 1));
-        p->recvbuf = p->identity ? (unsigned char *)malloc(1)
-                                 : (unsigned char *)malloc((p->n_recv ? p->n_recv : 1) * (width ? width : 1));
-        st = p->sendbuf && p->recvbuf ? HURRAY_OK
-                                      : fail(HURRAY_ERR_ALLOC, "cannot allocate the plan's buffers");
-        if ((st = agree(st, comm)) != HURRAY_OK) goto done;
-        *out_plan = p;
-        p = NULL;
+/* 6. What re-assembly keeps: the send order, the counts, the local plan,
+ * and value buffers allocated once. Collective. */
+static hurray_status keep_plan(assembly *a, hurray_mpi_plan **out_plan) {
+    hurray_mpi_plan *p = a->p;
+    const size_t w = a->width ? a->width : 1;
+    hurray_status st;
+    p->local = a->lplan;
+    a->lplan = NULL;
+    p->sendbuf = (unsigned char *)malloc((p->n_send ? p->n_send : 1) * w);
+    p->recvbuf = p->identity ? (unsigned char *)malloc(1)
+                             : (unsigned char *)malloc((p->n_recv ? p->n_recv : 1) * w);
+    st = p->sendbuf && p->recvbuf ? HURRAY_OK
+                                  : fail(HURRAY_ERR_ALLOC, "cannot allocate the plan's buffers");
+    if ((st = agree(st, a->comm)) != HURRAY_OK) return st;
+    *out_plan = p;
+    a->p = NULL;
+    return HURRAY_OK;
+}
+
+hurray_status hurray_mpi_assemble(const hurray_triplets *t, uint32_t policy, uint32_t flags,
+                                  uint32_t ownership, const uint64_t *given, MPI_Comm comm,
+                                  hurray_coo **out, hurray_mpi_plan **out_plan) {
+    assembly a;
+    hurray_status st, pending;
+    last_message[0] = '\0';
+    if (out != NULL) *out = NULL;
+    if (out_plan != NULL) *out_plan = NULL;
+    last_duplicate.set = 0;
+    memset(&a, 0, sizeof a);
+    a.t = t;
+    a.policy = policy;
+    a.flags = flags;
+    a.comm = comm;
+    if (MPI_Comm_size(comm, &a.size) != MPI_SUCCESS || MPI_Comm_rank(comm, &a.me) != MPI_SUCCESS)
+        return fail(HURRAY_ERR_INTERNAL, "MPI_Comm_size or MPI_Comm_rank failed");
+    if ((st = agree_on_the_call(&a, ownership, given, (const hurray_coo *const *)out)) !=
+        HURRAY_OK)
+        goto done;
+    if (a.size == 1) {
+        st = assemble_alone(&a, out_plan != NULL);
+    } else {
+        if ((st = route(&a, &pending)) != HURRAY_OK) goto done;
+        if ((st = exchange(&a, pending)) != HURRAY_OK) goto done;
+        st = assemble_received(&a, out_plan != NULL);
     }
-    *out = shard;
-    shard = NULL;
-
+    if ((st = make_shard(&a, st)) != HURRAY_OK) goto done;
+    if (out_plan != NULL && (st = keep_plan(&a, out_plan)) != HURRAY_OK) goto done;
+    *out = a.shard;
+    a.shard = NULL;
 done:
-    hurray_coo_free(shard);
-    hurray_coo_free(assembled);
-    hurray_assembly_plan_free(lplan);
-    hurray_mpi_plan_free(p);
-    free(all);
-    free(b);
-    free(dest);
-    free(tmp);
-    free(lidx);
-    free(lval);
-    free(src_rank);
-    free(src_index);
+    assembly_free(&a);
     return st;
 }
 
