@@ -194,244 +194,302 @@ done:
     return st;
 }
 
+/* What one hurray_mpi_read_mtx call works with, from step to step. */
+typedef struct mtx_read {
+    const char *path;
+    uint32_t policy, flags;
+    MPI_Comm comm;
+    int size, me;
+    FILE *fp;
+    long fsize, data;              /* file size; where the entry lines start */
+    unsigned char *head;           /* the first MiB: banner, comments, size line */
+    size_t banner_len;
+    unsigned long long rows, cols, declared, header_lines; /* header_lines: the size line's */
+    uint32_t symmetry;
+    long a, e;                     /* this rank's byte range [a, e) */
+    unsigned char *text;           /* its bytes */
+    unsigned long long my_lines, my_entries, lines_before, entries_before;
+    unsigned long long all_lines, all_entries, first_line; /* first_line: a's line */
+    hurray_coo *local;             /* this range's entries, parsed */
+} mtx_read;
+
+static void mtx_read_free(mtx_read *r) {
+    if (r->fp != NULL) fclose(r->fp);
+    free(r->head);
+    free(r->text);
+    hurray_coo_free(r->local);
+}
+
+/* One header line of the first MiB (l, len bytes; the line number counted
+ * in header_lines): the banner (the symmetry; array files refused) or,
+ * after it, the size line, which ends the header (*done). */
+static hurray_status header_line(mtx_read *r, const char *l, size_t len, int banner, int *done) {
+    if (banner) {
+        char low[256];
+        size_t k;
+        r->banner_len = len;
+        for (k = 0; k < len && k + 1 < sizeof low; k++)
+            low[k] = (char)tolower((unsigned char)l[k]);
+        low[k] = '\0';
+        if (strncmp(low, "%%matrixmarket", 14) != 0)
+            return fail(HURRAY_ERR_PARSE,
+                        "%s: line 1: not a Matrix Market file (no %%%%MatrixMarket banner)",
+                        r->path);
+        if (strstr(low, "array") != NULL)
+            return fail(HURRAY_ERR_UNSUPPORTED_FEATURE,
+                        "%s: an array (dense) file has no entry lines to split; read it with "
+                        "hurray_coo_read_mtx_file",
+                        r->path);
+        r->symmetry = strstr(low, "skew-symmetric") ? HURRAY_MTX_SKEW_SYMMETRIC
+                      : strstr(low, "symmetric")    ? HURRAY_MTX_SYMMETRIC
+                      : strstr(low, "hermitian")    ? HURRAY_MTX_HERMITIAN
+                                                    : HURRAY_MTX_GENERAL;
+        return HURRAY_OK;
+    }
+    if (len > 0 && l[0] != '%' && strspn(l, " \t\r") < len) {
+        *done = 1;
+        if (sscanf(l, "%llu %llu %llu", &r->rows, &r->cols, &r->declared) != 3)
+            return fail(HURRAY_ERR_PARSE,
+                        "%s: line %llu: the size line needs rows, columns and entries", r->path,
+                        r->header_lines);
+    }
+    return HURRAY_OK;
+}
+
+/* 1. The header: banner, comments, size line (within the first MiB). */
+static hurray_status read_header(mtx_read *r) {
+    hurray_status st = HURRAY_OK;
+    size_t i, line_start = 0, headn = (size_t)(r->fsize < (1L << 20) ? r->fsize : (1L << 20));
+    int done = 0;
+    r->head = (unsigned char *)malloc(headn + 1);
+    if (r->head == NULL || read_at(r->fp, 0, r->head, headn))
+        return fail(HURRAY_ERR_IO, "%s: cannot read the header", r->path);
+    r->head[headn] = '\0';
+    for (i = 0; i <= headn && st == HURRAY_OK && !done; i++) {
+        if (i < headn && r->head[i] != '\n') continue;
+        r->header_lines++;
+        st = header_line(r, (const char *)r->head + line_start, i - line_start,
+                         r->header_lines == 1, &done);
+        if (done) r->data = (long)(i + 1 < headn + 1 ? i + 1 : headn);
+        line_start = i + 1;
+    }
+    if (st == HURRAY_OK && r->data == 0)
+        st = fail(HURRAY_ERR_PARSE, "%s: no size line in the first MiB", r->path);
+    return st;
+}
+
+/* 2. This rank's byte range of the entry lines, cut at line ends, read. */
+static hurray_status read_range(mtx_read *r) {
+    long span = r->fsize - r->data;
+    long lo = r->data + (long)((u128)span * (u128)r->me / (u128)r->size);
+    long hi = r->data + (long)((u128)span * (u128)(r->me + 1) / (u128)r->size);
+    unsigned char c;
+    /* A range starts after the line end at or before its start ... */
+    r->a = lo;
+    if (r->me > 0) {
+        while (r->a < r->fsize && (read_at(r->fp, r->a - 1, &c, 1) == 0 && c != '\n')) r->a++;
+    }
+    /* ... and ends where the next one starts. */
+    r->e = hi;
+    if (r->me < r->size - 1) {
+        while (r->e < r->fsize && (read_at(r->fp, r->e - 1, &c, 1) == 0 && c != '\n')) r->e++;
+    } else {
+        r->e = r->fsize;
+    }
+    if (r->e < r->a) r->e = r->a;
+    r->text = (unsigned char *)malloc((size_t)(r->e - r->a) + r->banner_len + 64);
+    if (r->text == NULL) return fail(HURRAY_ERR_ALLOC, "cannot allocate %ld bytes", r->e - r->a);
+    if (read_at(r->fp, r->a, r->text, (size_t)(r->e - r->a)))
+        return fail(HURRAY_ERR_IO, "%s: cannot read bytes %ld to %ld", r->path, r->a, r->e);
+    return HURRAY_OK;
+}
+
+/* 3. Number the lines of this range, and count its entry lines: those
+ * neither blank nor a comment (first non-blank character '%'), as
+ * hurray_coo_read_mtx counts them. */
+static void count_range(mtx_read *r) {
+    const long len = r->e - r->a;
+    long i;
+    /* 0: at a line's start (only blanks so far), 1: an entry line, 2: a comment. */
+    int kind = 0;
+    for (i = 0; i < len; i++) {
+        unsigned char c = r->text[i];
+        if (c == '\n') {
+            r->my_lines++;
+            r->my_entries += kind == 1;
+            kind = 0;
+        } else if (kind == 0 && !isspace(c)) {
+            kind = c == '%' ? 2 : 1;
+        }
+    }
+    if (len > 0 && r->text[len - 1] != '\n') {
+        r->my_lines++;
+        r->my_entries += kind == 1;
+    }
+}
+
+/* The lines and entry lines before this range and in all ranges.
+ * Collective; a rank that failed counts nothing. */
+static hurray_status number_ranges(mtx_read *r, hurray_status st) {
+    unsigned long long mine_l = st == HURRAY_OK ? r->my_lines : 0;
+    unsigned long long mine_e = st == HURRAY_OK ? r->my_entries : 0;
+    const MPI_Datatype ull = MPI_UNSIGNED_LONG_LONG;
+    if (MPI_Exscan(&mine_l, &r->lines_before, 1, ull, MPI_SUM, r->comm) != MPI_SUCCESS ||
+        MPI_Exscan(&mine_e, &r->entries_before, 1, ull, MPI_SUM, r->comm) != MPI_SUCCESS ||
+        MPI_Allreduce(&mine_e, &r->all_entries, 1, ull, MPI_SUM, r->comm) != MPI_SUCCESS ||
+        MPI_Allreduce(&mine_l, &r->all_lines, 1, ull, MPI_SUM, r->comm) != MPI_SUCCESS)
+        st = fail(HURRAY_ERR_INTERNAL, "MPI_Exscan or MPI_Allreduce failed");
+    if (r->me == 0) r->lines_before = r->entries_before = 0;
+    r->first_line = r->header_lines + 1 + r->lines_before;
+    return st;
+}
+
+/* Where this range's entry keep + 1 (counting from 0: keep) starts, and
+ * its file line; -1 when the range holds no more than keep entries. */
+static long entry_start(const mtx_read *r, unsigned long long keep,
+                        unsigned long long *line_of) {
+    const long len = r->e - r->a;
+    unsigned long long seen = 0, line = 0;
+    long i, start = 0;
+    int kind = 0;
+    for (i = 0; i <= len; i++) {
+        unsigned char c = i < len ? r->text[i] : '\n';
+        if (c == '\n') {
+            if (kind == 1 && seen++ == keep) {
+                *line_of = r->first_line + line;
+                return start;
+            }
+            line++;
+            kind = 0;
+            start = i + 1;
+        } else if (kind == 0 && !isspace(c)) {
+            kind = c == '%' ? 2 : 1;
+        }
+    }
+    return -1;
+}
+
+/* "One entry more" for the entry line at extra_at (file line line_of),
+ * named as the one-process read names it (line, column, token). */
+static hurray_status one_more(const mtx_read *r, long extra_at, unsigned long long line_of) {
+    const unsigned char *l = r->text + extra_at;
+    long col = 0, tl = 0;
+    while (l[col] == ' ' || l[col] == '\t') col++;
+    while (extra_at + col + tl < r->e - r->a && !isspace(l[col + tl]) && tl < 40) tl++;
+    return fail(HURRAY_ERR_PARSE,
+                "%s: line %llu, column %ld: one entry more than the %llu the size line (line "
+                "%llu) declares (found '%.*s')",
+                r->path, line_of, col + 1, r->declared, r->header_lines, (int)tl,
+                (const char *)l + col);
+}
+
+/* 4. Parse the range as a file of its own: the banner, a size line for its
+ * entry lines, then the lines. The size line's count holds for the whole
+ * file, as in hurray_coo_read_mtx: only the first `declared` entries are
+ * parsed, and the rank that holds entry declared + 1 says "one entry more"
+ * (after any problem in the entries before it, as the one-process read
+ * does). */
+static hurray_status parse_range(mtx_read *r) {
+    const unsigned long long declared = r->declared, before = r->entries_before;
+    unsigned long long keep = before >= declared               ? 0
+                              : r->my_entries < declared - before ? r->my_entries
+                                                                 : declared - before;
+    long len = r->e - r->a, extra_at = -1;
+    unsigned long long extra_line = 0;
+    unsigned char *buf;
+    hurray_status st;
+    int n;
+    if (keep < r->my_entries) {
+        extra_at = entry_start(r, keep, &extra_line);
+        len = extra_at;
+    }
+    buf = (unsigned char *)malloc((size_t)len + r->banner_len + 80);
+    if (buf == NULL) return fail(HURRAY_ERR_ALLOC, "cannot allocate %ld bytes", len);
+    memcpy(buf, r->head, r->banner_len);
+    n = (int)r->banner_len;
+    n += snprintf((char *)buf + n, 80, "\n%llu %llu %llu\n", r->rows, r->cols, keep);
+    memcpy(buf + n, r->text, (size_t)len);
+    st = hurray_coo_read_mtx(buf, (size_t)n + (size_t)len, r->policy, r->flags, 1, NULL,
+                             &r->local);
+    free(buf);
+    if (st != HURRAY_OK) {
+        place_in_file(r->path, r->first_line);
+    } else if (extra_at >= 0 && before <= declared) {
+        /* This range holds entry declared + 1. */
+        st = one_more(r, extra_at, extra_line);
+        hurray_coo_free(r->local);
+        r->local = NULL;
+    }
+    return st;
+}
+
+/* 5. Every entry to the owner of its row, duplicates across ranges
+ * combined in range (file) order; a duplicate whose entries come from
+ * different ranges is named by its file lines. Collective. */
+static hurray_status distribute(mtx_read *r, uint32_t ownership, const uint64_t *given,
+                                hurray_coo **out) {
+    const uint64_t shape[2] = {r->rows, r->cols};
+    size_t vb = 0, ib = 0;
+    const void *vals = hurray_coo_values(r->local, &vb);
+    const uint64_t *idx = hurray_coo_indices(r->local, &ib);
+    uint8_t tag = hurray_coo_type_tag(r->local);
+    hurray_triplets t;
+    hurray_status st;
+    memset(&t, 0, sizeof t);
+    t.rank = 2;
+    t.shape = shape;
+    t.n = hurray_coo_nnz(r->local);
+    t.index_type = HURRAY_INDEX_UINT64;
+    t.indices = idx;
+    t.indices_bytes = ib;
+    t.type_tag = tag == HURRAY_TYPE_BOOL ? HURRAY_PATTERN : tag; /* pattern files */
+    t.values = tag == HURRAY_TYPE_BOOL ? NULL : vals;
+    t.values_bytes = tag == HURRAY_TYPE_BOOL ? 0 : vb;
+    st = hurray_mpi_assemble(&t, r->policy, r->flags & HURRAY_ASSEMBLE_DROP_ZEROS, ownership,
+                             given, r->comm, out, NULL);
+    if (st == HURRAY_ERR_DUPLICATE)
+        st = name_duplicate_lines(r->path, r->a, r->e, r->first_line,
+                                  r->symmetry != HURRAY_MTX_GENERAL, r->comm);
+    return st;
+}
+
 hurray_status hurray_mpi_read_mtx(const char *path, uint32_t policy, uint32_t flags,
                                   uint32_t ownership, const uint64_t *given, MPI_Comm comm,
                                   uint32_t *out_symmetry, hurray_coo **out) {
-    int size = 0, me = 0;
+    mtx_read r;
     hurray_status st = HURRAY_OK;
-    FILE *fp = NULL;
-    long fsize = 0, data = 0, a = 0, e = 0;
-    unsigned char *head = NULL, *text = NULL;
-    size_t headn = 0, banner_len = 0;
-    unsigned long long rows = 0, cols = 0, declared = 0, lines_before = 0;
-    unsigned long long my_lines = 0, my_entries = 0, first_line = 0, header_lines = 0;
-    unsigned long long entries_before = 0, all_entries = 0, all_lines = 0;
-    hurray_coo *local = NULL;
-    uint32_t sym = 0;
     last_message[0] = '\0';
     if (out != NULL) *out = NULL;
-    if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &me) != MPI_SUCCESS)
+    memset(&r, 0, sizeof r);
+    r.path = path;
+    r.policy = policy;
+    r.flags = flags;
+    r.comm = comm;
+    if (MPI_Comm_size(comm, &r.size) != MPI_SUCCESS || MPI_Comm_rank(comm, &r.me) != MPI_SUCCESS)
         return fail(HURRAY_ERR_INTERNAL, "MPI_Comm_size or MPI_Comm_rank failed");
     if (out == NULL) st = fail(HURRAY_ERR_NULL_POINTER, "out is NULL");
     else if (path == NULL) st = fail(HURRAY_ERR_NULL_POINTER, "path is NULL");
-    else if ((fp = fopen(path, "rb")) == NULL || fseek(fp, 0, SEEK_END) != 0 ||
-             (fsize = ftell(fp)) < 0)
+    else if ((r.fp = fopen(path, "rb")) == NULL || fseek(r.fp, 0, SEEK_END) != 0 ||
+             (r.fsize = ftell(r.fp)) < 0)
         st = fail(HURRAY_ERR_IO, "%s: cannot open or size the file", path);
-    /* 1. The header: banner, comments, size line (within the first MiB). */
-    if (st == HURRAY_OK) {
-        size_t i, line_start = 0;
-        int seen_banner = 0;
-        headn = (size_t)(fsize < (1L << 20) ? fsize : (1L << 20));
-        head = (unsigned char *)malloc(headn + 1);
-        if (head == NULL || read_at(fp, 0, head, headn)) {
-            st = fail(HURRAY_ERR_IO, "%s: cannot read the header", path);
-        } else {
-            head[headn] = '\0';
-            for (i = 0; i <= headn && st == HURRAY_OK; i++) {
-                if (i < headn && head[i] != '\n') continue;
-                {
-                    const char *l = (const char *)head + line_start;
-                    size_t len = i - line_start;
-                    header_lines++;
-                    if (!seen_banner) {
-                        char low[256];
-                        size_t k;
-                        banner_len = len;
-                        for (k = 0; k < len && k + 1 < sizeof low; k++) low[k] = (char)tolower((unsigned char)l[k]);
-                        low[k] = '\0';
-                        if (strncmp(low, "%%matrixmarket", 14) != 0) {
-                            st = fail(HURRAY_ERR_PARSE, "%s: line 1: not a Matrix Market file (no %%%%MatrixMarket banner)", path);
-                        } else if (strstr(low, "array") != NULL) {
-                            st = fail(HURRAY_ERR_UNSUPPORTED_FEATURE,
-                                      "%s: an array (dense) file has no entry lines to split; read it "
-                                      "with hurray_coo_read_mtx_file", path);
-                        } else {
-                            sym = strstr(low, "skew-symmetric") ? HURRAY_MTX_SKEW_SYMMETRIC
-                                  : strstr(low, "symmetric")    ? HURRAY_MTX_SYMMETRIC
-                                  : strstr(low, "hermitian")    ? HURRAY_MTX_HERMITIAN
-                                                                : HURRAY_MTX_GENERAL;
-                        }
-                        seen_banner = 1;
-                    } else if (len > 0 && l[0] != '%' && strspn(l, " \t\r") < len) {
-                        if (sscanf(l, "%llu %llu %llu", &rows, &cols, &declared) != 3)
-                            st = fail(HURRAY_ERR_PARSE, "%s: line %llu: the size line needs rows, "
-                                      "columns and entries", path, header_lines);
-                        data = (long)(i + 1 < headn + 1 ? i + 1 : headn);
-                        break;
-                    }
-                }
-                line_start = i + 1;
-            }
-            if (st == HURRAY_OK && data == 0)
-                st = fail(HURRAY_ERR_PARSE, "%s: no size line in the first MiB", path);
-        }
-    }
-    /* 2. This rank's byte range of the entry lines, cut at line ends. */
-    if (st == HURRAY_OK) {
-        long span = fsize - data;
-        long lo = data + (long)((u128)span * (u128)me / (u128)size);
-        long hi = data + (long)((u128)span * (u128)(me + 1) / (u128)size);
-        unsigned char c;
-        /* A range starts after the line end at or before its start ... */
-        a = lo;
-        if (me > 0) {
-            while (a < fsize && (read_at(fp, a - 1, &c, 1) == 0 && c != '\n')) a++;
-        }
-        /* ... and ends where the next one starts. */
-        e = hi;
-        if (me < size - 1) {
-            while (e < fsize && (read_at(fp, e - 1, &c, 1) == 0 && c != '\n')) e++;
-        } else {
-            e = fsize;
-        }
-        if (e < a) e = a;
-        text = (unsigned char *)malloc((size_t)(e - a) + banner_len + 64);
-        if (text == NULL) st = fail(HURRAY_ERR_ALLOC, "cannot allocate %ld bytes", e - a);
-    }
-    /* 3. Number the lines of this range, and count its entry lines: those
-     * neither blank nor a comment (first non-blank character '%'), as
-     * hurray_coo_read_mtx counts them. */
-    if (st == HURRAY_OK) {
-        unsigned char *chunk = text;
-        long i;
-        /* 0: at a line's start (only blanks so far), 1: an entry line, 2: a comment. */
-        int kind = 0;
-        if (read_at(fp, a, chunk, (size_t)(e - a))) st = fail(HURRAY_ERR_IO, "%s: cannot read bytes %ld to %ld", path, a, e);
-        for (i = 0; st == HURRAY_OK && i < e - a; i++) {
-            unsigned char c = chunk[i];
-            if (c == '\n') {
-                my_lines++;
-                my_entries += kind == 1;
-                kind = 0;
-            } else if (kind == 0 && !isspace(c)) {
-                kind = c == '%' ? 2 : 1;
-            }
-        }
-        if (st == HURRAY_OK && e - a > 0 && chunk[e - a - 1] != '\n') {
-            my_lines++;
-            my_entries += kind == 1;
-        }
-    }
-    {
-        unsigned long long mine_l = st == HURRAY_OK ? my_lines : 0;
-        unsigned long long mine_e = st == HURRAY_OK ? my_entries : 0;
-        if (MPI_Exscan(&mine_l, &lines_before, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS ||
-            MPI_Exscan(&mine_e, &entries_before, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS ||
-            MPI_Allreduce(&mine_e, &all_entries, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS ||
-            MPI_Allreduce(&mine_l, &all_lines, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS)
-            st = fail(HURRAY_ERR_INTERNAL, "MPI_Exscan or MPI_Allreduce failed");
-        if (me == 0) lines_before = entries_before = 0;
-        first_line = header_lines + 1 + lines_before;
-    }
-    /* 4. Parse the range as a file of its own: the banner, a size line for
-     * its entry lines, then the lines. The size line's count holds for the
-     * whole file, as in hurray_coo_read_mtx: only the first `declared`
-     * entries are parsed, and the rank that holds entry declared + 1 says
-     * "one entry more" (after any problem in the entries before it, as the
-     * one-process read does). */
-    if (st == HURRAY_OK) {
-        unsigned long long keep = entries_before >= declared ? 0
-                                  : my_entries < declared - entries_before
-                                      ? my_entries
-                                      : declared - entries_before;
-        long len = e - a, extra_at = -1;
-        unsigned long long extra_line = 0;
-        unsigned char *buf;
-        if (keep < my_entries) {
-            /* Cut the range before its entry keep + 1 (0-based keep). */
-            unsigned long long seen = 0, line = 0;
-            long i, start = 0;
-            int kind = 0;
-            for (i = 0; i <= len; i++) {
-                unsigned char c = i < len ? text[i] : '\n';
-                if (c == '\n') {
-                    if (kind == 1 && seen++ == keep) {
-                        extra_at = start;
-                        extra_line = first_line + line;
-                        break;
-                    }
-                    line++;
-                    kind = 0;
-                    start = i + 1;
-                } else if (kind == 0 && !isspace(c)) {
-                    kind = c == '%' ? 2 : 1;
-                }
-            }
-            len = extra_at;
-        }
-        buf = (unsigned char *)malloc((size_t)len + banner_len + 80);
-        if (buf == NULL) {
-            st = fail(HURRAY_ERR_ALLOC, "cannot allocate %ld bytes", len);
-        } else {
-            int n = 0;
-            memcpy(buf, head, banner_len);
-            n = (int)banner_len;
-            n += snprintf((char *)buf + n, 80, "\n%llu %llu %llu\n", rows, cols, keep);
-            memcpy(buf + n, text, (size_t)len);
-            st = hurray_coo_read_mtx(buf, (size_t)n + (size_t)len, policy, flags, 1, NULL, &local);
-            if (st != HURRAY_OK) {
-                place_in_file(path, first_line);
-            } else if (extra_at >= 0 && entries_before <= declared) {
-                /* This range holds entry declared + 1: name it as the
-                 * one-process read does (line, column, token). */
-                const unsigned char *l = text + extra_at;
-                long col = 0, tl = 0;
-                while (l[col] == ' ' || l[col] == '\t') col++;
-                while (extra_at + col + tl < e - a && !isspace(l[col + tl]) && tl < 40) tl++;
-                st = fail(HURRAY_ERR_PARSE,
-                          "%s: line %llu, column %ld: one entry more than the %llu the size line "
-                          "(line %llu) declares (found '%.*s')",
-                          path, extra_line, col + 1, declared, header_lines, (int)tl,
-                          (const char *)l + col);
-                hurray_coo_free(local);
-                local = NULL;
-            }
-            free(buf);
-        }
-    }
-    if (fp != NULL) fclose(fp);
-    free(head);
-    free(text);
-    if ((st = agree(st, comm)) != HURRAY_OK) {
-        hurray_coo_free(local);
-        return st;
-    }
+    if (st == HURRAY_OK) st = read_header(&r);
+    if (st == HURRAY_OK) st = read_range(&r);
+    if (st == HURRAY_OK) count_range(&r);
+    st = number_ranges(&r, st);
+    if (st == HURRAY_OK) st = parse_range(&r);
+    if ((st = agree(st, comm)) != HURRAY_OK) goto done;
     /* Fewer entries than declared, every line good: the same verdict on
      * every rank (the counts are global), as hurray_coo_read_mtx words it. */
-    if (all_entries < declared) {
-        hurray_coo_free(local);
-        return fail(HURRAY_ERR_PARSE,
-                    "%s: line %llu: the file ends after %llu of the %llu entries the size line "
-                    "(line %llu) declares",
-                    path, header_lines + all_lines, all_entries, declared, header_lines);
+    if (r.all_entries < r.declared) {
+        st = fail(HURRAY_ERR_PARSE,
+                  "%s: line %llu: the file ends after %llu of the %llu entries the size line "
+                  "(line %llu) declares",
+                  path, r.header_lines + r.all_lines, r.all_entries, r.declared, r.header_lines);
+        goto done;
     }
-    /* 5. Every entry to the owner of its row, duplicates across ranges
-     * combined in range (file) order. */
-    {
-        const uint64_t shape[2] = {rows, cols};
-        size_t vb = 0, ib = 0;
-        const void *vals = hurray_coo_values(local, &vb);
-        const uint64_t *idx = hurray_coo_indices(local, &ib);
-        uint8_t tag = hurray_coo_type_tag(local);
-        hurray_triplets t;
-        memset(&t, 0, sizeof t);
-        t.rank = 2;
-        t.shape = shape;
-        t.n = hurray_coo_nnz(local);
-        t.index_type = HURRAY_INDEX_UINT64;
-        t.indices = idx;
-        t.indices_bytes = ib;
-        t.type_tag = tag == HURRAY_TYPE_BOOL ? HURRAY_PATTERN : tag; /* pattern files */
-        t.values = tag == HURRAY_TYPE_BOOL ? NULL : vals;
-        t.values_bytes = tag == HURRAY_TYPE_BOOL ? 0 : vb;
-        st = hurray_mpi_assemble(&t, policy, flags & HURRAY_ASSEMBLE_DROP_ZEROS, ownership, given,
-                                 comm, out, NULL);
-        hurray_coo_free(local);
-        /* Entries of different byte ranges that share coordinates: name
-         * the file's lines, as a one-process read does. */
-        if (st == HURRAY_ERR_DUPLICATE)
-            st = name_duplicate_lines(path, a, e, first_line, sym != HURRAY_MTX_GENERAL, comm);
-    }
-    if (st == HURRAY_OK && out_symmetry != NULL) *out_symmetry = sym;
+    st = distribute(&r, ownership, given, out);
+    if (st == HURRAY_OK && out_symmetry != NULL) *out_symmetry = r.symmetry;
+done:
+    mtx_read_free(&r);
     return st;
 }
