@@ -147,107 +147,121 @@ static void reduce_statistics(const record *all, int n, hurray_statistics *out) 
     out->computed_mask = mask;
 }
 
-hurray_status hurray_mpi_validate(const hurray_coo *local, MPI_Comm comm, hurray_mpi_report *out) {
-    record mine, *all;
-    int size = 0, me = 0, i, j;
-    uint32_t d;
-    char a[256], b[256];
-    double covered = 0.0, whole;
-    wide covered_exact = 0;
-    int exact = 1;
-    last_message[0] = '\0';
-    if (out != NULL) {
-        memset(out, 0, sizeof *out);
-        out->failing_rank = -1;
+/* Every rank's record, into *out (size of them). Every rank reaches the
+ * allgather or none: they agree first on whether each could allocate its
+ * receive buffer. Collective. */
+static hurray_status gather_records(const record *mine, int size, MPI_Comm comm, record **out) {
+    record *all = (record *)calloc((size_t)size, sizeof *all);
+    int ok = all != NULL, all_ok = 0;
+    *out = NULL;
+    if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) {
+        free(all);
+        return fail(HURRAY_ERR_INTERNAL, "MPI_Allreduce failed");
     }
-    if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &me) != MPI_SUCCESS) {
-        return fail(HURRAY_ERR_INTERNAL, "MPI_Comm_size or MPI_Comm_rank failed");
+    if (!all_ok) {
+        free(all);
+        return fail(HURRAY_ERR_ALLOC,
+                    "a rank cannot allocate %d records of %d bytes for the allgather", size,
+                    (int)sizeof(record));
     }
-    local_record(local, &mine);
-    all = (record *)calloc((size_t)size, sizeof *all);
-    {
-        /* Every rank must reach the allgather or none: agree first on
-         * whether each could allocate its receive buffer. */
-        int ok = all != NULL, all_ok = 0;
-        if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) {
-            free(all);
-            return fail(HURRAY_ERR_INTERNAL, "MPI_Allreduce failed");
-        }
-        if (!all_ok) {
-            free(all);
-            return fail(HURRAY_ERR_ALLOC, "a rank cannot allocate %d records of %d bytes for the "
-                        "allgather", size, (int)sizeof(record));
-        }
-    }
-    if (MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, comm) !=
+    if (MPI_Allgather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *mine, MPI_BYTE, comm) !=
         MPI_SUCCESS) {
         free(all);
         return fail(HURRAY_ERR_INTERNAL, "MPI_Allgather failed");
     }
-    /* From here on every rank decides from the same bytes. */
+    *out = all;
+    return HURRAY_OK;
+}
+
+/* The first rank whose shard failed its own checks, or that differs from
+ * rank 0 in element type, rank or parent shape, into *failing (-1 for
+ * none); the status and message say why. Every rank decides from the same
+ * bytes. */
+static hurray_status check_agreement(const record *all, int size, int *failing) {
+    char a[256], b[256];
+    int i;
     for (i = 0; i < size; i++) {
         if (all[i].status != HURRAY_OK) {
-            hurray_status st = all[i].status;
-            if (out != NULL) out->failing_rank = i;
-            fail(st, "rank %d: %s", i, all[i].msg);
-            free(all);
-            return st;
+            *failing = i;
+            return fail(all[i].status, "rank %d: %s", i, all[i].msg);
         }
     }
     for (i = 1; i < size; i++) {
-        hurray_status st = HURRAY_OK;
-        if (all[i].type_tag != all[0].type_tag) {
-            st = fail(HURRAY_ERR_INVALID_TYPE,
-                      "rank %d holds element type 0x%02X, rank 0 holds 0x%02X: the shards of one "
-                      "tensor share its type",
-                      i, all[i].type_tag, all[0].type_tag);
-        } else if (all[i].rank != all[0].rank) {
-            st = fail(HURRAY_ERR_RANK_MISMATCH,
-                      "rank %d holds a rank-%u shard, rank 0 a rank-%u shard", i, all[i].rank,
-                      all[0].rank);
-        } else if (memcmp(all[i].parent, all[0].parent, all[0].rank * sizeof(uint64_t)) != 0) {
+        *failing = i;
+        if (all[i].type_tag != all[0].type_tag)
+            return fail(HURRAY_ERR_INVALID_TYPE,
+                        "rank %d holds element type 0x%02X, rank 0 holds 0x%02X: the shards of "
+                        "one tensor share its type",
+                        i, all[i].type_tag, all[0].type_tag);
+        if (all[i].rank != all[0].rank)
+            return fail(HURRAY_ERR_RANK_MISMATCH,
+                        "rank %d holds a rank-%u shard, rank 0 a rank-%u shard", i, all[i].rank,
+                        all[0].rank);
+        if (memcmp(all[i].parent, all[0].parent, all[0].rank * sizeof(uint64_t)) != 0) {
             shape_text(a, sizeof a, all[i].parent, all[i].rank);
             shape_text(b, sizeof b, all[0].parent, all[0].rank);
-            st = fail(HURRAY_ERR_INVALID_SHAPE,
-                      "rank %d's shard is part of a %s parent, rank 0's of a %s parent", i, a, b);
-        }
-        if (st != HURRAY_OK) {
-            if (out != NULL) out->failing_rank = i;
-            free(all);
-            return st;
+            return fail(HURRAY_ERR_INVALID_SHAPE,
+                        "rank %d's shard is part of a %s parent, rank 0's of a %s parent", i, a,
+                        b);
         }
     }
+    *failing = -1;
+    return HURRAY_OK;
+}
+
+/* The boxes are pairwise disjoint and cover the parent exactly (their
+ * volumes add up to its volume: exact integers when they fit 128 bits);
+ * *failing gets the second rank of an overlapping pair. */
+static hurray_status check_boxes(const record *all, int size, int *failing) {
+    char a[256], b[256];
+    double covered = 0.0, whole;
+    wide covered_exact = 0;
+    int exact = 1, i, j;
     for (i = 0; i < size; i++) {
         for (j = i + 1; j < size; j++) {
             if (boxes_overlap(&all[i], &all[j])) {
                 shape_text(a, sizeof a, all[i].offset, all[i].rank);
                 shape_text(b, sizeof b, all[j].offset, all[j].rank);
-                if (out != NULL) out->failing_rank = j;
-                fail(HURRAY_ERR_INVALID_SHAPE,
-                     "the boxes of rank %d (offset %s) and rank %d (offset %s) overlap: entries "
-                     "in the overlap would be duplicates across ranks",
-                     i, a, j, b);
-                free(all);
-                return HURRAY_ERR_INVALID_SHAPE;
+                *failing = j;
+                return fail(HURRAY_ERR_INVALID_SHAPE,
+                            "the boxes of rank %d (offset %s) and rank %d (offset %s) overlap: "
+                            "entries in the overlap would be duplicates across ranks",
+                            i, a, j, b);
             }
         }
         covered += volume(all[i].shape, all[i].rank);
         covered_exact += exact_volume(all[i].shape, all[i].rank, &exact);
     }
     whole = volume(all[0].parent, all[0].rank);
-    /* Disjoint boxes inside the parent cover it exactly iff their volumes
-     * add up to its volume (exact integers when they fit 128 bits). */
     if (exact ? covered_exact != exact_volume(all[0].parent, all[0].rank, &exact)
               : covered != whole) {
         shape_text(a, sizeof a, all[0].parent, all[0].rank);
-        fail(HURRAY_ERR_INVALID_SHAPE,
-             "the %d shards' boxes cover %.17g of the %.17g elements of the %s parent: shards "
-             "must cover the parent exactly",
-             size, covered, whole, a);
-        free(all);
-        return HURRAY_ERR_INVALID_SHAPE;
+        return fail(HURRAY_ERR_INVALID_SHAPE,
+                    "the %d shards' boxes cover %.17g of the %.17g elements of the %s parent: "
+                    "shards must cover the parent exactly",
+                    size, covered, whole, a);
     }
+    return HURRAY_OK;
+}
+
+hurray_status hurray_mpi_validate(const hurray_coo *local, MPI_Comm comm, hurray_mpi_report *out) {
+    record mine, *all = NULL;
+    int size = 0, me = 0, failing = -1;
+    uint32_t d;
+    hurray_status st;
+    last_message[0] = '\0';
     if (out != NULL) {
+        memset(out, 0, sizeof *out);
+        out->failing_rank = -1;
+    }
+    if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &me) != MPI_SUCCESS)
+        return fail(HURRAY_ERR_INTERNAL, "MPI_Comm_size or MPI_Comm_rank failed");
+    local_record(local, &mine);
+    if ((st = gather_records(&mine, size, comm, &all)) != HURRAY_OK) return st;
+    st = check_agreement(all, size, &failing);
+    if (st == HURRAY_OK) st = check_boxes(all, size, &failing);
+    if (out != NULL) out->failing_rank = failing;
+    if (st == HURRAY_OK && out != NULL) {
         out->rank = all[0].rank;
         for (d = 0; d < all[0].rank; d++) out->parent_shape[d] = all[0].parent[d];
         out->ranks = size;
@@ -255,6 +269,5 @@ hurray_status hurray_mpi_validate(const hurray_coo *local, MPI_Comm comm, hurray
         out->global_nnz = out->statistics.nnz;
     }
     free(all);
-    return HURRAY_OK;
+    return st;
 }
-
