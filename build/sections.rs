@@ -123,6 +123,7 @@ const SECTIONS: &[Section] = &[
         |n| {
             n.starts_with("HURRAY_MTX_")
                 || n.starts_with("HURRAY_TEXT_")
+                || n == "hurray_text_options"
                 || n.starts_with("hurray_coo_read_")
                 || n.starts_with("hurray_coo_write_")
         },

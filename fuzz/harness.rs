@@ -799,6 +799,17 @@ pub fn text(data: &[u8]) {
     let policy = u32::from(inp.u8() % 6);
     let bytes = inp.rest();
     let mut out = null_mut();
+    let read_options = hurray_text_options {
+        size: std::mem::size_of::<hurray_text_options>(),
+        duplicates_policy: policy,
+        flags: 0,
+        threads,
+        precision: 0,
+    };
+    let text_options = hurray_text_options {
+        duplicates_policy: 0,
+        ..read_options
+    };
     // SAFETY: honest pointer and length; out is writable.
     let st = unsafe {
         if frostt {
@@ -807,18 +818,14 @@ pub fn text(data: &[u8]) {
                 bytes.len(),
                 null(),
                 0,
-                policy,
-                0,
-                threads,
+                &read_options,
                 &mut out,
             )
         } else {
             hurray_coo_read_mtx(
                 bytes.as_ptr().cast(),
                 bytes.len(),
-                policy,
-                0,
-                threads,
+                &read_options,
                 null_mut(),
                 &mut out,
             )
@@ -875,9 +882,9 @@ pub fn text(data: &[u8]) {
     // SAFETY: live handle; capacity 0 asks the size.
     let st = unsafe {
         if frostt {
-            hurray_coo_write_tns(out, 0, threads, null_mut(), 0, &mut need)
+            hurray_coo_write_tns(out, &text_options, null_mut(), 0, &mut need)
         } else {
-            hurray_coo_write_mtx(out, 0, threads, null_mut(), 0, &mut need)
+            hurray_coo_write_mtx(out, &text_options, null_mut(), 0, &mut need)
         }
     };
     if st == HURRAY_OK || st == HURRAY_ERR_BUFFER_TOO_SMALL {
@@ -886,9 +893,21 @@ pub fn text(data: &[u8]) {
         // SAFETY: buf has need writable bytes.
         let st = unsafe {
             if frostt {
-                hurray_coo_write_tns(out, 0, threads, buf.as_mut_ptr().cast(), need, &mut written)
+                hurray_coo_write_tns(
+                    out,
+                    &text_options,
+                    buf.as_mut_ptr().cast(),
+                    need,
+                    &mut written,
+                )
             } else {
-                hurray_coo_write_mtx(out, 0, threads, buf.as_mut_ptr().cast(), need, &mut written)
+                hurray_coo_write_mtx(
+                    out,
+                    &text_options,
+                    buf.as_mut_ptr().cast(),
+                    need,
+                    &mut written,
+                )
             }
         };
         assert_eq!(st, HURRAY_OK);
@@ -902,18 +921,14 @@ pub fn text(data: &[u8]) {
                     written,
                     shape.as_ptr(),
                     shape.len() as u32,
-                    0,
-                    0,
-                    threads,
+                    &text_options,
                     &mut back,
                 )
             } else {
                 hurray_coo_read_mtx(
                     buf.as_ptr().cast(),
                     written,
-                    0,
-                    0,
-                    threads,
+                    &text_options,
                     null_mut(),
                     &mut back,
                 )

@@ -270,6 +270,17 @@ module hurray_coo
     integer(c_size_t) :: values_bytes
   end type hurray_compressed
 
+  !> The text readers' and writers' options (hurray_coo_read_mtx and the
+  !> rest): size = c_sizeof(options); duplicates_policy and flags for
+  !> reading, precision for writing, threads for both; 0 for the defaults.
+  type, bind(C), public :: hurray_text_options
+    integer(c_size_t) :: size
+    integer(c_int32_t) :: duplicates_policy
+    integer(c_int32_t) :: flags
+    integer(c_int32_t) :: threads
+    integer(c_int32_t) :: precision
+  end type hurray_text_options
+
   !> Where the last failure is (hurray_last_error_position, or the
   !> hurray_error_where wrapper below): a field holds a value when its
   !> HURRAY_POS_* bit is in set; entry, dim and coordinates count from base.
@@ -648,92 +659,80 @@ module hurray_coo
     end function c_strlen
 
     ! Text files. A path is a NUL-terminated string: trim(name)//c_null_char.
-    integer(c_int32_t) function hurray_coo_read_mtx(bytes, len, duplicates_policy, flags, &
-        threads, out_symmetry, out) bind(C, name="hurray_coo_read_mtx")
-      import :: c_int32_t, c_ptr, c_size_t
+    integer(c_int32_t) function hurray_coo_read_mtx(bytes, len, options, out_symmetry, out) &
+        bind(C, name="hurray_coo_read_mtx")
+      import :: c_int32_t, c_ptr, c_size_t, hurray_text_options
       type(c_ptr), value :: bytes
       integer(c_size_t), value :: len
-      integer(c_int32_t), value :: duplicates_policy
-      integer(c_int32_t), value :: flags
-      integer(c_int32_t), value :: threads
+      type(hurray_text_options), intent(in) :: options
       type(c_ptr), value :: out_symmetry
       type(c_ptr), intent(out) :: out
     end function hurray_coo_read_mtx
 
-    integer(c_int32_t) function hurray_coo_read_mtx_file(path, duplicates_policy, flags, &
-        threads, out_symmetry, out) bind(C, name="hurray_coo_read_mtx_file")
-      import :: c_int32_t, c_ptr, c_char
+    integer(c_int32_t) function hurray_coo_read_mtx_file(path, options, out_symmetry, out) &
+        bind(C, name="hurray_coo_read_mtx_file")
+      import :: c_int32_t, c_ptr, c_char, hurray_text_options
       character(kind=c_char), intent(in) :: path(*)
-      integer(c_int32_t), value :: duplicates_policy
-      integer(c_int32_t), value :: flags
-      integer(c_int32_t), value :: threads
+      type(hurray_text_options), intent(in) :: options
       type(c_ptr), value :: out_symmetry
       type(c_ptr), intent(out) :: out
     end function hurray_coo_read_mtx_file
 
-    integer(c_int32_t) function hurray_coo_read_tns(bytes, len, shape, rank, duplicates_policy, &
-        flags, threads, out) bind(C, name="hurray_coo_read_tns")
-      import :: c_int32_t, c_ptr, c_size_t
+    integer(c_int32_t) function hurray_coo_read_tns(bytes, len, shape, rank, options, out) &
+        bind(C, name="hurray_coo_read_tns")
+      import :: c_int32_t, c_ptr, c_size_t, hurray_text_options
       type(c_ptr), value :: bytes
       integer(c_size_t), value :: len
       type(c_ptr), value :: shape
       integer(c_int32_t), value :: rank
-      integer(c_int32_t), value :: duplicates_policy
-      integer(c_int32_t), value :: flags
-      integer(c_int32_t), value :: threads
+      type(hurray_text_options), intent(in) :: options
       type(c_ptr), intent(out) :: out
     end function hurray_coo_read_tns
 
-    integer(c_int32_t) function hurray_coo_read_tns_file(path, shape, rank, duplicates_policy, &
-        flags, threads, out) bind(C, name="hurray_coo_read_tns_file")
-      import :: c_int32_t, c_ptr, c_char
+    integer(c_int32_t) function hurray_coo_read_tns_file(path, shape, rank, options, out) &
+        bind(C, name="hurray_coo_read_tns_file")
+      import :: c_int32_t, c_ptr, c_char, hurray_text_options
       character(kind=c_char), intent(in) :: path(*)
       type(c_ptr), value :: shape
       integer(c_int32_t), value :: rank
-      integer(c_int32_t), value :: duplicates_policy
-      integer(c_int32_t), value :: flags
-      integer(c_int32_t), value :: threads
+      type(hurray_text_options), intent(in) :: options
       type(c_ptr), intent(out) :: out
     end function hurray_coo_read_tns_file
 
-    integer(c_int32_t) function hurray_coo_write_mtx(coo, precision, threads, out, capacity, &
-        out_written) bind(C, name="hurray_coo_write_mtx")
-      import :: c_int32_t, c_ptr, c_size_t
+    integer(c_int32_t) function hurray_coo_write_mtx(coo, options, out, capacity, out_written) &
+        bind(C, name="hurray_coo_write_mtx")
+      import :: c_int32_t, c_ptr, c_size_t, hurray_text_options
       type(c_ptr), value :: coo
-      integer(c_int32_t), value :: precision
-      integer(c_int32_t), value :: threads
+      type(hurray_text_options), intent(in) :: options
       type(c_ptr), value :: out
       integer(c_size_t), value :: capacity
       integer(c_size_t), intent(out) :: out_written
     end function hurray_coo_write_mtx
 
-    integer(c_int32_t) function hurray_coo_write_mtx_file(coo, path, precision, threads) &
+    integer(c_int32_t) function hurray_coo_write_mtx_file(coo, path, options) &
         bind(C, name="hurray_coo_write_mtx_file")
-      import :: c_int32_t, c_ptr, c_char
+      import :: c_int32_t, c_ptr, c_char, hurray_text_options
       type(c_ptr), value :: coo
       character(kind=c_char), intent(in) :: path(*)
-      integer(c_int32_t), value :: precision
-      integer(c_int32_t), value :: threads
+      type(hurray_text_options), intent(in) :: options
     end function hurray_coo_write_mtx_file
 
-    integer(c_int32_t) function hurray_coo_write_tns(coo, precision, threads, out, capacity, &
-        out_written) bind(C, name="hurray_coo_write_tns")
-      import :: c_int32_t, c_ptr, c_size_t
+    integer(c_int32_t) function hurray_coo_write_tns(coo, options, out, capacity, out_written) &
+        bind(C, name="hurray_coo_write_tns")
+      import :: c_int32_t, c_ptr, c_size_t, hurray_text_options
       type(c_ptr), value :: coo
-      integer(c_int32_t), value :: precision
-      integer(c_int32_t), value :: threads
+      type(hurray_text_options), intent(in) :: options
       type(c_ptr), value :: out
       integer(c_size_t), value :: capacity
       integer(c_size_t), intent(out) :: out_written
     end function hurray_coo_write_tns
 
-    integer(c_int32_t) function hurray_coo_write_tns_file(coo, path, precision, threads) &
+    integer(c_int32_t) function hurray_coo_write_tns_file(coo, path, options) &
         bind(C, name="hurray_coo_write_tns_file")
-      import :: c_int32_t, c_ptr, c_char
+      import :: c_int32_t, c_ptr, c_char, hurray_text_options
       type(c_ptr), value :: coo
       character(kind=c_char), intent(in) :: path(*)
-      integer(c_int32_t), value :: precision
-      integer(c_int32_t), value :: threads
+      type(hurray_text_options), intent(in) :: options
     end function hurray_coo_write_tns_file
 
     ! ---- Shards ------------------------------------------------------------

@@ -1519,6 +1519,42 @@ hurray_status hurray_coo_sort_modes(const struct hurray_coo *coo,
  * ====================================================================== */
 
 /**
+ * How the text readers and writers work. Set size to
+ * sizeof(hurray_text_options) and the rest to 0 for the defaults
+ * (HURRAY_DUP_ERROR, no flags, the calling thread, shortest round-trip
+ * numbers); NULL options are the defaults. The struct may grow at its end.
+ */
+typedef struct hurray_text_options {
+  /**
+   * sizeof(hurray_text_options), as the caller's header has it.
+   */
+  size_t size;
+  /**
+   * Reading: HURRAY_DUP_* for entries with the same coordinates
+   * (HURRAY_DUP_ERROR names both lines).
+   */
+  uint32_t duplicates_policy;
+  /**
+   * Reading: 0 or any of HURRAY_ASSEMBLE_DROP_ZEROS and
+   * HURRAY_TEXT_KEEP_TRIANGULAR (Matrix Market only).
+   */
+  uint32_t flags;
+  /**
+   * Reading and writing: as every threads argument (HURRAY_MAX_THREADS);
+   * entry lines are parsed in chunks of at least a MiB and the assembly
+   * splits as hurray_coo_assemble does; written text at least 65536
+   * entries per thread; the result is the same.
+   */
+  uint32_t threads;
+  /**
+   * Writing: 0 writes each real value as the shortest text that reads
+   * back to the same value; 1 to HURRAY_TEXT_MAX_PRECISION that many
+   * significant digits.
+   */
+  uint32_t precision;
+} hurray_text_options;
+
+/**
  * Reading flag: keep the stored triangle of a symmetric, skew-symmetric
  * or hermitian Matrix Market file as it is, instead of adding the mirror
  * image of every off-diagonal entry (*out_symmetry tells what the file
@@ -1566,12 +1602,9 @@ hurray_status hurray_coo_sort_modes(const struct hurray_coo *coo,
  * from 0 in the handle. Array files keep every entry, zeros included,
  * unless flags has HURRAY_ASSEMBLE_DROP_ZEROS.
  *
- * duplicates_policy: HURRAY_DUP_* for entries with the same coordinates
- * (HURRAY_DUP_ERROR names both lines). flags: 0 or any of
- * HURRAY_ASSEMBLE_DROP_ZEROS and HURRAY_TEXT_KEEP_TRIANGULAR. threads: as
- * every threads argument (HURRAY_MAX_THREADS); the entry lines are parsed
- * in chunks of at least a MiB of text, and the assembly splits as
- * hurray_coo_assemble does; the result is the same. out_symmetry (may be NULL): receives HURRAY_MTX_* as the
+ * options: NULL for the defaults, else the duplicate policy, the flags
+ * (HURRAY_ASSEMBLE_DROP_ZEROS, HURRAY_TEXT_KEEP_TRIANGULAR) and the threads
+ * of hurray_text_options. out_symmetry (may be NULL): receives HURRAY_MTX_* as the
  * banner declares. out (not NULL): the handle, released with
  * hurray_coo_free; NULL on failure, and nothing half-built is returned.
  * bytes is read during the call only.
@@ -1581,7 +1614,7 @@ hurray_status hurray_coo_sort_modes(const struct hurray_coo *coo,
  * (found '5')".
  *
  * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
- * (flags), HURRAY_ERR_INVALID_ARGUMENT (policy), HURRAY_ERR_PARSE,
+ * (flags), HURRAY_ERR_INVALID_ARGUMENT (policy, options->size), HURRAY_ERR_PARSE,
  * HURRAY_ERR_DUPLICATE,
  * HURRAY_ERR_OVERFLOW (an integer SUM), HURRAY_ERR_ALLOC,
  * HURRAY_ERR_INTERNAL_PANIC.
@@ -1589,9 +1622,7 @@ hurray_status hurray_coo_sort_modes(const struct hurray_coo *coo,
  */
 hurray_status hurray_coo_read_mtx(const void *bytes_ptr,
                                   size_t len,
-                                  uint32_t duplicates_policy,
-                                  uint32_t flags,
-                                  uint32_t threads,
+                                  const struct hurray_text_options *options,
                                   uint32_t *out_symmetry,
                                   struct hurray_coo **out);
 
@@ -1606,9 +1637,7 @@ hurray_status hurray_coo_read_mtx(const void *bytes_ptr,
  * Thread safety: may be called from any thread.
  */
 hurray_status hurray_coo_read_mtx_file(const char *path,
-                                       uint32_t duplicates_policy,
-                                       uint32_t flags,
-                                       uint32_t threads,
+                                       const struct hurray_text_options *options,
                                        uint32_t *out_symmetry,
                                        struct hurray_coo **out);
 
@@ -1619,8 +1648,8 @@ hurray_status hurray_coo_read_mtx_file(const char *path,
  *
  * shape, rank: the tensor's extents (rank values, every coordinate checked
  * against them), or NULL and 0 to take the rank from the first entry and
- * each extent as the largest coordinate of its mode. duplicates_policy,
- * flags (HURRAY_ASSEMBLE_DROP_ZEROS only matters here), threads, out: as in
+ * each extent as the largest coordinate of its mode. options (flags:
+ * HURRAY_ASSEMBLE_DROP_ZEROS only matters here), out: as in
  * hurray_coo_read_mtx. bytes and shape are read during the call only.
  *
  * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS,
@@ -1633,9 +1662,7 @@ hurray_status hurray_coo_read_tns(const void *bytes_ptr,
                                   size_t len,
                                   const uint64_t *shape,
                                   uint32_t rank,
-                                  uint32_t duplicates_policy,
-                                  uint32_t flags,
-                                  uint32_t threads,
+                                  const struct hurray_text_options *options,
                                   struct hurray_coo **out);
 
 /**
@@ -1648,9 +1675,7 @@ hurray_status hurray_coo_read_tns(const void *bytes_ptr,
 hurray_status hurray_coo_read_tns_file(const char *path,
                                        const uint64_t *shape,
                                        uint32_t rank,
-                                       uint32_t duplicates_policy,
-                                       uint32_t flags,
-                                       uint32_t threads,
+                                       const struct hurray_text_options *options,
                                        struct hurray_coo **out);
 
 /**
@@ -1659,11 +1684,10 @@ hurray_status hurray_coo_read_tns_file(const char *path,
  * as pattern when every value is true (an assembled pattern) and as
  * integer 0/1 otherwise; entries in the handle's order, counted from 1.
  *
- * precision: 0 writes each real value as the shortest text that reads back
- * to the same value; 1 to HURRAY_TEXT_MAX_PRECISION writes that many
- * significant digits. threads: as every threads argument
- * (HURRAY_MAX_THREADS); at least 65536 entries per thread; the text is
- * the same.
+ * options: NULL for the defaults, else the precision (0: each real value
+ * as the shortest text that reads back to the same value; 1 to
+ * HURRAY_TEXT_MAX_PRECISION: that many significant digits) and the threads
+ * of hurray_text_options; the text is the same on any number of threads.
  * out: capacity writable bytes (NULL only if capacity is 0). out_written (not NULL) receives the text's length; when capacity
  * is too small it receives the length needed and
  * HURRAY_ERR_BUFFER_TOO_SMALL is returned with nothing written (so a call
@@ -1671,15 +1695,14 @@ hurray_status hurray_coo_read_tns_file(const char *path,
  * The caller owns out.
  *
  * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_ARGUMENT
- * (precision), HURRAY_ERR_UNSUPPORTED_FEATURE (rank other than 2),
+ * (precision, options->size), HURRAY_ERR_UNSUPPORTED_FEATURE (rank other than 2),
  * HURRAY_ERR_UNSUPPORTED_TYPE (a tag accepted only in permissive mode),
  * HURRAY_ERR_BUFFER_TOO_SMALL, HURRAY_ERR_ALLOC, any validation status
  * (permissive handles), HURRAY_ERR_INTERNAL_PANIC.
  * Thread safety: safe on a shared handle.
  */
 hurray_status hurray_coo_write_mtx(const struct hurray_coo *coo,
-                                   uint32_t precision,
-                                   uint32_t threads,
+                                   const struct hurray_text_options *options,
                                    void *out,
                                    size_t capacity,
                                    size_t *out_written);
@@ -1698,13 +1721,12 @@ hurray_status hurray_coo_write_mtx(const struct hurray_coo *coo,
  */
 hurray_status hurray_coo_write_mtx_file(const struct hurray_coo *coo,
                                         const char *path,
-                                        uint32_t precision,
-                                        uint32_t threads);
+                                        const struct hurray_text_options *options);
 
 /**
  * Write coo (any rank, real or integer values) as a FROSTT file into out:
  * a comment line with the shape, then one line per entry, coordinates
- * counted from 1, in the handle's order. precision, threads, out,
+ * counted from 1, in the handle's order. options, out,
  * capacity, out_written: as in hurray_coo_write_mtx.
  *
  * Returns HURRAY_OK or any status of hurray_coo_write_mtx, with
@@ -1712,8 +1734,7 @@ hurray_status hurray_coo_write_mtx_file(const struct hurray_coo *coo,
  * Thread safety: safe on a shared handle.
  */
 hurray_status hurray_coo_write_tns(const struct hurray_coo *coo,
-                                   uint32_t precision,
-                                   uint32_t threads,
+                                   const struct hurray_text_options *options,
                                    void *out,
                                    size_t capacity,
                                    size_t *out_written);
@@ -1728,8 +1749,7 @@ hurray_status hurray_coo_write_tns(const struct hurray_coo *coo,
  */
 hurray_status hurray_coo_write_tns_file(const struct hurray_coo *coo,
                                         const char *path,
-                                        uint32_t precision,
-                                        uint32_t threads);
+                                        const struct hurray_text_options *options);
 
 /* ======================================================================
  * 10. Shards

@@ -299,8 +299,8 @@ public:
                         std::uint32_t flags = 0, std::uint32_t threads = 1,
                         std::uint32_t *symmetry = nullptr) {
         hurray_coo *h = nullptr;
-        check(hurray_coo_read_mtx_file(path.c_str(), static_cast<std::uint32_t>(policy), flags,
-                                       threads, symmetry, &h));
+        const hurray_text_options o = text_options(policy, flags, threads, 0);
+        check(hurray_coo_read_mtx_file(path.c_str(), &o, symmetry, &h));
         return coo(h);
     }
 
@@ -309,8 +309,8 @@ public:
                          std::uint32_t flags = 0, std::uint32_t threads = 1,
                          std::uint32_t *symmetry = nullptr) {
         hurray_coo *h = nullptr;
-        check(hurray_coo_read_mtx(text.data(), text.size(), static_cast<std::uint32_t>(policy),
-                                  flags, threads, symmetry, &h));
+        const hurray_text_options o = text_options(policy, flags, threads, 0);
+        check(hurray_coo_read_mtx(text.data(), text.size(), &o, symmetry, &h));
         return coo(h);
     }
 
@@ -319,9 +319,9 @@ public:
                         duplicates policy = duplicates::error, std::uint32_t flags = 0,
                         std::uint32_t threads = 1) {
         hurray_coo *h = nullptr;
+        const hurray_text_options o = text_options(policy, flags, threads, 0);
         check(hurray_coo_read_tns_file(path.c_str(), shape.empty() ? nullptr : shape.data(),
-                                       static_cast<std::uint32_t>(shape.size()),
-                                       static_cast<std::uint32_t>(policy), flags, threads, &h));
+                                       static_cast<std::uint32_t>(shape.size()), &o, &h));
         return coo(h);
     }
 
@@ -329,26 +329,28 @@ public:
     /// round-trip text; 1..HURRAY_TEXT_MAX_PRECISION significant digits).
     void write_mtx(const std::string &path, std::uint32_t precision = 0,
                    std::uint32_t threads = 1) const {
-        check(hurray_coo_write_mtx_file(h_, path.c_str(), precision, threads));
+        const hurray_text_options o = text_options(duplicates::error, 0, threads, precision);
+        check(hurray_coo_write_mtx_file(h_, path.c_str(), &o));
     }
 
     /// This matrix as Matrix Market text.
     std::string mtx_text(std::uint32_t precision = 0, std::uint32_t threads = 1) const {
         std::size_t need = 0;
-        hurray_status st = hurray_coo_write_mtx(h_, precision, threads, nullptr, 0, &need);
+        const hurray_text_options o = text_options(duplicates::error, 0, threads, precision);
+        hurray_status st = hurray_coo_write_mtx(h_, &o, nullptr, 0, &need);
         if (st != HURRAY_ERR_BUFFER_TOO_SMALL && st != HURRAY_OK) {
             check(st);
         }
         std::string out(need, '\0');
-        check(hurray_coo_write_mtx(h_, precision, threads, out.empty() ? nullptr : &out[0],
-                                   out.size(), &need));
+        check(hurray_coo_write_mtx(h_, &o, out.empty() ? nullptr : &out[0], out.size(), &need));
         return out;
     }
 
     /// Write this tensor as a FROSTT .tns file.
     void write_tns(const std::string &path, std::uint32_t precision = 0,
                    std::uint32_t threads = 1) const {
-        check(hurray_coo_write_tns_file(h_, path.c_str(), precision, threads));
+        const hurray_text_options o = text_options(duplicates::error, 0, threads, precision);
+        check(hurray_coo_write_tns_file(h_, path.c_str(), &o));
     }
 
     /// Take ownership of a handle created through the C API (for example by
@@ -483,6 +485,17 @@ public:
 private:
     friend class file;
     explicit coo(hurray_coo *h) noexcept : h_(h) {}
+
+    static hurray_text_options text_options(duplicates policy, std::uint32_t flags,
+                                            std::uint32_t threads, std::uint32_t precision) {
+        hurray_text_options o{};
+        o.size = sizeof o;
+        o.duplicates_policy = static_cast<std::uint32_t>(policy);
+        o.flags = flags;
+        o.threads = threads;
+        o.precision = precision;
+        return o;
+    }
 
     static coo make(type t, const std::vector<std::uint64_t> &shape, const void *values,
                     std::size_t values_bytes, const std::uint64_t *indices,

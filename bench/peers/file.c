@@ -90,7 +90,11 @@ int main(int argc, char **argv) {
         const uint64_t *hot;
         int fd;
         void *m;
-        st = hurray_coo_read_mtx_file(argv[i], HURRAY_DUP_ERROR, 0, 2, NULL, &coo);
+        {
+            const hurray_text_options two_threads = {sizeof(hurray_text_options), HURRAY_DUP_ERROR,
+                                                     0, 2, 0};
+            st = hurray_coo_read_mtx_file(argv[i], &two_threads, NULL, &coo);
+        }
         if (st != HURRAY_OK) return fail(argv[i], st);
         snprintf(path, sizeof path, "%s.hrry", argv[i]);
         if ((st = hurray_file_writer_create(path, 0, 0, &w)) != HURRAY_OK ||

@@ -36,8 +36,10 @@ int main(int argc, char **argv) {
             double best = 1e30;
             for (r = 0; r < reps; r++) {
                 double t0 = now();
-                hurray_status st =
-                    hurray_coo_read_mtx_file(argv[i], HURRAY_DUP_ERROR, 0, threads, NULL, &coo);
+                hurray_text_options o = {sizeof(hurray_text_options), HURRAY_DUP_ERROR, 0, 0, 0};
+                hurray_status st;
+                o.threads = threads;
+                st = hurray_coo_read_mtx_file(argv[i], &o, NULL, &coo);
                 double t = now() - t0;
                 if (st != HURRAY_OK) return fail(argv[i], st);
                 if (t < best) best = t;
@@ -54,7 +56,10 @@ int main(int argc, char **argv) {
             double best = 1e30;
             for (r = 0; r < reps; r++) {
                 double t0 = now();
-                hurray_status st = hurray_coo_write_mtx_file(coo, out, 0, wthreads);
+                hurray_text_options o = {sizeof(hurray_text_options), 0, 0, 0, 0};
+                hurray_status st;
+                o.threads = wthreads;
+                st = hurray_coo_write_mtx_file(coo, out, &o);
                 double t = now() - t0;
                 if (st != HURRAY_OK) return fail(out, st);
                 if (t < best) best = t;

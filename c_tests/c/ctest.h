@@ -140,4 +140,10 @@ static inline hurray_status ctest_from_compressed(uint32_t format, uint64_t rows
     return hurray_coo_from_compressed(rows, cols, &c, type_tag, threads, out);
 }
 
+/* The text readers' and writers' options as one expression: a pointer to a
+ * hurray_text_options that lives until the end of the enclosing block. */
+#define CTEST_TEXT(policy, flags, threads, precision)                          \
+    (&(const hurray_text_options){sizeof(hurray_text_options), (policy), (flags),  \
+                                  (threads), (precision)})
+
 #endif

@@ -26,7 +26,7 @@ static int test_mtx_from_memory(void) {
     double d = 0.0;
     bool found = false;
     const uint64_t q[2] = {0, 1};
-    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), HURRAY_DUP_ERROR, 0, 1, &sym, &coo),
+    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), CTEST_TEXT(HURRAY_DUP_ERROR, 0, 1, 0), &sym, &coo),
                  HURRAY_OK, "");
     CHECK(sym == HURRAY_MTX_SYMMETRIC);
     CHECK(hurray_coo_nnz(coo) == 6 && hurray_coo_is_sorted(coo));
@@ -41,8 +41,7 @@ static int test_mtx_from_memory(void) {
     }
     hurray_coo_free(coo);
     coo = NULL;
-    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), HURRAY_DUP_ERROR,
-                                     HURRAY_TEXT_KEEP_TRIANGULAR, 1, NULL, &coo),
+    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), CTEST_TEXT(HURRAY_DUP_ERROR, HURRAY_TEXT_KEEP_TRIANGULAR, 1, 0), NULL, &coo),
                  HURRAY_OK, "");
     CHECK(hurray_coo_nnz(coo) == 4);
     hurray_coo_free(coo);
@@ -60,42 +59,64 @@ static int test_mtx_errors_name_line_and_column(void) {
                               "2 2 2\n"
                               "1 2 1\n"
                               "1 2 5\n";
-    CHECK_STATUS(hurray_coo_read_mtx(bad, strlen(bad), HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+    CHECK_STATUS(hurray_coo_read_mtx(bad, strlen(bad), CTEST_TEXT(HURRAY_DUP_ERROR, 0, 1, 0), NULL, &coo),
                  HURRAY_ERR_PARSE, "line 4, column 3: column index out of range");
     CHECK(coo == NULL);
-    CHECK_STATUS(hurray_coo_read_mtx(dup, strlen(dup), HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+    CHECK_STATUS(hurray_coo_read_mtx(dup, strlen(dup), CTEST_TEXT(HURRAY_DUP_ERROR, 0, 1, 0), NULL, &coo),
                  HURRAY_ERR_DUPLICATE, "line 4 duplicates line 3");
-    CHECK_STATUS(hurray_coo_read_mtx(dup, strlen(dup), HURRAY_DUP_MAX, 0, 1, NULL, &coo),
+    CHECK_STATUS(hurray_coo_read_mtx(dup, strlen(dup), CTEST_TEXT(HURRAY_DUP_MAX, 0, 1, 0), NULL, &coo),
                  HURRAY_OK, "");
     CHECK(hurray_coo_nnz(coo) == 1);
     hurray_coo_free(coo);
     /* A length that stops mid-file is what is read: the file is short. */
-    CHECK_STATUS(hurray_coo_read_mtx(dup, 58, HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+    CHECK_STATUS(hurray_coo_read_mtx(dup, 58, CTEST_TEXT(HURRAY_DUP_ERROR, 0, 1, 0), NULL, &coo),
                  HURRAY_ERR_PARSE, "the file ends after 1 of the 2 entries");
-    CHECK_STATUS(hurray_coo_read_mtx(dup, 60, HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+    CHECK_STATUS(hurray_coo_read_mtx(dup, 60, CTEST_TEXT(HURRAY_DUP_ERROR, 0, 1, 0), NULL, &coo),
                  HURRAY_ERR_PARSE, "line 4: 1 field(s) where an entry is 'row column value'");
     /* Hostile arguments. */
-    CHECK_STATUS(hurray_coo_read_mtx(NULL, 10, HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+    CHECK_STATUS(hurray_coo_read_mtx(NULL, 10, CTEST_TEXT(HURRAY_DUP_ERROR, 0, 1, 0), NULL, &coo),
                  HURRAY_ERR_NULL_POINTER, "bytes");
-    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), HURRAY_DUP_ERROR, 0, 1, NULL, NULL),
+    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), CTEST_TEXT(HURRAY_DUP_ERROR, 0, 1, 0), NULL, NULL),
                  HURRAY_ERR_NULL_POINTER, "out");
-    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), 77, 0, 1, NULL, &coo),
+    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), CTEST_TEXT(77, 0, 1, 0), NULL, &coo),
                  HURRAY_ERR_INVALID_ARGUMENT, "duplicate policy 77");
-    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), HURRAY_DUP_ERROR, 0x1, 1, NULL, &coo),
+    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), CTEST_TEXT(HURRAY_DUP_ERROR, 0x1, 1, 0), NULL, &coo),
                  HURRAY_ERR_INVALID_FLAGS, "HURRAY_TEXT_KEEP_TRIANGULAR");
-    CHECK_STATUS(hurray_coo_read_mtx(NULL, 0, HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+    CHECK_STATUS(hurray_coo_read_mtx(NULL, 0, CTEST_TEXT(HURRAY_DUP_ERROR, 0, 1, 0), NULL, &coo),
                  HURRAY_ERR_PARSE, "the input is empty");
     CHECK(coo == NULL);
-    CHECK_STATUS(hurray_coo_read_mtx_file(NULL, HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+    /* NULL options are the defaults (HURRAY_DUP_ERROR, no flags, one
+     * thread); a size other than sizeof(hurray_text_options) is refused
+     * before anything else is read. */
+    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), NULL, NULL, &coo), HURRAY_OK, "");
+    hurray_coo_free(coo);
+    coo = NULL;
+    {
+        hurray_text_options short_options = {0};
+        short_options.size = sizeof(short_options) - 1;
+        CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), &short_options, NULL, &coo),
+                     HURRAY_ERR_INVALID_ARGUMENT, "options->size is");
+        CHECK(coo == NULL);
+        size_t need = 0;
+        CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), NULL, NULL, &coo), HURRAY_OK, "");
+        CHECK_STATUS(hurray_coo_write_mtx(coo, &short_options, NULL, 0, &need),
+                     HURRAY_ERR_INVALID_ARGUMENT, "sizeof(hurray_text_options)");
+        CHECK_STATUS(hurray_coo_write_mtx(coo, NULL, NULL, 0, &need), HURRAY_ERR_BUFFER_TOO_SMALL,
+                     "");
+        CHECK(need > 0);
+        hurray_coo_free(coo);
+        coo = NULL;
+    }
+    CHECK_STATUS(hurray_coo_read_mtx_file(NULL, CTEST_TEXT(HURRAY_DUP_ERROR, 0, 1, 0), NULL, &coo),
                  HURRAY_ERR_NULL_POINTER, "path");
-    CHECK_STATUS(hurray_coo_read_mtx_file("/nonexistent/a.mtx", HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+    CHECK_STATUS(hurray_coo_read_mtx_file("/nonexistent/a.mtx", CTEST_TEXT(HURRAY_DUP_ERROR, 0, 1, 0), NULL, &coo),
                  HURRAY_ERR_IO, "/nonexistent/a.mtx");
     {
         /* 2^64 - 1 rows: a documented status naming the line, not the
          * handle's INVALID_SHAPE. */
         static const char huge[] = "%%MatrixMarket matrix coordinate real general\n"
                                    "18446744073709551615 2 0\n";
-        CHECK_STATUS(hurray_coo_read_mtx(huge, strlen(huge), HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+        CHECK_STATUS(hurray_coo_read_mtx(huge, strlen(huge), CTEST_TEXT(HURRAY_DUP_ERROR, 0, 1, 0), NULL, &coo),
                      HURRAY_ERR_PARSE, "line 2, column 1: 18446744073709551615 rows is not an extent");
         CHECK(coo == NULL);
     }
@@ -108,10 +129,10 @@ static int test_write_sizes_and_round_trips(void) {
     size_t need = 0, written = 0;
     char *text;
     char path[64];
-    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), CTEST_TEXT(HURRAY_DUP_ERROR, 0, 1, 0), NULL, &coo),
                  HURRAY_OK, "");
     /* Capacity 0 asks the size. */
-    CHECK_STATUS(hurray_coo_write_mtx(coo, 0, 1, NULL, 0, &need), HURRAY_ERR_BUFFER_TOO_SMALL,
+    CHECK_STATUS(hurray_coo_write_mtx(coo, CTEST_TEXT(0, 0, 1, 0), NULL, 0, &need), HURRAY_ERR_BUFFER_TOO_SMALL,
                  "needed");
     CHECK(need > 40);
     text = (char *)malloc(need + 1);
@@ -121,13 +142,13 @@ static int test_write_sizes_and_round_trips(void) {
         return failures;
     }
     memset(text, 'x', need + 1);
-    CHECK_STATUS(hurray_coo_write_mtx(coo, 0, 1, text, need - 1, &written),
+    CHECK_STATUS(hurray_coo_write_mtx(coo, CTEST_TEXT(0, 0, 1, 0), text, need - 1, &written),
                  HURRAY_ERR_BUFFER_TOO_SMALL, "");
     CHECK(written == need && text[0] == 'x');
-    CHECK_STATUS(hurray_coo_write_mtx(coo, 0, 1, text, need, &written), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_write_mtx(coo, CTEST_TEXT(0, 0, 1, 0), text, need, &written), HURRAY_OK, "");
     CHECK(written == need && text[need] == 'x');
     CHECK(strncmp(text, "%%MatrixMarket matrix coordinate real general\n", 46) == 0);
-    CHECK_STATUS(hurray_coo_read_mtx(text, written, HURRAY_DUP_ERROR, 0, 1, NULL, &back),
+    CHECK_STATUS(hurray_coo_read_mtx(text, written, CTEST_TEXT(HURRAY_DUP_ERROR, 0, 1, 0), NULL, &back),
                  HURRAY_OK, "");
     CHECK(hurray_coo_nnz(back) == 6);
     {
@@ -140,39 +161,39 @@ static int test_write_sizes_and_round_trips(void) {
     hurray_coo_free(back);
     back = NULL;
     free(text);
-    CHECK_STATUS(hurray_coo_write_mtx(coo, 18, 1, NULL, 0, &need), HURRAY_ERR_INVALID_ARGUMENT,
+    CHECK_STATUS(hurray_coo_write_mtx(coo, CTEST_TEXT(0, 0, 1, 18), NULL, 0, &need), HURRAY_ERR_INVALID_ARGUMENT,
                  "precision 18");
-    CHECK_STATUS(hurray_coo_write_mtx(NULL, 0, 1, NULL, 0, &need), HURRAY_ERR_NULL_POINTER, "");
-    CHECK_STATUS(hurray_coo_write_mtx(coo, 0, 1, NULL, 0, NULL), HURRAY_ERR_NULL_POINTER,
+    CHECK_STATUS(hurray_coo_write_mtx(NULL, CTEST_TEXT(0, 0, 1, 0), NULL, 0, &need), HURRAY_ERR_NULL_POINTER, "");
+    CHECK_STATUS(hurray_coo_write_mtx(coo, CTEST_TEXT(0, 0, 1, 0), NULL, 0, NULL), HURRAY_ERR_NULL_POINTER,
                  "out_written");
 
     /* Files: .mtx and .tns with the shape given, through a path. */
     snprintf(path, sizeof path, "/tmp/hurray_ctest_%ld.mtx", (long)getpid());
-    CHECK_STATUS(hurray_coo_write_mtx_file(coo, path, 6, 2), HURRAY_OK, "");
-    CHECK_STATUS(hurray_coo_read_mtx_file(path, HURRAY_DUP_ERROR, 0, 2, NULL, &back), HURRAY_OK,
+    CHECK_STATUS(hurray_coo_write_mtx_file(coo, path, CTEST_TEXT(0, 0, 2, 6)), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_read_mtx_file(path, CTEST_TEXT(HURRAY_DUP_ERROR, 0, 2, 0), NULL, &back), HURRAY_OK,
                  "");
     CHECK(hurray_coo_nnz(back) == 6);
     hurray_coo_free(back);
     back = NULL;
     remove(path);
     snprintf(path, sizeof path, "/tmp/hurray_ctest_%ld.tns", (long)getpid());
-    CHECK_STATUS(hurray_coo_write_tns_file(coo, path, 0, 2), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_write_tns_file(coo, path, CTEST_TEXT(0, 0, 2, 0)), HURRAY_OK, "");
     {
         const uint64_t shape[2] = {3, 3};
         const uint64_t small[2] = {3, 2};
-        CHECK_STATUS(hurray_coo_read_tns_file(path, shape, 2, HURRAY_DUP_ERROR, 0, 1, &back),
+        CHECK_STATUS(hurray_coo_read_tns_file(path, shape, 2, CTEST_TEXT(HURRAY_DUP_ERROR, 0, 1, 0), &back),
                      HURRAY_OK, "");
         CHECK(hurray_coo_nnz(back) == 6);
         hurray_coo_free(back);
         back = NULL;
-        CHECK_STATUS(hurray_coo_read_tns_file(path, small, 2, HURRAY_DUP_ERROR, 0, 1, &back),
+        CHECK_STATUS(hurray_coo_read_tns_file(path, small, 2, CTEST_TEXT(HURRAY_DUP_ERROR, 0, 1, 0), &back),
                      HURRAY_ERR_PARSE, "beyond the given extent 2");
-        CHECK_STATUS(hurray_coo_read_tns_file(path, NULL, 2, HURRAY_DUP_ERROR, 0, 1, &back),
+        CHECK_STATUS(hurray_coo_read_tns_file(path, NULL, 2, CTEST_TEXT(HURRAY_DUP_ERROR, 0, 1, 0), &back),
                      HURRAY_ERR_NULL_POINTER, "shape");
         CHECK(back == NULL);
     }
     remove(path);
-    CHECK_STATUS(hurray_coo_write_tns_file(coo, "/nonexistent/dir/a.tns", 0, 2), HURRAY_ERR_IO,
+    CHECK_STATUS(hurray_coo_write_tns_file(coo, "/nonexistent/dir/a.tns", CTEST_TEXT(0, 0, 2, 0)), HURRAY_ERR_IO,
                  "/nonexistent/dir/a.tns");
     hurray_coo_free(coo);
     return failures;
@@ -183,17 +204,16 @@ static int test_tns_from_memory(void) {
     static const char t3[] = "# rank 3\n1 1 1 2.5\n2 3 4 -1\n2 3 4 1\n";
     hurray_coo *coo = NULL;
     size_t need = 0;
-    CHECK_STATUS(hurray_coo_read_tns(t3, strlen(t3), NULL, 0, HURRAY_DUP_ERROR, 0, 1, &coo),
+    CHECK_STATUS(hurray_coo_read_tns(t3, strlen(t3), NULL, 0, CTEST_TEXT(HURRAY_DUP_ERROR, 0, 1, 0), &coo),
                  HURRAY_ERR_DUPLICATE, "line 4 duplicates line 3: both are entry (2, 3, 4)");
-    CHECK_STATUS(hurray_coo_read_tns(t3, strlen(t3), NULL, 0, HURRAY_DUP_SUM,
-                                     HURRAY_ASSEMBLE_DROP_ZEROS, 1, &coo),
+    CHECK_STATUS(hurray_coo_read_tns(t3, strlen(t3), NULL, 0, CTEST_TEXT(HURRAY_DUP_SUM, HURRAY_ASSEMBLE_DROP_ZEROS, 1, 0), &coo),
                  HURRAY_OK, "");
     CHECK(hurray_coo_rank(coo) == 3 && hurray_coo_nnz(coo) == 1);
     CHECK(hurray_coo_shape(coo)[2] == 4);
     /* Matrix Market refuses rank 3. */
-    CHECK_STATUS(hurray_coo_write_mtx(coo, 0, 1, NULL, 0, &need), HURRAY_ERR_UNSUPPORTED_FEATURE,
+    CHECK_STATUS(hurray_coo_write_mtx(coo, CTEST_TEXT(0, 0, 1, 0), NULL, 0, &need), HURRAY_ERR_UNSUPPORTED_FEATURE,
                  "rank 3");
-    CHECK_STATUS(hurray_coo_write_tns(coo, 0, 1, NULL, 0, &need), HURRAY_ERR_BUFFER_TOO_SMALL, "");
+    CHECK_STATUS(hurray_coo_write_tns(coo, CTEST_TEXT(0, 0, 1, 0), NULL, 0, &need), HURRAY_ERR_BUFFER_TOO_SMALL, "");
     hurray_coo_free(coo);
     return failures;
 }
@@ -221,11 +241,11 @@ static int test_failed_writes_leave_no_temporary(void) {
     snprintf(sub, sizeof sub, "%s/sub", dir);
     CHECK(mkdir(dir, 0700) == 0);
     CHECK(mkdir(sub, 0700) == 0);
-    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), HURRAY_DUP_ERROR, 0, 1, NULL, &coo),
+    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), CTEST_TEXT(HURRAY_DUP_ERROR, 0, 1, 0), NULL, &coo),
                  HURRAY_OK, "");
-    CHECK_STATUS(hurray_coo_write_mtx_file(coo, sub, 0, 1), HURRAY_ERR_IO, sub);
+    CHECK_STATUS(hurray_coo_write_mtx_file(coo, sub, CTEST_TEXT(0, 0, 1, 0)), HURRAY_ERR_IO, sub);
     CHECK(dir_entries(dir) == 1);
-    CHECK_STATUS(hurray_coo_write_tns_file(coo, sub, 0, 1), HURRAY_ERR_IO, sub);
+    CHECK_STATUS(hurray_coo_write_tns_file(coo, sub, CTEST_TEXT(0, 0, 1, 0)), HURRAY_ERR_IO, sub);
     CHECK(dir_entries(dir) == 1);
     CHECK_STATUS(hurray_file_writer_create(sub, 0, 0, &w), HURRAY_OK, "");
     CHECK_STATUS(hurray_file_writer_add(w, "a", coo), HURRAY_OK, "");

@@ -250,6 +250,33 @@ pub(crate) unsafe fn c_str<'a>(
         .map_err(|e| CooError::Argument(format!("{what} is not valid UTF-8: {e}")))
 }
 
+/// A caller's size-first options struct (its first field is a `size_t`
+/// holding its own size), read by value; `None` for NULL (the defaults).
+/// A size smaller than this library's struct is refused, naming `what`;
+/// a larger one (a newer header) is read up to this library's fields.
+///
+/// # Safety
+/// `ptr` is NULL or points to a struct of at least the size it declares.
+pub(crate) unsafe fn read_sized<T: Copy>(
+    ptr: *const T,
+    what: &'static str,
+    type_name: &'static str,
+) -> Result<Option<T>, CooError> {
+    if ptr.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: non-null; its first field is its size, per the contract.
+    let size = unsafe { ptr.cast::<usize>().read_unaligned() };
+    let need = std::mem::size_of::<T>();
+    if size < need {
+        return Err(CooError::Argument(format!(
+            "{what}->size is {size}; set it to sizeof({type_name}), {need} in this library"
+        )));
+    }
+    // SAFETY: at least a whole T is readable (its size says so).
+    Ok(Some(unsafe { ptr.read_unaligned() }))
+}
+
 /// A caller's struct, read by value (unaligned reads tolerated).
 ///
 /// # Safety

@@ -4,8 +4,8 @@ use std::ffi::c_void;
 
 use super::consts::*;
 use super::guard::{
-    box_handle, coo_buffers, free_handle, guard, guard_value, handle, read_struct, read_u64s,
-    write_opt, write_req,
+    box_handle, coo_buffers, free_handle, guard, guard_value, handle, read_sized, read_struct,
+    read_u64s, write_opt, write_req,
 };
 use super::{hurray_coo, hurray_release_fn, hurray_status, Release, CREATE_FLAGS};
 use crate::aligned::try_copy;
@@ -155,19 +155,8 @@ unsafe fn read_options(options: *const hurray_coo_options) -> Result<hurray_coo_
         shard_parent_shape: std::ptr::null(),
         shard_offset: std::ptr::null(),
     };
-    if options.is_null() {
-        return Ok(defaults);
-    }
-    // SAFETY: non-null; its first field is its size, per the contract.
-    let size = unsafe { read_struct(options.cast::<usize>(), "options") }?;
-    if size < std::mem::size_of::<hurray_coo_options>() {
-        return Err(CooError::Argument(format!(
-            "options->size is {size}; set it to sizeof(hurray_coo_options), {} in this library",
-            std::mem::size_of::<hurray_coo_options>()
-        )));
-    }
-    // SAFETY: at least a whole hurray_coo_options is readable (its size).
-    unsafe { read_struct(options, "options") }
+    // SAFETY: per this function's contract.
+    Ok(unsafe { read_sized(options, "options", "hurray_coo_options") }?.unwrap_or(defaults))
 }
 
 /// What creating a handle does: `*out` NULL first, the flags, the rank,

@@ -7,7 +7,9 @@ use std::path::Path;
 
 use super::assemble::{duplicates, HURRAY_ASSEMBLE_DROP_ZEROS};
 use super::flag_set;
-use super::guard::{bytes, c_path, guard, handle, read_u64s, write_bytes, write_opt, write_req};
+use super::guard::{
+    bytes, c_path, guard, handle, read_sized, read_u64s, write_bytes, write_opt, write_req,
+};
 use super::handle::hand_out;
 use super::{hurray_coo, hurray_status};
 use crate::assemble::AssembleOptions;
@@ -37,7 +39,50 @@ pub const HURRAY_MTX_HERMITIAN: u32 = 3;
 pub const HURRAY_TEXT_MAX_PRECISION: u32 = 17;
 const _: () = assert!(HURRAY_TEXT_MAX_PRECISION as usize == crate::io::MAX_PRECISION);
 
-fn read_options(policy: u32, flags: u32, threads: u32) -> Result<TextOptions, CooError> {
+/// How the text readers and writers work. Set size to
+/// sizeof(hurray_text_options) and the rest to 0 for the defaults
+/// (HURRAY_DUP_ERROR, no flags, the calling thread, shortest round-trip
+/// numbers); NULL options are the defaults. The struct may grow at its end.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct hurray_text_options {
+    /// sizeof(hurray_text_options), as the caller's header has it.
+    pub size: usize,
+    /// Reading: HURRAY_DUP_* for entries with the same coordinates
+    /// (HURRAY_DUP_ERROR names both lines).
+    pub duplicates_policy: u32,
+    /// Reading: 0 or any of HURRAY_ASSEMBLE_DROP_ZEROS and
+    /// HURRAY_TEXT_KEEP_TRIANGULAR (Matrix Market only).
+    pub flags: u32,
+    /// Reading and writing: as every threads argument (HURRAY_MAX_THREADS);
+    /// entry lines are parsed in chunks of at least a MiB and the assembly
+    /// splits as hurray_coo_assemble does; written text at least 65536
+    /// entries per thread; the result is the same.
+    pub threads: u32,
+    /// Writing: 0 writes each real value as the shortest text that reads
+    /// back to the same value; 1 to HURRAY_TEXT_MAX_PRECISION that many
+    /// significant digits.
+    pub precision: u32,
+}
+
+/// The caller's text options, or the defaults for NULL.
+///
+/// # Safety
+/// `o` is NULL or a hurray_text_options of the size it declares.
+unsafe fn text_options(o: *const hurray_text_options) -> Result<hurray_text_options, CooError> {
+    let defaults = hurray_text_options {
+        size: std::mem::size_of::<hurray_text_options>(),
+        duplicates_policy: 0,
+        flags: 0,
+        threads: 1,
+        precision: 0,
+    };
+    // SAFETY: per this function's contract.
+    Ok(unsafe { read_sized(o, "options", "hurray_text_options") }?.unwrap_or(defaults))
+}
+
+fn read_options(o: &hurray_text_options) -> Result<TextOptions, CooError> {
+    let (policy, flags, threads) = (o.duplicates_policy, o.flags, o.threads);
     flag_set!("reading a text file":
         HURRAY_ASSEMBLE_DROP_ZEROS,
         HURRAY_TEXT_KEEP_TRIANGULAR,
@@ -55,10 +100,10 @@ fn read_options(policy: u32, flags: u32, threads: u32) -> Result<TextOptions, Co
     })
 }
 
-fn write_options(precision: u32, threads: u32) -> WriteOptions {
+fn write_options(o: &hurray_text_options) -> WriteOptions {
     WriteOptions {
-        precision: (precision != 0).then_some(precision as usize),
-        threads: threads as usize,
+        precision: (o.precision != 0).then_some(o.precision as usize),
+        threads: o.threads as usize,
     }
 }
 
@@ -93,16 +138,15 @@ fn symmetry_code(s: MtxSymmetry) -> u32 {
 /// As hurray_coo_read_mtx.
 unsafe fn read_mtx_from<'s>(
     src: impl FnOnce() -> Result<Source<'s>, CooError>,
-    policy: u32,
-    flags: u32,
-    threads: u32,
+    options: *const hurray_text_options,
     out_symmetry: *mut u32,
     out: *mut *mut hurray_coo,
 ) -> hurray_status {
     guard(|| {
         // SAFETY: NULL-checked; writable per the contract.
         unsafe { write_req(out, std::ptr::null_mut(), "out")? };
-        let o = read_options(policy, flags, threads)?;
+        // SAFETY: NULL or the caller's options, per the contract.
+        let o = read_options(&unsafe { text_options(options) }?)?;
         let (coo, h) = src()?.read(|b| mtx::read_mtx(b, &o))?;
         // SAFETY: NULL or writable per the contract.
         unsafe { write_opt(out_symmetry, symmetry_code(h.symmetry)) };
@@ -124,12 +168,9 @@ unsafe fn read_mtx_from<'s>(
 /// from 0 in the handle. Array files keep every entry, zeros included,
 /// unless flags has HURRAY_ASSEMBLE_DROP_ZEROS.
 ///
-/// duplicates_policy: HURRAY_DUP_* for entries with the same coordinates
-/// (HURRAY_DUP_ERROR names both lines). flags: 0 or any of
-/// HURRAY_ASSEMBLE_DROP_ZEROS and HURRAY_TEXT_KEEP_TRIANGULAR. threads: as
-/// every threads argument (HURRAY_MAX_THREADS); the entry lines are parsed
-/// in chunks of at least a MiB of text, and the assembly splits as
-/// hurray_coo_assemble does; the result is the same. out_symmetry (may be NULL): receives HURRAY_MTX_* as the
+/// options: NULL for the defaults, else the duplicate policy, the flags
+/// (HURRAY_ASSEMBLE_DROP_ZEROS, HURRAY_TEXT_KEEP_TRIANGULAR) and the threads
+/// of hurray_text_options. out_symmetry (may be NULL): receives HURRAY_MTX_* as the
 /// banner declares. out (not NULL): the handle, released with
 /// hurray_coo_free; NULL on failure, and nothing half-built is returned.
 /// bytes is read during the call only.
@@ -139,7 +180,7 @@ unsafe fn read_mtx_from<'s>(
 /// (found '5')".
 ///
 /// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
-/// (flags), HURRAY_ERR_INVALID_ARGUMENT (policy), HURRAY_ERR_PARSE,
+/// (flags), HURRAY_ERR_INVALID_ARGUMENT (policy, options->size), HURRAY_ERR_PARSE,
 /// HURRAY_ERR_DUPLICATE,
 /// HURRAY_ERR_OVERFLOW (an integer SUM), HURRAY_ERR_ALLOC,
 /// HURRAY_ERR_INTERNAL_PANIC.
@@ -148,9 +189,7 @@ unsafe fn read_mtx_from<'s>(
 pub unsafe extern "C" fn hurray_coo_read_mtx(
     bytes_ptr: *const c_void,
     len: usize,
-    duplicates_policy: u32,
-    flags: u32,
-    threads: u32,
+    options: *const hurray_text_options,
     out_symmetry: *mut u32,
     out: *mut *mut hurray_coo,
 ) -> hurray_status {
@@ -158,9 +197,7 @@ pub unsafe extern "C" fn hurray_coo_read_mtx(
     unsafe {
         read_mtx_from(
             || Ok(Source::Memory(bytes(bytes_ptr, len, "bytes")?)),
-            duplicates_policy,
-            flags,
-            threads,
+            options,
             out_symmetry,
             out,
         )
@@ -178,9 +215,7 @@ pub unsafe extern "C" fn hurray_coo_read_mtx(
 #[no_mangle]
 pub unsafe extern "C" fn hurray_coo_read_mtx_file(
     path: *const c_char,
-    duplicates_policy: u32,
-    flags: u32,
-    threads: u32,
+    options: *const hurray_text_options,
     out_symmetry: *mut u32,
     out: *mut *mut hurray_coo,
 ) -> hurray_status {
@@ -188,9 +223,7 @@ pub unsafe extern "C" fn hurray_coo_read_mtx_file(
     unsafe {
         read_mtx_from(
             || Ok(Source::File(c_path(path)?)),
-            duplicates_policy,
-            flags,
-            threads,
+            options,
             out_symmetry,
             out,
         )
@@ -203,15 +236,14 @@ unsafe fn read_tns_from<'s>(
     src: impl FnOnce() -> Result<Source<'s>, CooError>,
     shape: *const u64,
     rank: u32,
-    policy: u32,
-    flags: u32,
-    threads: u32,
+    options: *const hurray_text_options,
     out: *mut *mut hurray_coo,
 ) -> hurray_status {
     guard(|| {
         // SAFETY: NULL-checked; writable per the contract.
         unsafe { write_req(out, std::ptr::null_mut(), "out")? };
-        let o = read_options(policy, flags, threads)?;
+        // SAFETY: NULL or the caller's options, per the contract.
+        let o = read_options(&unsafe { text_options(options) }?)?;
         let given = if rank == 0 && shape.is_null() {
             None
         } else {
@@ -232,8 +264,8 @@ unsafe fn read_tns_from<'s>(
 ///
 /// shape, rank: the tensor's extents (rank values, every coordinate checked
 /// against them), or NULL and 0 to take the rank from the first entry and
-/// each extent as the largest coordinate of its mode. duplicates_policy,
-/// flags (HURRAY_ASSEMBLE_DROP_ZEROS only matters here), threads, out: as in
+/// each extent as the largest coordinate of its mode. options (flags:
+/// HURRAY_ASSEMBLE_DROP_ZEROS only matters here), out: as in
 /// hurray_coo_read_mtx. bytes and shape are read during the call only.
 ///
 /// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS,
@@ -247,9 +279,7 @@ pub unsafe extern "C" fn hurray_coo_read_tns(
     len: usize,
     shape: *const u64,
     rank: u32,
-    duplicates_policy: u32,
-    flags: u32,
-    threads: u32,
+    options: *const hurray_text_options,
     out: *mut *mut hurray_coo,
 ) -> hurray_status {
     // SAFETY: as documented: len readable bytes at bytes_ptr during the call.
@@ -258,9 +288,7 @@ pub unsafe extern "C" fn hurray_coo_read_tns(
             || Ok(Source::Memory(bytes(bytes_ptr, len, "bytes")?)),
             shape,
             rank,
-            duplicates_policy,
-            flags,
-            threads,
+            options,
             out,
         )
     }
@@ -276,9 +304,7 @@ pub unsafe extern "C" fn hurray_coo_read_tns_file(
     path: *const c_char,
     shape: *const u64,
     rank: u32,
-    duplicates_policy: u32,
-    flags: u32,
-    threads: u32,
+    options: *const hurray_text_options,
     out: *mut *mut hurray_coo,
 ) -> hurray_status {
     // SAFETY: path is NULL or NUL-terminated, per the contract.
@@ -287,9 +313,7 @@ pub unsafe extern "C" fn hurray_coo_read_tns_file(
             || Ok(Source::File(c_path(path)?)),
             shape,
             rank,
-            duplicates_policy,
-            flags,
-            threads,
+            options,
             out,
         )
     }
@@ -302,8 +326,7 @@ type Writer = fn(&Coo<'_>, &WriteOptions, &mut Vec<u8>) -> Result<(), CooError>;
 unsafe fn write_to_memory(
     w: Writer,
     coo: *const hurray_coo,
-    precision: u32,
-    threads: u32,
+    options: *const hurray_text_options,
     out: *mut c_void,
     capacity: usize,
     out_written: *mut usize,
@@ -314,8 +337,10 @@ unsafe fn write_to_memory(
         if out_written.is_null() {
             return Err(CooError::null("out_written"));
         }
+        // SAFETY: NULL or the caller's options, per the contract.
+        let o = write_options(&unsafe { text_options(options) }?);
         let mut text = Vec::new();
-        w(&h.coo, &write_options(precision, threads), &mut text).map_err(|e| h.err(e))?;
+        w(&h.coo, &o, &mut text).map_err(|e| h.err(e))?;
         // SAFETY: NULL-checked above; writable per the contract.
         unsafe { write_opt(out_written, text.len()) };
         if capacity < text.len() {
@@ -343,16 +368,17 @@ unsafe fn write_to_file(
     w: Writer,
     coo: *const hurray_coo,
     path: *const c_char,
-    precision: u32,
-    threads: u32,
+    options: *const hurray_text_options,
 ) -> hurray_status {
     guard(|| {
         // SAFETY: `coo` is NULL or live, per the contract.
         let h = unsafe { handle(coo) }?;
         // SAFETY: path is NULL or NUL-terminated, per the contract.
         let path = unsafe { c_path(path) }?;
+        // SAFETY: NULL or the caller's options, per the contract.
+        let o = write_options(&unsafe { text_options(options) }?);
         let mut text = Vec::new();
-        w(&h.coo, &write_options(precision, threads), &mut text).map_err(|e| h.err(e))?;
+        w(&h.coo, &o, &mut text).map_err(|e| h.err(e))?;
         text::write_file(path, &text)
     })
 }
@@ -362,11 +388,10 @@ unsafe fn write_to_file(
 /// as pattern when every value is true (an assembled pattern) and as
 /// integer 0/1 otherwise; entries in the handle's order, counted from 1.
 ///
-/// precision: 0 writes each real value as the shortest text that reads back
-/// to the same value; 1 to HURRAY_TEXT_MAX_PRECISION writes that many
-/// significant digits. threads: as every threads argument
-/// (HURRAY_MAX_THREADS); at least 65536 entries per thread; the text is
-/// the same.
+/// options: NULL for the defaults, else the precision (0: each real value
+/// as the shortest text that reads back to the same value; 1 to
+/// HURRAY_TEXT_MAX_PRECISION: that many significant digits) and the threads
+/// of hurray_text_options; the text is the same on any number of threads.
 /// out: capacity writable bytes (NULL only if capacity is 0). out_written (not NULL) receives the text's length; when capacity
 /// is too small it receives the length needed and
 /// HURRAY_ERR_BUFFER_TOO_SMALL is returned with nothing written (so a call
@@ -374,7 +399,7 @@ unsafe fn write_to_file(
 /// The caller owns out.
 ///
 /// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_ARGUMENT
-/// (precision), HURRAY_ERR_UNSUPPORTED_FEATURE (rank other than 2),
+/// (precision, options->size), HURRAY_ERR_UNSUPPORTED_FEATURE (rank other than 2),
 /// HURRAY_ERR_UNSUPPORTED_TYPE (a tag accepted only in permissive mode),
 /// HURRAY_ERR_BUFFER_TOO_SMALL, HURRAY_ERR_ALLOC, any validation status
 /// (permissive handles), HURRAY_ERR_INTERNAL_PANIC.
@@ -382,24 +407,13 @@ unsafe fn write_to_file(
 #[no_mangle]
 pub unsafe extern "C" fn hurray_coo_write_mtx(
     coo: *const hurray_coo,
-    precision: u32,
-    threads: u32,
+    options: *const hurray_text_options,
     out: *mut c_void,
     capacity: usize,
     out_written: *mut usize,
 ) -> hurray_status {
     // SAFETY: forwarded contract.
-    unsafe {
-        write_to_memory(
-            mtx::write_mtx,
-            coo,
-            precision,
-            threads,
-            out,
-            capacity,
-            out_written,
-        )
-    }
+    unsafe { write_to_memory(mtx::write_mtx, coo, options, out, capacity, out_written) }
 }
 
 /// Write coo as hurray_coo_write_mtx does, to the file at path
@@ -416,16 +430,15 @@ pub unsafe extern "C" fn hurray_coo_write_mtx(
 pub unsafe extern "C" fn hurray_coo_write_mtx_file(
     coo: *const hurray_coo,
     path: *const c_char,
-    precision: u32,
-    threads: u32,
+    options: *const hurray_text_options,
 ) -> hurray_status {
     // SAFETY: forwarded contract.
-    unsafe { write_to_file(mtx::write_mtx, coo, path, precision, threads) }
+    unsafe { write_to_file(mtx::write_mtx, coo, path, options) }
 }
 
 /// Write coo (any rank, real or integer values) as a FROSTT file into out:
 /// a comment line with the shape, then one line per entry, coordinates
-/// counted from 1, in the handle's order. precision, threads, out,
+/// counted from 1, in the handle's order. options, out,
 /// capacity, out_written: as in hurray_coo_write_mtx.
 ///
 /// Returns HURRAY_OK or any status of hurray_coo_write_mtx, with
@@ -434,24 +447,13 @@ pub unsafe extern "C" fn hurray_coo_write_mtx_file(
 #[no_mangle]
 pub unsafe extern "C" fn hurray_coo_write_tns(
     coo: *const hurray_coo,
-    precision: u32,
-    threads: u32,
+    options: *const hurray_text_options,
     out: *mut c_void,
     capacity: usize,
     out_written: *mut usize,
 ) -> hurray_status {
     // SAFETY: forwarded contract.
-    unsafe {
-        write_to_memory(
-            tns::write_tns,
-            coo,
-            precision,
-            threads,
-            out,
-            capacity,
-            out_written,
-        )
-    }
+    unsafe { write_to_memory(tns::write_tns, coo, options, out, capacity, out_written) }
 }
 
 /// Write coo as hurray_coo_write_tns does, to the file at path, through a
@@ -464,9 +466,8 @@ pub unsafe extern "C" fn hurray_coo_write_tns(
 pub unsafe extern "C" fn hurray_coo_write_tns_file(
     coo: *const hurray_coo,
     path: *const c_char,
-    precision: u32,
-    threads: u32,
+    options: *const hurray_text_options,
 ) -> hurray_status {
     // SAFETY: forwarded contract.
-    unsafe { write_to_file(tns::write_tns, coo, path, precision, threads) }
+    unsafe { write_to_file(tns::write_tns, coo, path, options) }
 }

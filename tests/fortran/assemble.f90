@@ -17,6 +17,7 @@ program assemble
   real(c_double), target :: a(4), out(4)
   integer(c_size_t) :: ob, ib, vb
   type(hurray_compressed) :: csr
+  type(hurray_text_options) :: text_options
   integer(c_int32_t) :: st
   integer :: failures = 0
   type(c_ptr) :: back
@@ -71,13 +72,14 @@ program assemble
   print '(a,4f6.1)', "re-assembled:", out
 
   ! Matrix Market: write the assembled matrix, read it back.
-  st = hurray_coo_write_mtx_file(coo, trim(path) // c_null_char, 0, 1)
+  text_options = hurray_text_options(c_sizeof(text_options), HURRAY_DUP_ERROR, 0, 1, 0)
+  st = hurray_coo_write_mtx_file(coo, trim(path) // c_null_char, text_options)
   if (st /= HURRAY_OK) call fail("write_mtx: " // hurray_message())
-  st = hurray_coo_read_mtx_file(trim(path) // c_null_char, HURRAY_DUP_ERROR, 0, 1, c_loc(sym), back)
+  st = hurray_coo_read_mtx_file(trim(path) // c_null_char, text_options, c_loc(sym), back)
   if (st /= HURRAY_OK) call fail("read_mtx: " // hurray_message())
   if (sym /= HURRAY_MTX_GENERAL .or. hurray_coo_nnz(back) /= 4) call fail("mtx round trip")
   call hurray_coo_free(back)
-  st = hurray_coo_read_mtx_file("/nonexistent.mtx" // c_null_char, HURRAY_DUP_ERROR, 0, 1, &
+  st = hurray_coo_read_mtx_file("/nonexistent.mtx" // c_null_char, text_options, &
                                 c_null_ptr, back)
   if (st /= HURRAY_ERR_IO .or. c_associated(back)) call fail("missing file")
   print '(a)', "Matrix Market round trip: 4 entries"

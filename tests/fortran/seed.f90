@@ -61,6 +61,7 @@ program seed
   ! A parse error: line and column.
   block
     type(c_ptr) :: h
+    type(hurray_text_options) :: options
     character(len=*), parameter :: bad = "%%MatrixMarket matrix coordinate real general" // &
                                          char(10) // "2 2 1" // char(10) // "1 3 1" // char(10)
     character(kind=c_char), target :: text(len(bad))
@@ -69,8 +70,8 @@ program seed
       text(k) = bad(k:k)
     end do
     h = c_null_ptr
-    st = hurray_coo_read_mtx(c_loc(text), int(len(bad), c_size_t), 0_c_int32_t, 0_c_int32_t, &
-                             1_c_int32_t, c_null_ptr, h)
+    options = hurray_text_options(c_sizeof(options), 0, 0, 1, 0)
+    st = hurray_coo_read_mtx(c_loc(text), int(len(bad), c_size_t), options, c_null_ptr, h)
     if (st /= HURRAY_ERR_PARSE) call fail("expected a parse error")
     where = hurray_error_where()
     if (where%line /= 3 .or. where%column /= 3) call fail("where: line and column")

@@ -48,10 +48,27 @@ def export(h, fmt, itype, base, o, ob, i, ib, v, vb, threads):
     c = Compressed(fmt, itype, base, o, ob, i, ib, v, vb)
     return export_compressed(h, C.byref(c), threads)
 nnz = sig("hurray_coo_nnz", C.c_uint64, C.c_void_p)
-read_mtx_file = sig("hurray_coo_read_mtx_file", C.c_int32, C.c_char_p, C.c_uint32, C.c_uint32,
-                    C.c_uint32, C.POINTER(C.c_uint32), C.POINTER(C.c_void_p))
-write_mtx_file = sig("hurray_coo_write_mtx_file", C.c_int32, C.c_void_p, C.c_char_p,
-                     C.c_uint32, C.c_uint32)
+
+
+class TextOptions(C.Structure):
+    _fields_ = [("size", C.c_size_t), ("duplicates_policy", C.c_uint32), ("flags", C.c_uint32),
+                ("threads", C.c_uint32), ("precision", C.c_uint32)]
+
+
+read_mtx_raw = sig("hurray_coo_read_mtx_file", C.c_int32, C.c_char_p, C.POINTER(TextOptions),
+                   C.POINTER(C.c_uint32), C.POINTER(C.c_void_p))
+write_mtx_raw = sig("hurray_coo_write_mtx_file", C.c_int32, C.c_void_p, C.c_char_p,
+                    C.POINTER(TextOptions))
+
+
+def read_mtx_file(path, policy, flags, threads, out_symmetry, out):
+    o = TextOptions(C.sizeof(TextOptions), policy, flags, threads, 0)
+    return read_mtx_raw(path, C.byref(o), out_symmetry, out)
+
+
+def write_mtx_file(h, path, precision, threads):
+    o = TextOptions(C.sizeof(TextOptions), 0, 0, threads, precision)
+    return write_mtx_raw(h, path, C.byref(o))
 free = sig("hurray_coo_free", None, C.c_void_p)
 last_error = sig("hurray_last_error_message", C.c_char_p)
 
