@@ -290,7 +290,7 @@ pub enum CooError {
     OutOfRange {
         what: &'static str,
         value: u64,
-        allowed: &'static str,
+        allowed: std::borrow::Cow<'static, str>,
     },
 
     /// CSR or CSC offsets that do not describe the indices given with them
@@ -510,6 +510,21 @@ fn one_based_text(e: &CooError) -> String {
         other => return other.to_string(),
     };
     format!("{text} [entries, dimensions and coordinates counted from 1]")
+}
+
+impl CooError {
+    /// An index base other than 0 or 1 (triplets, CSR/CSC arrays): the one
+    /// refusal every reader of a base gives.
+    pub fn check_base(base: u32) -> Result<u8, CooError> {
+        match base {
+            0 | 1 => Ok(base as u8),
+            b => Err(CooError::OutOfRange {
+                what: "index base",
+                value: u64::from(b),
+                allowed: "indices count from 0 or from 1".into(),
+            }),
+        }
+    }
 }
 
 impl CooError {

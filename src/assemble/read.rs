@@ -74,13 +74,7 @@ impl<'a> Reader<'a> {
         if let Some(dim) = t.shape.iter().position(|&d| d == DYNAMIC_DIM) {
             return Err(CooError::DynamicDimension { dim });
         }
-        if t.base > 1 {
-            return Err(CooError::OutOfRange {
-                what: "index base",
-                value: u64::from(t.base),
-                allowed: "indices count from 0 or from 1",
-            });
-        }
+        CooError::check_base(u32::from(t.base))?;
         let w = t.index_type.width() as u64;
         let n = t.n as u64;
         let overflow = || CooError::Overflow {

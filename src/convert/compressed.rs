@@ -70,13 +70,7 @@ pub fn export_compressed(
 ) -> Result<(), CooError> {
     let sizes = compressed_sizes(coo, format, index_type)?;
     let ty = value_type(coo, "export")?;
-    if base > 1 {
-        return Err(CooError::OutOfRange {
-            what: "index base",
-            value: u64::from(base),
-            allowed: "indices count from 0 or from 1",
-        });
-    }
+    CooError::check_base(u32::from(base))?;
     for (what, got, need) in [
         ("offsets", offsets.len(), sizes.offsets),
         ("indices", indices.len(), sizes.indices),

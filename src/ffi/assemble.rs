@@ -2,11 +2,11 @@
 
 use std::ffi::c_void;
 
-use super::flag_set;
 use super::guard::{
     array_mut, box_handle, bytes, free_handle, guard, guard_value, live, read_ptrs, read_struct,
     read_u64s, write_opt, write_req,
 };
+use super::{choose, flag_set};
 use super::{hurray_coo, hurray_status};
 use crate::assemble::{
     assemble, AssembleOptions, CoordArrays, Duplicates, IndexType, Plan, Triplets,
@@ -108,50 +108,27 @@ pub struct hurray_assembly_plan {
 
 /// The index type of a `HURRAY_INDEX_*` code.
 pub(super) fn index_type(code: u32) -> Result<IndexType, CooError> {
-    Ok(match code {
+    choose!("index type", code, {
         HURRAY_INDEX_INT32 => IndexType::I32,
         HURRAY_INDEX_INT64 => IndexType::I64,
         HURRAY_INDEX_UINT32 => IndexType::U32,
         HURRAY_INDEX_UINT64 => IndexType::U64,
-        other => {
-            return Err(CooError::OutOfRange {
-                what: "index type",
-                value: u64::from(other),
-                allowed: "the index type is HURRAY_INDEX_INT32 (1), HURRAY_INDEX_INT64 (2), \
-                          HURRAY_INDEX_UINT32 (3) or HURRAY_INDEX_UINT64 (4)",
-            })
-        }
     })
 }
 
 /// The index base, 0 or 1.
 pub(super) fn index_base(base: u32) -> Result<u8, CooError> {
-    match base {
-        0 | 1 => Ok(base as u8),
-        b => Err(CooError::OutOfRange {
-            what: "index base",
-            value: u64::from(b),
-            allowed: "indices count from 0 or from 1",
-        }),
-    }
+    CooError::check_base(base)
 }
 
 pub(super) fn duplicates(code: u32) -> Result<Duplicates, CooError> {
-    Ok(match code {
+    choose!("duplicate policy", code, {
         HURRAY_DUP_ERROR => Duplicates::Error,
         HURRAY_DUP_SUM => Duplicates::Sum,
         HURRAY_DUP_FIRST => Duplicates::First,
         HURRAY_DUP_LAST => Duplicates::Last,
         HURRAY_DUP_MIN => Duplicates::Min,
         HURRAY_DUP_MAX => Duplicates::Max,
-        other => {
-            return Err(CooError::OutOfRange {
-                what: "duplicate policy",
-                value: u64::from(other),
-                allowed: "the duplicate policy is HURRAY_DUP_ERROR (0), _SUM (1), _FIRST (2), \
-                          _LAST (3), _MIN (4) or _MAX (5)",
-            })
-        }
     })
 }
 

@@ -3,6 +3,7 @@
 use std::ffi::c_void;
 
 use super::assemble::{index_base, index_type};
+use super::choose;
 use super::guard::{array, array_mut, bytes, guard, handle, read_struct, write_opt, write_req};
 use super::handle::hand_out;
 use super::{hurray_coo, hurray_status};
@@ -18,15 +19,10 @@ pub const HURRAY_FORMAT_CSR: u32 = 1;
 pub const HURRAY_FORMAT_CSC: u32 = 2;
 
 fn format(code: u32) -> Result<Format, CooError> {
-    match code {
-        HURRAY_FORMAT_CSR => Ok(Format::Csr),
-        HURRAY_FORMAT_CSC => Ok(Format::Csc),
-        other => Err(CooError::OutOfRange {
-            what: "format",
-            value: u64::from(other),
-            allowed: "the format is HURRAY_FORMAT_CSR (1) or HURRAY_FORMAT_CSC (2)",
-        }),
-    }
+    choose!("format", code, {
+        HURRAY_FORMAT_CSR => Format::Csr,
+        HURRAY_FORMAT_CSC => Format::Csc,
+    })
 }
 
 /// A matrix as CSR or CSC arrays in the consumer's own format: what

@@ -106,6 +106,40 @@ pub(crate) struct FlagSet {
     flags: &'static [(&'static str, u32)],
 }
 
+/// One of a few named `HURRAY_*` codes (a policy, an index type, a
+/// format): `choose!("what", code, { NAME => value, ... })` is the value of
+/// the code, or the refusal naming every accepted code and its number, made
+/// from the same list.
+macro_rules! choose {
+    ($what:literal, $code:expr, { $($name:ident => $value:expr),+ $(,)? }) => {{
+        let code: u32 = $code;
+        $(if code == $name {
+            Ok($value)
+        } else)+ {
+            Err(crate::ffi::refuse_choice($what, code, &[$((stringify!($name), $name)),+]))
+        }
+    }};
+}
+pub(crate) use choose;
+
+/// "WHAT CODE is not accepted: the WHAT is A (1), B (2) or C (3)".
+pub(crate) fn refuse_choice(
+    what: &'static str,
+    code: u32,
+    choices: &[(&'static str, u32)],
+) -> crate::error::CooError {
+    let each: Vec<String> = choices.iter().map(|(n, v)| format!("{n} ({v})")).collect();
+    let list = match each.as_slice() {
+        [rest @ .., last] if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => each.join(""),
+    };
+    crate::error::CooError::OutOfRange {
+        what,
+        value: u64::from(code),
+        allowed: format!("the {what} is {list}").into(),
+    }
+}
+
 /// A `FlagSet` of the named `HURRAY_*` constants.
 macro_rules! flag_set {
     ($call:literal: $($flag:ident),* $(,)?) => {
@@ -188,6 +222,25 @@ mod tests {
         let none = flag_set!("g":);
         assert_eq!(none.allowed(), "g takes 0");
         assert!(none.check(1).is_err() && none.check(0).is_ok());
+    }
+
+    #[test]
+    fn a_refused_choice_names_every_accepted_code_with_its_number() {
+        const A: u32 = 1;
+        const B: u32 = 2;
+        const C: u32 = 7;
+        let pick = |code| -> Result<char, crate::error::CooError> {
+            choose!("thing", code, { A => 'a', B => 'b', C => 'c' })
+        };
+        assert_eq!(pick(7).ok(), Some('c'));
+        let e = pick(3).unwrap_err();
+        assert_eq!(e.status(), crate::status::Status::InvalidArgument);
+        assert_eq!(
+            e.to_string(),
+            "thing 3 is not accepted: the thing is A (1), B (2) or C (7)"
+        );
+        let one = refuse_choice("x", 9, &[("ONLY", 4)]);
+        assert_eq!(one.to_string(), "x 9 is not accepted: the x is ONLY (4)");
     }
 
     #[test]

@@ -324,8 +324,11 @@ pub(crate) fn check_precision(p: Option<usize>) -> Result<(), CooError> {
         Some(d) if d == 0 || d > MAX_PRECISION => Err(CooError::OutOfRange {
             what: "precision",
             value: d as u64,
-            allowed: "give 1 to 17 significant digits, or 0 for the shortest text that reads \
-                      back exactly",
+            allowed: format!(
+                "give 1 to {MAX_PRECISION} significant digits, or 0 for the shortest text \
+                 that reads back exactly"
+            )
+            .into(),
         }),
         _ => Ok(()),
     }
