@@ -96,6 +96,7 @@ const SECTIONS: &[Section] = &[
                 || n.starts_with("HURRAY_ASSEMBLE_")
                 || n == "HURRAY_PATTERN"
                 || n == "hurray_triplets"
+                || n == "hurray_assemble_options"
                 || n == "hurray_coo_assemble"
                 || n.starts_with("hurray_assembly_plan")
         },

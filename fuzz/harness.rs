@@ -626,7 +626,13 @@ pub fn assemble(data: &[u8]) {
     // SAFETY: every pointer is valid for the byte length given with it;
     // the shape for its rank (at least one extent), the dimension pointers
     // for theirs.
-    let st = unsafe { hurray_coo_assemble(&t, policy, flags, threads, &mut coo, &mut plan) };
+    let options = hurray_assemble_options {
+        size: std::mem::size_of::<hurray_assemble_options>(),
+        duplicates_policy: policy,
+        flags,
+        threads,
+    };
+    let st = unsafe { hurray_coo_assemble(&t, &options, &mut coo, &mut plan) };
     check_status(st);
     if st != HURRAY_OK {
         assert!(

@@ -270,6 +270,15 @@ module hurray_coo
     integer(c_size_t) :: values_bytes
   end type hurray_compressed
 
+  !> hurray_coo_assemble's options: size = c_sizeof(options), the rest 0 for
+  !> the defaults (HURRAY_DUP_ERROR, no flags, one thread).
+  type, bind(C), public :: hurray_assemble_options
+    integer(c_size_t) :: size
+    integer(c_int32_t) :: duplicates_policy
+    integer(c_int32_t) :: flags
+    integer(c_int32_t) :: threads
+  end type hurray_assemble_options
+
   !> The text readers' and writers' options (hurray_coo_read_mtx and the
   !> rest): size = c_sizeof(options); duplicates_policy and flags for
   !> reading, precision for writing, threads for both; 0 for the defaults.
@@ -562,13 +571,11 @@ module hurray_coo
       type(c_ptr), value :: coo
     end function hurray_coo_descriptor_flags
 
-    integer(c_int32_t) function hurray_coo_assemble(triplets, duplicates_policy, flags, threads, &
-        out, out_plan) bind(C, name="hurray_coo_assemble")
-      import :: c_int32_t, c_ptr, hurray_triplets
+    integer(c_int32_t) function hurray_coo_assemble(triplets, options, out, out_plan) &
+        bind(C, name="hurray_coo_assemble")
+      import :: c_int32_t, c_ptr, hurray_triplets, hurray_assemble_options
       type(hurray_triplets), intent(in) :: triplets
-      integer(c_int32_t), value :: duplicates_policy
-      integer(c_int32_t), value :: flags
-      integer(c_int32_t), value :: threads
+      type(hurray_assemble_options), intent(in) :: options
       type(c_ptr), intent(out) :: out
       type(c_ptr), intent(out) :: out_plan
     end function hurray_coo_assemble

@@ -1162,6 +1162,34 @@ typedef struct hurray_triplets {
 } hurray_triplets;
 
 /**
+ * How hurray_coo_assemble combines and filters. Set size to
+ * sizeof(hurray_assemble_options) and the rest to 0 for the defaults
+ * (HURRAY_DUP_ERROR, no flags, the calling thread); NULL options are the
+ * defaults. The struct may grow at its end.
+ */
+typedef struct hurray_assemble_options {
+  /**
+   * sizeof(hurray_assemble_options), as the caller's header has it.
+   */
+  size_t size;
+  /**
+   * HURRAY_DUP_* for triplets with the same coordinates.
+   */
+  uint32_t duplicates_policy;
+  /**
+   * 0 or any of HURRAY_ASSEMBLE_SKIP_NEGATIVE, HURRAY_ASSEMBLE_DROP_ZEROS
+   * and HURRAY_ASSEMBLE_ROUNDED_SUM.
+   */
+  uint32_t flags;
+  /**
+   * As every threads argument (HURRAY_MAX_THREADS); the checks and the
+   * sort split, at least 65536 triplets per thread; the result is the
+   * same on any number.
+   */
+  uint32_t threads;
+} hurray_assemble_options;
+
+/**
  * Index type of coordinates and offsets: 32-bit signed integers.
  */
 #define HURRAY_INDEX_INT32 1
@@ -1251,11 +1279,8 @@ typedef struct hurray_triplets {
  * duplicate-free, validated (copies made; the triplets may be freed when
  * this returns).
  *
- * triplets (not NULL): see hurray_triplets. duplicates: HURRAY_DUP_*.
- * flags: 0 or any of HURRAY_ASSEMBLE_SKIP_NEGATIVE,
- * HURRAY_ASSEMBLE_DROP_ZEROS and HURRAY_ASSEMBLE_ROUNDED_SUM. threads: as
- * every threads argument (HURRAY_MAX_THREADS); the checks and the sort
- * split, at least 65536 triplets per thread; the result is the same. Every coordinate is bounds-checked; an error
+ * triplets (not NULL): see hurray_triplets. options (may be NULL): see
+ * hurray_assemble_options. Every coordinate is bounds-checked; an error
  * names the triplet, the dimension and the value as the caller wrote them
  * (1-based in, 1-based out), and a handle assembled from 1-based triplets
  * speaks 1-based in its later messages (as HURRAY_COO_ONE_BASED_MESSAGES).
@@ -1270,19 +1295,18 @@ typedef struct hurray_triplets {
  * bytes per triplet while it runs, beyond the result.
  *
  * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
- * (flags), HURRAY_ERR_INVALID_ARGUMENT (policy, index type, index base),
+ * (flags), HURRAY_ERR_INVALID_ARGUMENT (options->size, policy, index type,
+ * index base),
  * HURRAY_ERR_INVALID_RANK, HURRAY_ERR_INVALID_SHAPE, HURRAY_ERR_INVALID_TYPE,
  * HURRAY_ERR_RANK_MISMATCH, HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_OVERFLOW (a
  * size, or an integer SUM), HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
  * HURRAY_ERR_DUPLICATE, HURRAY_ERR_UNSUPPORTED_TYPE (a policy the type
- * cannot do), HURRAY_ERR_ALLOC (memory, or a thread), HURRAY_ERR_INTERNAL_PANIC.
+ * cannot do), HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC.
  *
  * Thread safety: may be called from any thread.
  */
 hurray_status hurray_coo_assemble(const struct hurray_triplets *triplets,
-                                  uint32_t duplicates_policy,
-                                  uint32_t flags,
-                                  uint32_t threads,
+                                  const struct hurray_assemble_options *options,
                                   struct hurray_coo **out,
                                   struct hurray_assembly_plan **out_plan);
 
@@ -1424,7 +1448,7 @@ hurray_status hurray_coo_compressed_size(const struct hurray_coo *coo,
  *
  * Returns HURRAY_OK or: the statuses of hurray_coo_compressed_size,
  * HURRAY_ERR_INVALID_ARGUMENT (base), HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_ALLOC
- * (memory, or a thread), any status of hurray_coo_validate (permissive
+ * (memory), any status of hurray_coo_validate (permissive
  * handles).
  * Thread safety: safe on a handle shared between threads.
  */

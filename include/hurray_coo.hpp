@@ -707,8 +707,12 @@ coo coo::assemble(type t, std::uint64_t nrows, std::uint64_t ncols, const std::v
     tr.values_bytes = values.size() * sizeof(T);
     hurray_coo *h = nullptr;
     hurray_assembly_plan *p = nullptr;
-    check(hurray_coo_assemble(&tr, static_cast<std::uint32_t>(policy), flags, threads, &h,
-                              out_plan ? &p : nullptr));
+    hurray_assemble_options o{};
+    o.size = sizeof o;
+    o.duplicates_policy = static_cast<std::uint32_t>(policy);
+    o.flags = flags;
+    o.threads = threads;
+    check(hurray_coo_assemble(&tr, &o, &h, out_plan ? &p : nullptr));
     if (out_plan) {
         plan fresh;
         fresh.p_ = p;

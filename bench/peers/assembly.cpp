@@ -95,7 +95,11 @@ hurray_coo *assemble(const Triplets &t, uint32_t threads, hurray_assembly_plan *
     tr.values = t.v.data();
     tr.values_bytes = t.v.size() * sizeof(double);
     hurray_coo *h = nullptr;
-    if (hurray_coo_assemble(&tr, HURRAY_DUP_SUM, 0, threads, &h, plan) != HURRAY_OK) {
+    hurray_assemble_options o{};
+    o.size = sizeof o;
+    o.duplicates_policy = HURRAY_DUP_SUM;
+    o.threads = static_cast<std::uint32_t>(threads);
+    if (hurray_coo_assemble(&tr, &o, &h, plan) != HURRAY_OK) {
         std::fprintf(stderr, "assemble: %s\n", hurray_last_error_message());
         std::exit(1);
     }

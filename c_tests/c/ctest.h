@@ -146,4 +146,9 @@ static inline hurray_status ctest_from_compressed(uint32_t format, uint64_t rows
     (&(const hurray_text_options){sizeof(hurray_text_options), (policy), (flags),  \
                                   (threads), (precision)})
 
+/* The assembly options as one expression (see CTEST_TEXT). */
+#define CTEST_ASSEMBLY(policy, flags, threads)                                 \
+    (&(const hurray_assemble_options){sizeof(hurray_assemble_options), (policy), (flags),  \
+                                      (threads)})
+
 #endif

@@ -1062,7 +1062,7 @@ static int test_error_positions(void) {
         t.type_tag = HURRAY_TYPE_FLOAT64;
         t.values = v;
         t.values_bytes = sizeof v;
-        CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_ERROR, 0, 1, &coo, NULL),
+        CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(HURRAY_DUP_ERROR, 0, 1), &coo, NULL),
                      HURRAY_ERR_INDEX_OUT_OF_BOUNDS, "triplet 2: coordinate -4 in dimension 1");
         p = last_position();
         CHECK(p.base == 1 && p.entry == 2 && p.dim == 1 && (int64_t)p.coordinate == -4);

@@ -34,14 +34,14 @@ static int test_fem_assembly_sum_and_plan(void) {
     t.values_bytes = sizeof vals;
 
     /* Without SKIP_NEGATIVE the negative index is an error, 1-based. */
-    CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_SUM, 0, 1, &coo, &plan),
+    CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, 0, 1), &coo, &plan),
                  HURRAY_ERR_INDEX_OUT_OF_BOUNDS, "triplet 7: coordinate -1 in dimension 1");
     CHECK(coo == NULL && plan == NULL);
     /* ERROR policy names both duplicates, 1-based. */
-    CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_ERROR, HURRAY_ASSEMBLE_SKIP_NEGATIVE, 1, &coo,
+    CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(HURRAY_DUP_ERROR, HURRAY_ASSEMBLE_SKIP_NEGATIVE, 1), &coo,
                                      &plan),
                  HURRAY_ERR_DUPLICATE, "triplet 4 duplicates triplet 3 at (2, 2)");
-    CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_SUM, HURRAY_ASSEMBLE_SKIP_NEGATIVE, 1, &coo,
+    CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, HURRAY_ASSEMBLE_SKIP_NEGATIVE, 1), &coo,
                                      &plan),
                  HURRAY_OK, "");
     CHECK(hurray_coo_nnz(coo) == 4 && hurray_coo_is_sorted(coo));
@@ -91,41 +91,53 @@ static int test_assembly_arguments_are_checked(void) {
     t.type_tag = HURRAY_TYPE_INT8;
     t.values = vals;
     t.values_bytes = 2;
-    CHECK_STATUS(hurray_coo_assemble(NULL, 0, 0, 1, &coo, NULL), HURRAY_ERR_NULL_POINTER, "triplets");
+    CHECK_STATUS(hurray_coo_assemble(NULL, CTEST_ASSEMBLY(0, 0, 1), &coo, NULL), HURRAY_ERR_NULL_POINTER, "triplets");
     CHECK(coo == NULL);
-    CHECK_STATUS(hurray_coo_assemble(&t, 9, 0, 1, &coo, NULL), HURRAY_ERR_INVALID_ARGUMENT,
+    CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(9, 0, 1), &coo, NULL), HURRAY_ERR_INVALID_ARGUMENT,
                  "duplicate policy 9 is not accepted");
-    CHECK_STATUS(hurray_coo_assemble(&t, 0, 8, 1, &coo, NULL), HURRAY_ERR_INVALID_FLAGS,
+    CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(0, 8, 1), &coo, NULL), HURRAY_ERR_INVALID_FLAGS,
                  "hurray_coo_assemble takes 0 or any of HURRAY_ASSEMBLE_SKIP_NEGATIVE (0x1), "
                  "HURRAY_ASSEMBLE_DROP_ZEROS (0x2) and HURRAY_ASSEMBLE_ROUNDED_SUM (0x4)");
+    {
+        /* NULL options are the defaults (HURRAY_DUP_ERROR, no flags, one
+         * thread); a short size is refused and nothing else is read. */
+        hurray_assemble_options short_options = {0};
+        short_options.size = sizeof short_options - 1;
+        CHECK_STATUS(hurray_coo_assemble(&t, NULL, &coo, NULL), HURRAY_OK, "");
+        CHECK(coo != NULL && hurray_coo_nnz(coo) == 2);
+        hurray_coo_free(coo);
+        CHECK_STATUS(hurray_coo_assemble(&t, &short_options, &coo, NULL),
+                     HURRAY_ERR_INVALID_ARGUMENT, "options->size is");
+        CHECK(coo == NULL);
+    }
     t.index_type = 7;
-    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_ERR_INVALID_ARGUMENT,
+    CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(0, 0, 1), &coo, NULL), HURRAY_ERR_INVALID_ARGUMENT,
                  "index type 7 is not accepted");
     t.index_type = HURRAY_INDEX_UINT64;
     {
         /* 1-based triplets passed as 0-based: the message names the fix. */
         const uint64_t one_based[2] = {1, 4};
         t.indices = one_based;
-        CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+        CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(0, 0, 1), &coo, NULL), HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
                      "triplet 1: coordinate 4 in dimension 0 is out of bounds (valid 0 to 3); if "
                      "these triplets count from 1, set index_base to 1");
         t.indices = idx;
     }
     t.index_base = 2;
-    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_ERR_INVALID_ARGUMENT,
+    CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(0, 0, 1), &coo, NULL), HURRAY_ERR_INVALID_ARGUMENT,
                  "index base 2 is not accepted");
     t.index_base = 0;
     t.dim_indices = (const void *const *)(const void *)&t; /* both given */
-    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_ERR_NULL_POINTER,
+    CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(0, 0, 1), &coo, NULL), HURRAY_ERR_NULL_POINTER,
                  "exactly one of them");
     t.dim_indices = NULL;
     /* A byte length that contradicts n: refused before anything is read. */
     t.indices_bytes = 8;
-    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_ERR_BUFFER_SIZE,
+    CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(0, 0, 1), &coo, NULL), HURRAY_ERR_BUFFER_SIZE,
                  "triplet indices buffer is 8 bytes but 2 uint64 coordinates needs exactly 16");
     t.indices_bytes = sizeof idx;
     t.values_bytes = 3;
-    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_ERR_BUFFER_SIZE,
+    CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(0, 0, 1), &coo, NULL), HURRAY_ERR_BUFFER_SIZE,
                  "2 triplets of int8");
     t.values_bytes = 2;
     {
@@ -133,9 +145,9 @@ static int test_assembly_arguments_are_checked(void) {
         const uint64_t same[2] = {1, 1};
         t.indices = same;
         t.indices_bytes = sizeof same;
-        CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_SUM, 0, 1, &coo, NULL), HURRAY_ERR_OVERFLOW,
+        CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, 0, 1), &coo, NULL), HURRAY_ERR_OVERFLOW,
                      "the SUM of triplets 0 to 1 at (1) overflows int8");
-        CHECK_STATUS(hurray_coo_assemble(&t, HURRAY_DUP_MAX, 0, 1, &coo, NULL), HURRAY_OK, "");
+        CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(HURRAY_DUP_MAX, 0, 1), &coo, NULL), HURRAY_OK, "");
         hurray_coo_free(coo);
     }
     /* A pattern: no values, bool true at each coordinate. */
@@ -144,7 +156,7 @@ static int test_assembly_arguments_are_checked(void) {
     t.type_tag = HURRAY_PATTERN;
     t.values = NULL;
     t.values_bytes = 0;
-    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(0, 0, 1), &coo, NULL), HURRAY_OK, "");
     CHECK(hurray_coo_type_tag(coo) == HURRAY_TYPE_BOOL && hurray_coo_nnz(coo) == 2);
     hurray_coo_free(coo);
     coo = NULL;
@@ -155,7 +167,7 @@ static int test_assembly_arguments_are_checked(void) {
         hurray_assembly_plan *plan = (hurray_assembly_plan *)&plan;
         t.values = six;
         t.values_bytes = sizeof six;
-        CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, &plan), HURRAY_ERR_BUFFER_SIZE,
+        CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(0, 0, 1), &coo, &plan), HURRAY_ERR_BUFFER_SIZE,
                      "triplets->values buffer is 48 bytes but type_tag HURRAY_PATTERN");
         CHECK(coo == NULL && plan == NULL);
         /* A NULL out: the plan out-pointer is still set to NULL, as the
@@ -163,7 +175,7 @@ static int test_assembly_arguments_are_checked(void) {
         t.values = NULL;
         t.values_bytes = 0;
         plan = (hurray_assembly_plan *)&plan;
-        CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, NULL, &plan), HURRAY_ERR_NULL_POINTER, "out");
+        CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(0, 0, 1), NULL, &plan), HURRAY_ERR_NULL_POINTER, "out");
         CHECK(plan == NULL);
     }
     return failures;
@@ -200,7 +212,7 @@ static int test_csr_csc_dense_and_back(void) {
     hurray_coo *coo = NULL, *back = NULL;
     size_t ob = 0, ib = 0, vb = 0;
     t = packed_f64(2, shape, 3, idx, sizeof idx, vals, sizeof vals);
-    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(0, 0, 1), &coo, NULL), HURRAY_OK, "");
     CHECK_STATUS(ctest_compressed_size(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, &ob, &ib, &vb),
                  HURRAY_OK, "");
     CHECK(ob == 12 && ib == 12 && vb == 24);
@@ -284,7 +296,7 @@ static int test_sort_modes(void) {
     hurray_coo *coo = NULL, *s = NULL;
     size_t nb = 0;
     t = packed_f64(3, shape, 3, idx, sizeof idx, vals, sizeof vals);
-    CHECK_STATUS(hurray_coo_assemble(&t, 0, 0, 1, &coo, NULL), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(0, 0, 1), &coo, NULL), HURRAY_OK, "");
     CHECK_STATUS(hurray_coo_sort_modes(coo, modes, 3, 2, &s), HURRAY_OK, "");
     {
         /* By (k, i, j): (0,1,0)=3 [k0], (1,1,0)=2 [k0], (0,0,1)=1 [k1]. */

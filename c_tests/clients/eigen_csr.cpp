@@ -32,7 +32,10 @@ int main() {
     tr.values = vals.data();
     tr.values_bytes = vals.size() * sizeof(double);
     hurray_coo *coo = nullptr;
-    if (hurray_coo_assemble(&tr, HURRAY_DUP_SUM, 0, 1, &coo, nullptr) != HURRAY_OK) {
+    hurray_assemble_options sum{};
+    sum.size = sizeof sum;
+    sum.duplicates_policy = HURRAY_DUP_SUM;
+    if (hurray_coo_assemble(&tr, &sum, &coo, nullptr) != HURRAY_OK) {
         std::fprintf(stderr, "assemble: %s\n", hurray_last_error_message());
         return 1;
     }

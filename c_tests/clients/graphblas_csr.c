@@ -40,7 +40,9 @@ int main(void) {
     t.type_tag = HURRAY_TYPE_FLOAT64;
     t.values = vals;
     t.values_bytes = sizeof vals;
-    if (hurray_coo_assemble(&t, HURRAY_DUP_SUM, 0, 2, &coo, NULL) != HURRAY_OK) return fail("assemble");
+    const hurray_assemble_options sum = {.size = sizeof(hurray_assemble_options),
+                                         .duplicates_policy = HURRAY_DUP_SUM, .threads = 2};
+    if (hurray_coo_assemble(&t, &sum, &coo, NULL) != HURRAY_OK) return fail("assemble");
 
     hurray_compressed csr = {.format = HURRAY_FORMAT_CSR, .index_type = HURRAY_INDEX_UINT64};
     if (hurray_coo_compressed_size(coo, &csr)) return fail("size");

@@ -67,7 +67,9 @@ int main(int argc, char **argv) {
     t.type_tag = HURRAY_TYPE_FLOAT64;
     t.values = vals;
     t.values_bytes = sizeof vals;
-    if (hurray_coo_assemble(&t, HURRAY_DUP_SUM, 0, 1, &coo, &plan)) return fail("assemble");
+    const hurray_assemble_options sum = {.size = sizeof(hurray_assemble_options),
+                                         .duplicates_policy = HURRAY_DUP_SUM};
+    if (hurray_coo_assemble(&t, &sum, &coo, &plan)) return fail("assemble");
     hurray_compressed csr = {.format = HURRAY_FORMAT_CSR, .index_type = itype};
     if (hurray_coo_compressed_size(coo, &csr)) return fail("size");
     ob = csr.offsets_bytes, ib = csr.indices_bytes, vb = csr.values_bytes;

@@ -138,7 +138,9 @@ int main(int argc, char **argv) {
         for (int r = 0; r < size; r++) n += triplets_of(r, size, r1 + n, c1 + n, v1 + n);
         {
             hurray_triplets t = triplets(dims, n, v1, shape);
-            hurray_coo_assemble(&t, HURRAY_DUP_SUM, 0, 1, &whole, NULL);
+            const hurray_assemble_options sum = {sizeof(hurray_assemble_options), HURRAY_DUP_SUM,
+                                                 0, 1};
+            hurray_coo_assemble(&t, &sum, &whole, NULL);
         }
         csr(whole, &ia1, &ja1, &a1);
         PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, NODES, NODES, ia1, ja1, a1, &A1));

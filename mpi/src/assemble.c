@@ -318,6 +318,7 @@ static void name_triplets(const uint64_t *src_rank, const uint64_t *src_index, u
 typedef struct assembly {
     const hurray_triplets *t;
     uint32_t policy, flags;
+    hurray_assemble_options options; /* policy and flags, one thread: each local assembly */
     MPI_Comm comm;
     int size, me;
     size_t width;                  /* bytes per value (0 for a pattern) */
@@ -401,8 +402,7 @@ static hurray_status assemble_alone(assembly *a, int want_plan) {
     p->width = a->width;
     p->n_triplets = p->n_recv = p->n_self = a->t->n;
     p->identity = 1;
-    st = hurray_coo_assemble(a->t, a->policy, a->flags, 1, &a->assembled,
-                             want_plan ? &a->lplan : NULL);
+    st = hurray_coo_assemble(a->t, &a->options, &a->assembled, want_plan ? &a->lplan : NULL);
     if (st != HURRAY_OK) copy_text(last_message, sizeof last_message, hurray_last_error_message());
     return st;
 }
@@ -652,8 +652,7 @@ static hurray_status assemble_received(assembly *a, int want_plan) {
     lt.type_tag = t->type_tag;
     lt.values = a->width && p->n_recv ? a->lval : NULL;
     lt.values_bytes = p->n_recv * a->width;
-    st = hurray_coo_assemble(&lt, a->policy, a->flags, 1, &a->assembled,
-                             want_plan ? &a->lplan : NULL);
+    st = hurray_coo_assemble(&lt, &a->options, &a->assembled, want_plan ? &a->lplan : NULL);
     if (st != HURRAY_OK) name_triplets(a->src_rank, a->src_index, p->n_recv, t->index_base);
     return st;
 }
@@ -752,6 +751,10 @@ hurray_status hurray_mpi_assemble(const hurray_triplets *t, uint32_t policy, uin
     a.t = t;
     a.policy = policy;
     a.flags = flags;
+    a.options.size = sizeof a.options;
+    a.options.duplicates_policy = policy;
+    a.options.flags = flags;
+    a.options.threads = 1;
     a.comm = comm;
     if (MPI_Comm_size(comm, &a.size) != MPI_SUCCESS || MPI_Comm_rank(comm, &a.me) != MPI_SUCCESS)
         return fail(HURRAY_ERR_INTERNAL, "MPI_Comm_size or MPI_Comm_rank failed");

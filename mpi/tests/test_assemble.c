@@ -77,7 +77,8 @@ static hurray_coo *reference(double scale, const uint64_t *bounds) {
     {
         const int32_t *dims[2] = {rows, cols};
         hurray_triplets t = as_triplets(dims, n, vals, shape);
-        CHECK(hurray_coo_assemble(&t, HURRAY_DUP_SUM, 0, 1, &whole, NULL) == HURRAY_OK);
+        const hurray_assemble_options sum = {sizeof(hurray_assemble_options), HURRAY_DUP_SUM, 0, 1};
+        CHECK(hurray_coo_assemble(&t, &sum, &whole, NULL) == HURRAY_OK);
     }
     CHECK(hurray_coo_partition(whole, HURRAY_PARTITION_BOUNDARIES, (uint32_t)size, bounds, parts) ==
           HURRAY_OK);

@@ -3,8 +3,8 @@
 use std::ffi::c_void;
 
 use super::guard::{
-    array_mut, box_handle, bytes, free_handle, guard, guard_value, live, read_ptrs, read_struct,
-    read_u64s, write_opt, write_req,
+    array_mut, box_handle, bytes, free_handle, guard, guard_value, live, read_ptrs, read_sized,
+    read_struct, read_u64s, write_opt, write_req,
 };
 use super::{choose, flag_set};
 use super::{hurray_coo, hurray_status};
@@ -132,15 +132,32 @@ pub(super) fn duplicates(code: u32) -> Result<Duplicates, CooError> {
     })
 }
 
+/// How hurray_coo_assemble combines and filters. Set size to
+/// sizeof(hurray_assemble_options) and the rest to 0 for the defaults
+/// (HURRAY_DUP_ERROR, no flags, the calling thread); NULL options are the
+/// defaults. The struct may grow at its end.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct hurray_assemble_options {
+    /// sizeof(hurray_assemble_options), as the caller's header has it.
+    pub size: usize,
+    /// HURRAY_DUP_* for triplets with the same coordinates.
+    pub duplicates_policy: u32,
+    /// 0 or any of HURRAY_ASSEMBLE_SKIP_NEGATIVE, HURRAY_ASSEMBLE_DROP_ZEROS
+    /// and HURRAY_ASSEMBLE_ROUNDED_SUM.
+    pub flags: u32,
+    /// As every threads argument (HURRAY_MAX_THREADS); the checks and the
+    /// sort split, at least 65536 triplets per thread; the result is the
+    /// same on any number.
+    pub threads: u32,
+}
+
 /// Assemble triplets into a new, library-owned, canonical handle: sorted,
 /// duplicate-free, validated (copies made; the triplets may be freed when
 /// this returns).
 ///
-/// triplets (not NULL): see hurray_triplets. duplicates: HURRAY_DUP_*.
-/// flags: 0 or any of HURRAY_ASSEMBLE_SKIP_NEGATIVE,
-/// HURRAY_ASSEMBLE_DROP_ZEROS and HURRAY_ASSEMBLE_ROUNDED_SUM. threads: as
-/// every threads argument (HURRAY_MAX_THREADS); the checks and the sort
-/// split, at least 65536 triplets per thread; the result is the same. Every coordinate is bounds-checked; an error
+/// triplets (not NULL): see hurray_triplets. options (may be NULL): see
+/// hurray_assemble_options. Every coordinate is bounds-checked; an error
 /// names the triplet, the dimension and the value as the caller wrote them
 /// (1-based in, 1-based out), and a handle assembled from 1-based triplets
 /// speaks 1-based in its later messages (as HURRAY_COO_ONE_BASED_MESSAGES).
@@ -155,20 +172,19 @@ pub(super) fn duplicates(code: u32) -> Result<Duplicates, CooError> {
 /// bytes per triplet while it runs, beyond the result.
 ///
 /// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
-/// (flags), HURRAY_ERR_INVALID_ARGUMENT (policy, index type, index base),
+/// (flags), HURRAY_ERR_INVALID_ARGUMENT (options->size, policy, index type,
+/// index base),
 /// HURRAY_ERR_INVALID_RANK, HURRAY_ERR_INVALID_SHAPE, HURRAY_ERR_INVALID_TYPE,
 /// HURRAY_ERR_RANK_MISMATCH, HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_OVERFLOW (a
 /// size, or an integer SUM), HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
 /// HURRAY_ERR_DUPLICATE, HURRAY_ERR_UNSUPPORTED_TYPE (a policy the type
-/// cannot do), HURRAY_ERR_ALLOC (memory, or a thread), HURRAY_ERR_INTERNAL_PANIC.
+/// cannot do), HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC.
 ///
 /// Thread safety: may be called from any thread.
 #[no_mangle]
 pub unsafe extern "C" fn hurray_coo_assemble(
     triplets: *const hurray_triplets,
-    duplicates_policy: u32,
-    flags: u32,
-    threads: u32,
+    options: *const hurray_assemble_options,
     out: *mut *mut hurray_coo,
     out_plan: *mut *mut hurray_assembly_plan,
 ) -> hurray_status {
@@ -178,6 +194,11 @@ pub unsafe extern "C" fn hurray_coo_assemble(
         unsafe { write_opt(out_plan, std::ptr::null_mut()) };
         // SAFETY: NULL-checked by write_req; writable per the contract.
         unsafe { write_req(out, std::ptr::null_mut(), "out")? };
+        // SAFETY: NULL or a hurray_assemble_options of its declared size.
+        let o = unsafe { read_sized(options, "options", "hurray_assemble_options") }?;
+        let (duplicates_policy, flags, threads) = o.map_or((HURRAY_DUP_ERROR, 0, 1), |o| {
+            (o.duplicates_policy, o.flags, o.threads)
+        });
         flag_set!("hurray_coo_assemble":
             HURRAY_ASSEMBLE_SKIP_NEGATIVE,
             HURRAY_ASSEMBLE_DROP_ZEROS,

@@ -104,7 +104,7 @@ pub unsafe extern "C" fn hurray_coo_compressed_size(
 ///
 /// Returns HURRAY_OK or: the statuses of hurray_coo_compressed_size,
 /// HURRAY_ERR_INVALID_ARGUMENT (base), HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_ALLOC
-/// (memory, or a thread), any status of hurray_coo_validate (permissive
+/// (memory), any status of hurray_coo_validate (permissive
 /// handles).
 /// Thread safety: safe on a handle shared between threads.
 #[no_mangle]

@@ -18,6 +18,7 @@ program assemble
   integer(c_size_t) :: ob, ib, vb
   type(hurray_compressed) :: csr
   type(hurray_text_options) :: text_options
+  type(hurray_assemble_options) :: options
   integer(c_int32_t) :: st
   integer :: failures = 0
   type(c_ptr) :: back
@@ -40,12 +41,14 @@ program assemble
   t%values_bytes = 48
 
   ! The ERROR policy names both triplets as written here.
-  st = hurray_coo_assemble(t, HURRAY_DUP_ERROR, 0, 1, coo, plan)
+  options = hurray_assemble_options(c_sizeof(options), HURRAY_DUP_ERROR, 0, 1)
+  st = hurray_coo_assemble(t, options, coo, plan)
   if (st /= HURRAY_ERR_DUPLICATE) call fail("expected a duplicate")
   if (index(hurray_message(), "triplet 4 duplicates triplet 3 at (2, 2)") == 0) call fail("msg")
   print '(a,a)', "error policy: ", hurray_message()
 
-  st = hurray_coo_assemble(t, HURRAY_DUP_SUM, 0, 2, coo, plan)
+  options = hurray_assemble_options(c_sizeof(options), HURRAY_DUP_SUM, 0, 2)
+  st = hurray_coo_assemble(t, options, coo, plan)
   if (st /= HURRAY_OK) call fail("assemble: " // hurray_message())
   if (hurray_coo_nnz(coo) /= 4) call fail("nnz")
 

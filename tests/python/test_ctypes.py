@@ -74,8 +74,21 @@ class Triplets(C.Structure):
 
 
 Plan = C.c_void_p
-assemble = sig("hurray_coo_assemble", Status, C.POINTER(Triplets), C.c_uint32, C.c_uint32,
-               C.c_uint32, C.POINTER(Handle), C.POINTER(Plan))
+
+
+class AssembleOptions(C.Structure):
+    """struct hurray_assemble_options."""
+    _fields_ = [("size", C.c_size_t), ("duplicates_policy", C.c_uint32), ("flags", C.c_uint32),
+                ("threads", C.c_uint32)]
+
+
+assemble_raw = sig("hurray_coo_assemble", Status, C.POINTER(Triplets),
+                   C.POINTER(AssembleOptions), C.POINTER(Handle), C.POINTER(Plan))
+
+
+def assemble(triplets, policy, flags, threads, out, out_plan):
+    o = AssembleOptions(C.sizeof(AssembleOptions), policy, flags, threads)
+    return assemble_raw(triplets, C.byref(o), out, out_plan)
 plan_apply = sig("hurray_assembly_plan_apply", Status, Plan, C.c_void_p, C.c_size_t,
                  C.c_void_p, C.c_size_t, C.c_uint32)
 plan_free = sig("hurray_assembly_plan_free", None, Plan)

@@ -30,8 +30,20 @@ def sig(name, restype, *argtypes):
     return fn
 
 
-assemble = sig("hurray_coo_assemble", C.c_int32, C.POINTER(Triplets), C.c_uint32, C.c_uint32,
-               C.c_uint32, C.POINTER(C.c_void_p), C.c_void_p)
+
+
+class AssembleOptions(C.Structure):
+    _fields_ = [("size", C.c_size_t), ("duplicates_policy", C.c_uint32), ("flags", C.c_uint32),
+                ("threads", C.c_uint32)]
+
+
+assemble_raw = sig("hurray_coo_assemble", C.c_int32, C.POINTER(Triplets),
+                   C.POINTER(AssembleOptions), C.POINTER(C.c_void_p), C.c_void_p)
+
+
+def assemble(triplets, policy, flags, threads, out, out_plan):
+    o = AssembleOptions(C.sizeof(AssembleOptions), policy, flags, threads)
+    return assemble_raw(triplets, C.byref(o), out, out_plan)
 class Compressed(C.Structure):
     """struct hurray_compressed."""
     _fields_ = [("format", C.c_uint32), ("index_type", C.c_uint32), ("base", C.c_uint32),
