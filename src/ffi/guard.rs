@@ -257,6 +257,7 @@ pub(crate) unsafe fn c_str<'a>(
 ///
 /// # Safety
 /// `ptr` is NULL or points to a struct of at least the size it declares.
+#[inline(always)]
 pub(crate) unsafe fn read_sized<T: Copy>(
     ptr: *const T,
     what: &'static str,
@@ -283,6 +284,7 @@ pub(crate) unsafe fn read_sized<T: Copy>(
 /// `ptr`, when not NULL, must be valid for a read of one `T`, and every bit
 /// pattern the caller may write must be a valid `T` (plain C data: integers
 /// and raw pointers).
+#[inline(always)]
 pub(crate) unsafe fn read_struct<T: Copy>(
     ptr: *const T,
     what: &'static str,
@@ -473,6 +475,7 @@ impl Small {
 ///
 /// # Safety
 /// `ptr`, when not NULL, must be valid for reads of `n` `uint64_t`.
+#[inline(always)]
 pub(crate) unsafe fn read_u64s(
     ptr: *const u64,
     n: u32,
