@@ -623,15 +623,15 @@ pub fn assemble(data: &[u8]) {
         t.values_bytes = need as usize;
     }
     let (mut coo, mut plan) = (null_mut(), null_mut());
-    // SAFETY: every pointer is valid for the byte length given with it;
-    // the shape for its rank (at least one extent), the dimension pointers
-    // for theirs.
     let options = hurray_assemble_options {
         size: std::mem::size_of::<hurray_assemble_options>(),
         duplicates_policy: policy,
         flags,
         threads,
     };
+    // SAFETY: every pointer is valid for the byte length given with it;
+    // the shape for its rank (at least one extent), the dimension pointers
+    // for theirs; the options are a whole struct of the size they declare.
     let st = unsafe { hurray_coo_assemble(&t, &options, &mut coo, &mut plan) };
     check_status(st);
     if st != HURRAY_OK {
