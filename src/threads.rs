@@ -12,6 +12,19 @@
 
 use std::sync::Mutex;
 
+/// Tests set this to make every spawn fail, as a process at its thread
+/// limit sees it.
+#[cfg(test)]
+static REFUSE_SPAWN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether spawning is refused (only ever in tests).
+fn spawn_refused() -> bool {
+    #[cfg(test)]
+    return REFUSE_SPAWN.load(std::sync::atomic::Ordering::SeqCst);
+    #[cfg(not(test))]
+    false
+}
+
 /// The most threads one call starts.
 pub const MAX_THREADS: usize = 64;
 
@@ -48,6 +61,9 @@ pub fn run<P: Send, R: Send>(parts: Vec<P>, job: impl Fn(usize, P) -> R + Sync) 
         let (job, take) = (&job, &take);
         let handles: Vec<_> = (1..n)
             .map(|k| {
+                if spawn_refused() {
+                    return None;
+                }
                 std::thread::Builder::new()
                     .spawn_scoped(s, move || take(k).map(|p| job(k, p)))
                     .ok()
@@ -114,6 +130,32 @@ mod tests {
             );
         }
         assert_eq!(each(5, |k| k * k), vec![0, 1, 4, 9, 16]);
+    }
+
+    #[test]
+    fn a_thread_that_cannot_start_runs_its_part_on_the_caller() {
+        let caller = std::thread::current().id();
+        let on = |refuse: bool| {
+            REFUSE_SPAWN.store(refuse, std::sync::atomic::Ordering::SeqCst);
+            let r = each(4, |k| (k * 10, std::thread::current().id() == caller));
+            REFUSE_SPAWN.store(false, std::sync::atomic::Ordering::SeqCst);
+            r
+        };
+        let refused = on(true);
+        assert_eq!(
+            refused,
+            vec![(0, true), (10, true), (20, true), (30, true)],
+            "every part ran once, in order, on the calling thread"
+        );
+        let normal = on(false);
+        assert_eq!(
+            normal.iter().map(|r| r.0).collect::<Vec<_>>(),
+            vec![0, 10, 20, 30]
+        );
+        assert!(
+            normal[0].1 && !normal[1].1,
+            "parts 1.. ran on threads of their own"
+        );
     }
 
     #[test]

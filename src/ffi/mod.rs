@@ -129,14 +129,19 @@ pub(crate) fn refuse_choice(
     choices: &[(&'static str, u32)],
 ) -> crate::error::CooError {
     let each: Vec<String> = choices.iter().map(|(n, v)| format!("{n} ({v})")).collect();
-    let list = match each.as_slice() {
-        [rest @ .., last] if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-        _ => each.join(""),
-    };
+    let list = listed(&each, "or");
     crate::error::CooError::OutOfRange {
         what,
         value: u64::from(code),
         allowed: format!("the {what} is {list}").into(),
+    }
+}
+
+/// "A", "A or B", "A, B or C" (with `last_word` "or"; "and" likewise).
+fn listed(each: &[String], last_word: &str) -> String {
+    match each {
+        [rest @ .., last] if !rest.is_empty() => format!("{} {last_word} {last}", rest.join(", ")),
+        _ => each.join(""),
     }
 }
 
@@ -183,11 +188,7 @@ impl FlagSet {
         match each.as_slice() {
             [] => format!("{} takes 0", self.call),
             [one] => format!("{} takes 0 or {one}", self.call),
-            [rest @ .., last] => format!(
-                "{} takes 0 or any of {} and {last}",
-                self.call,
-                rest.join(", ")
-            ),
+            all => format!("{} takes 0 or any of {}", self.call, listed(all, "and")),
         }
     }
 }
