@@ -1,28 +1,21 @@
 //! Owned storage allocated without aborting: 64-byte-aligned byte buffers,
 //! large zeroed work space, and plain vectors sized by a caller's count.
 
-use bytemuck::{Pod, Zeroable};
+use bytemuck::Zeroable;
 
 use crate::element::size::BUFFER_ALIGN;
 use crate::error::CooError;
 
-/// One 64-byte, 64-aligned block; `Vec<Block>` gives aligned storage in safe
-/// Rust.
-#[derive(Clone, Copy)]
-#[repr(C, align(64))]
-struct Block([u8; BUFFER_ALIGN]);
-
-// SAFETY: `Block` is `repr(C)` around a `[u8; 64]` with alignment 64: its size
-// is exactly 64, so it has no padding bytes, every bit pattern is valid, and
-// the all-zero pattern is valid. That is what `Zeroable` and `Pod` require.
-unsafe impl Zeroable for Block {}
-// SAFETY: see above.
-unsafe impl Pod for Block {}
-
-/// A heap copy of a byte buffer whose first byte is 64-byte aligned, with any
-/// tail of the last block zeroed.
+/// A heap buffer whose first byte is 64-byte aligned, with every byte past
+/// its length up to the next 64-byte boundary zero (the format's padding
+/// rule). It is carved out of a zeroed `u128` allocation (alignment 16, so
+/// the allocator hands out fresh zero pages instead of clearing them: a
+/// buffer the library then fills is written once, not twice), started at
+/// its first 64-byte boundary.
 pub struct AlignedBuf {
-    blocks: Vec<Block>,
+    words: Vec<u128>,
+    /// Where the buffer starts in `words`, in bytes (0, 16, 32 or 48).
+    start: usize,
     len: usize,
 }
 
@@ -30,48 +23,48 @@ impl AlignedBuf {
     /// Copy `src` into fresh aligned memory. Reports `Alloc` instead of
     /// aborting when the memory cannot be had.
     pub fn copy_from(src: &[u8], what: &'static str) -> Result<AlignedBuf, CooError> {
-        let nblocks = src.len().div_ceil(BUFFER_ALIGN);
-        let mut blocks: Vec<Block> = Vec::new();
-        blocks
-            .try_reserve_exact(nblocks)
-            .map_err(|_| CooError::Alloc {
-                bytes: src.len(),
-                what,
-            })?;
-        blocks.resize(nblocks, Block::zeroed());
-        bytemuck::cast_slice_mut::<Block, u8>(&mut blocks)[..src.len()].copy_from_slice(src);
-        Ok(AlignedBuf {
-            blocks,
-            len: src.len(),
-        })
+        let mut buf = AlignedBuf::zeroed(src.len(), what)?;
+        buf.as_bytes_mut().copy_from_slice(src);
+        Ok(buf)
     }
 
     /// `len` zero bytes in fresh aligned memory.
     pub fn zeroed(len: usize, what: &'static str) -> Result<AlignedBuf, CooError> {
-        let nblocks = len.div_ceil(BUFFER_ALIGN);
-        let mut blocks: Vec<Block> = Vec::new();
-        blocks
-            .try_reserve_exact(nblocks)
-            .map_err(|_| CooError::Alloc { bytes: len, what })?;
-        blocks.resize(nblocks, Block::zeroed());
-        Ok(AlignedBuf { blocks, len })
+        let alloc = || CooError::Alloc { bytes: len, what };
+        // Whole 64-byte blocks, and three words of slack to reach the first
+        // boundary.
+        let blocks = len.div_ceil(BUFFER_ALIGN);
+        let words = blocks
+            .checked_mul(BUFFER_ALIGN / 16)
+            .and_then(|w| w.checked_add(BUFFER_ALIGN / 16 - 1))
+            .ok_or_else(alloc)?;
+        // No huge-page advice here (unlike `zeroed_vec`): these buffers are
+        // written in order, and asking for huge pages makes the kernel
+        // compact memory on the first call of a process (measured: the first
+        // assembly 3x slower).
+        let words: Vec<u128> = bytemuck::allocation::try_zeroed_vec(words).map_err(|_| alloc())?;
+        let start =
+            (words.as_ptr() as usize).next_multiple_of(BUFFER_ALIGN) - words.as_ptr() as usize;
+        Ok(AlignedBuf { words, start, len })
     }
 
     /// The bytes.
     pub fn as_bytes(&self) -> &[u8] {
-        &bytemuck::cast_slice::<Block, u8>(&self.blocks)[..self.len]
+        &bytemuck::cast_slice::<u128, u8>(&self.words)[self.start..self.start + self.len]
     }
 
     /// The bytes, writable.
     pub fn as_bytes_mut(&mut self) -> &mut [u8] {
-        &mut bytemuck::cast_slice_mut::<Block, u8>(&mut self.blocks)[..self.len]
+        &mut bytemuck::cast_slice_mut::<u128, u8>(&mut self.words)
+            [self.start..self.start + self.len]
     }
 
-    /// Keep the first `len` bytes (no more than there are); the rest of the
-    /// last block is zeroed, so padding rules still hold.
+    /// Keep the first `len` bytes (no more than there are); the bytes after
+    /// them are zeroed, so padding rules still hold.
     pub fn truncate(&mut self, len: usize) {
         let len = len.min(self.len);
-        bytemuck::cast_slice_mut::<Block, u8>(&mut self.blocks)[len..].fill(0);
+        let end = self.start + self.len.next_multiple_of(BUFFER_ALIGN);
+        bytemuck::cast_slice_mut::<u128, u8>(&mut self.words)[self.start + len..end].fill(0);
         self.len = len;
     }
 }

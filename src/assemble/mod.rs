@@ -7,6 +7,7 @@
 //! `read.rs` turns the caller's coordinates into checked 0-based ones;
 //! `combine.rs` holds the value arithmetic of the duplicate policies.
 
+mod buckets;
 mod combine;
 mod plan;
 mod rank2;

@@ -19,7 +19,7 @@ use crate::element::size;
 use crate::element::types::{Encoding, TypeInfo};
 use crate::error::{CooError, Coords};
 
-type Assembled = Result<(Coo<'static>, Option<Plan>), CooError>;
+pub(super) type Assembled = Result<(Coo<'static>, Option<Plan>), CooError>;
 
 /// The fast path's answer, or `None` when it does not apply (the caller
 /// then takes the general path).
@@ -78,6 +78,9 @@ fn run(
     reader: &Reader<'_>,
     read: impl Fn(usize) -> (i64, i64) + Sync,
 ) -> Option<Assembled> {
+    if let Some(done) = super::buckets::try_run(t, o, ty, &read) {
+        return Some(done);
+    }
     let rows = t.shape[0] as usize;
     let (rows_i, cols_i) = (t.shape[0] as i64, t.shape[1] as i64);
     let b = i64::from(t.base);
@@ -128,18 +131,7 @@ fn run(
     drop(hists);
     let kept = start[rows];
 
-    // Row ranges of about equal triplet counts, one per thread.
-    let mut cuts = vec![0usize];
-    for k in 1..threads {
-        let goal = kept * k / threads;
-        cuts.push(
-            start
-                .partition_point(|&s| s < goal)
-                .min(rows)
-                .max(cuts[k - 1]),
-        );
-    }
-    cuts.push(rows);
+    let cuts = row_cuts(&start, threads);
 
     // Pass 2, threads over row ranges: each scans every triplet and places
     // (column << 32 | triplet) keys of its own rows in triplet order, sorts
@@ -203,6 +195,26 @@ fn run(
         }
     }
     Some(combine_rows(t, o, ty, reader, &keys, &start, &cuts, &done))
+}
+
+/// Row ranges of about equal triplet counts, one per thread: the first row
+/// of each, then the row count (`start`: each row's first triplet, and the
+/// total last).
+pub(super) fn row_cuts(start: &[usize], threads: usize) -> Vec<usize> {
+    let rows = start.len() - 1;
+    let kept = start[rows];
+    let mut cuts = vec![0usize];
+    for k in 1..threads {
+        let goal = kept * k / threads;
+        cuts.push(
+            start
+                .partition_point(|&s| s < goal)
+                .min(rows)
+                .max(cuts[k - 1]),
+        );
+    }
+    cuts.push(rows);
+    cuts
 }
 
 fn col(k: u64) -> u64 {

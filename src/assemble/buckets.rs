@@ -1,0 +1,408 @@
+//! The solver's path: a matrix assembled without a plan, with a policy that
+//! combines values without arithmetic that can fail (float32 and float64
+//! SUM; FIRST and LAST of any whole-byte type; ERROR while nothing repeats).
+//! `rank2.rs` has decided the shape fits and reads the coordinates.
+//!
+//! 1. Threads over triplet ranges check every coordinate, count each row's
+//!    triplets and see whether the input is already strictly sorted. Sorted
+//!    input is then copied straight into the result: there is nothing else
+//!    to do.
+//! 2. Otherwise the same ranges scatter each triplet's column and value into
+//!    its row's bucket, in triplet order (each thread owns its own positions
+//!    of every row: a stable counting sort).
+//! 3. Threads over row ranges combine each row's equal columns in triplet
+//!    order (a marker per column says where the column's entry is), sort the
+//!    row's entries by column and compact them in place.
+//! 4. The same ranges write the canonical COO.
+//!
+//! Anything else (an error to report, a repeat under ERROR, a plan, other
+//! types or policies, memory that cannot be had) returns `None` before any
+//! result exists, and `rank2.rs` takes over with the same triplets: the
+//! errors reported are its.
+//!
+//! What it trusts: the result is sorted and duplicate-free by construction
+//! (rows in order, columns sorted and combined within a row) and every
+//! coordinate was checked in pass 1, so it is not validated a second time
+//! (`Coo::from_built`); debug builds validate it anyway, and
+//! `tests/assemble.rs` compares every case with the general path.
+
+use super::combine::is_zero;
+use super::rank2::{row_cuts, Assembled};
+use super::read::IndexType;
+use super::{AssembleOptions, Duplicates, Triplets};
+use crate::aligned::{zeroed_vec, AlignedBuf};
+use crate::coo::Coo;
+use crate::element::types::{Encoding, TypeInfo};
+use crate::threads::{self, Scatter};
+use bytemuck::Pod;
+
+/// The result, or `None` when this path does not apply.
+pub(super) fn try_run<R>(
+    t: &Triplets<'_>,
+    o: &AssembleOptions,
+    ty: &'static TypeInfo,
+    read: &R,
+) -> Option<Assembled>
+where
+    R: Fn(usize) -> (i64, i64) + Sync,
+{
+    if !o.skip_plan || ty.is_sub_byte() {
+        return None;
+    }
+    let last = o.duplicates == Duplicates::Last;
+    macro_rules! keep_one {
+        ($w:literal) => {
+            kernel::<[u8; $w], R>(t, o, ty, read, move |a, b| if last { b } else { a })
+        };
+    }
+    match (ty.encoding, o.duplicates) {
+        (Encoding::F64, Duplicates::Sum) => kernel::<f64, R>(t, o, ty, read, |a, b| a + b),
+        (Encoding::F32, Duplicates::Sum) => kernel::<f32, R>(t, o, ty, read, |a, b| a + b),
+        (_, Duplicates::First | Duplicates::Last | Duplicates::Error) => match ty.lookup_bytes() {
+            1 => keep_one!(1),
+            2 => keep_one!(2),
+            4 => keep_one!(4),
+            8 => keep_one!(8),
+            16 => keep_one!(16),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Which triplets are kept, as the general path decides it.
+struct Keep {
+    rows: i64,
+    cols: i64,
+    base: i64,
+    skip_negative: bool,
+}
+
+impl Keep {
+    /// Triplet `(r, c)` as written: `Ok(Some(0-based))` kept, `Ok(None)`
+    /// skipped (a negative coordinate, asked to be skipped, after in-bounds
+    /// earlier ones), `Err` not plainly in bounds (the general path reports
+    /// it). Unsigned coordinates above `i64::MAX` read as negative but are
+    /// never skipped: `skip_negative` is false for unsigned types.
+    #[inline(always)]
+    fn take(&self, r: i64, c: i64) -> Result<Option<(usize, usize)>, ()> {
+        if r < 0 && self.skip_negative {
+            return Ok(None);
+        }
+        if r < self.base || r - self.base >= self.rows {
+            return Err(());
+        }
+        if c < 0 && self.skip_negative {
+            return Ok(None);
+        }
+        if c < self.base || c - self.base >= self.cols {
+            return Err(());
+        }
+        Ok(Some(((r - self.base) as usize, (c - self.base) as usize)))
+    }
+}
+
+/// What pass 1 saw in one triplet range.
+struct Count {
+    /// Each row's kept triplets; then [its first position, the end of
+    /// its positions] for this range's triplets in the buckets.
+    hist: Vec<[u32; 2]>,
+    /// Kept triplets strictly increasing, none skipped.
+    sorted: bool,
+    first: Option<(usize, usize)>,
+    last: Option<(usize, usize)>,
+}
+
+fn count<R: Fn(usize) -> (i64, i64)>(
+    keep: &Keep,
+    read: &R,
+    rows: usize,
+    lo: usize,
+    hi: usize,
+) -> Option<Count> {
+    let mut hist: Vec<[u32; 2]> = zeroed_vec(rows)?;
+    let mut sorted = true;
+    let (mut first, mut last) = (None, None);
+    for i in lo..hi {
+        let (r, c) = read(i);
+        match keep.take(r, c) {
+            Err(()) => return None,
+            Ok(None) => sorted = false,
+            Ok(Some(rc)) => {
+                hist[rc.0][0] += 1;
+                match last {
+                    Some(p) => sorted &= p < rc,
+                    None => first = Some(rc),
+                }
+                last = Some(rc);
+            }
+        }
+    }
+    Some(Count {
+        hist,
+        sorted,
+        first,
+        last,
+    })
+}
+
+fn kernel<T, R>(
+    t: &Triplets<'_>,
+    o: &AssembleOptions,
+    ty: &'static TypeInfo,
+    read: &R,
+    combine: impl Fn(T, T) -> T + Sync,
+) -> Option<Assembled>
+where
+    T: Pod + Send + Sync,
+    R: Fn(usize) -> (i64, i64) + Sync,
+{
+    let vals: &[T] = bytemuck::try_cast_slice(t.values?).ok()?;
+    let n = t.n;
+    if vals.len() != n {
+        return None;
+    }
+    let (rows, cols) = (t.shape[0] as usize, t.shape[1] as usize);
+    let threads = threads::count(o.threads, n, 1 << 16);
+    // The markers (4 bytes per column and thread) stay within the budget
+    // of 4 bytes per triplet, or 4 MiB.
+    if cols as u128 * 4 * threads as u128 > (n as u128 * 4).max(1 << 22) {
+        return None;
+    }
+    let keep = Keep {
+        rows: t.shape[0] as i64,
+        cols: t.shape[1] as i64,
+        base: i64::from(t.base),
+        skip_negative: o.skip_negative && matches!(t.index_type, IndexType::I32 | IndexType::I64),
+    };
+    let zero = |v: &T| {
+        let mut s = [0u8; 16];
+        s[..size_of::<T>()].copy_from_slice(bytemuck::bytes_of(v));
+        is_zero(ty, &s)
+    };
+    let range = |k: usize| (n * k / threads, n * (k + 1) / threads);
+
+    // Pass 1.
+    let mut counts: Vec<Count> = threads::each(threads, |k| {
+        let (lo, hi) = range(k);
+        count(&keep, read, rows, lo, hi)
+    })
+    .into_iter()
+    .collect::<Option<_>>()?;
+    let ends: Vec<_> = counts.iter().filter_map(|c| c.first.zip(c.last)).collect();
+    let sorted = counts.iter().all(|c| c.sorted) && ends.windows(2).all(|w| w[0].1 < w[1].0);
+    if sorted {
+        drop(counts);
+        return copy_sorted(t, o, ty, &keep, read, vals, threads, &zero);
+    }
+
+    // Each row's start in the buckets, and each range's positions in it.
+    let mut start: Vec<usize> = zeroed_vec(rows + 1)?;
+    for r in 0..rows {
+        let mut at = start[r];
+        for c in counts.iter_mut() {
+            let h = c.hist[r][0] as usize;
+            c.hist[r] = [at as u32, (at + h) as u32];
+            at += h;
+        }
+        start[r + 1] = at;
+    }
+    let kept = start[rows];
+    let mut bucket_cols: Vec<u32> = zeroed_vec(kept)?;
+    let mut bucket_vals: Vec<T> = zeroed_vec(kept)?;
+
+    // Pass 2.
+    {
+        let (cs, vs) = (
+            Scatter::new(&mut bucket_cols),
+            Scatter::new(&mut bucket_vals),
+        );
+        let parts: Vec<_> = counts.into_iter().map(|c| c.hist).collect();
+        let placed = threads::run(parts, |k, mut cur| {
+            let (lo, hi) = range(k);
+            for (i, &v) in (lo..hi).zip(&vals[lo..hi]) {
+                let (r, c) = read(i);
+                if let Ok(Some((r, c))) = keep.take(r, c) {
+                    let [p, end] = cur[r];
+                    if p >= end {
+                        return false; // the caller's triplets changed under us
+                    }
+                    cur[r][0] = p + 1;
+                    // SAFETY: p lies in this range's own positions of row r
+                    // ([first, end) as the prefix sums above gave them,
+                    // checked just now): every range and every row has
+                    // positions of its own, so no other thread writes p.
+                    unsafe {
+                        cs.put(p as usize, c as u32);
+                        vs.put(p as usize, v);
+                    }
+                }
+            }
+            true
+        });
+        if !placed.into_iter().all(|ok| ok) {
+            return None;
+        }
+    }
+
+    // Pass 3.
+    let cuts = row_cuts(&start, threads);
+    let refuse_repeats = o.duplicates == Duplicates::Error;
+    let parts = {
+        let (mut crest, mut vrest): (&mut [u32], &mut [T]) = (&mut bucket_cols, &mut bucket_vals);
+        let mut parts = Vec::new();
+        for c in cuts.windows(2) {
+            let len = start[c[1]] - start[c[0]];
+            let (cm, ct) = std::mem::take(&mut crest).split_at_mut(len);
+            let (vm, vt) = std::mem::take(&mut vrest).split_at_mut(len);
+            (crest, vrest) = (ct, vt);
+            parts.push((c[0], c[1], cm, vm));
+        }
+        parts
+    };
+    let combined = threads::run(parts, |_, (r0, r1, cs, vs)| {
+        let base = start[r0];
+        let mut marker: Vec<u32> = zeroed_vec(cols)?;
+        let mut per_row: Vec<u32> = zeroed_vec(r1 - r0)?;
+        let mut row: Vec<(u32, T)> = Vec::new();
+        let mut w = 0usize;
+        for r in r0..r1 {
+            let (s, e) = (start[r] - base, start[r + 1] - base);
+            row.clear();
+            row.try_reserve(e - s).ok()?;
+            for p in s..e {
+                let c = cs[p];
+                match marker[c as usize] {
+                    0 => {
+                        row.push((c, vs[p]));
+                        marker[c as usize] = row.len() as u32;
+                    }
+                    _ if refuse_repeats => return None,
+                    m => {
+                        let slot = &mut row[m as usize - 1].1;
+                        *slot = combine(*slot, vs[p]);
+                    }
+                }
+            }
+            for &(c, _) in &row {
+                marker[c as usize] = 0;
+            }
+            sort_by_column(&mut row);
+            let before = w;
+            for &(c, v) in &row {
+                if o.drop_zeros && zero(&v) {
+                    continue;
+                }
+                cs[w] = c;
+                vs[w] = v;
+                w += 1;
+            }
+            per_row[r - r0] = (w - before) as u32;
+        }
+        Some((w, per_row, cs, vs))
+    })
+    .into_iter()
+    .collect::<Option<Vec<_>>>()?;
+
+    // Pass 4.
+    let nnz: usize = combined.iter().map(|c| c.0).sum();
+    let width = size_of::<T>();
+    let mut indices = AlignedBuf::zeroed(nnz.checked_mul(16)?, "the assembled indices").ok()?;
+    let mut values = AlignedBuf::zeroed(nnz.checked_mul(width)?, "the assembled values").ok()?;
+    {
+        let (mut irest, mut vrest): (&mut [u64], &mut [T]) = (
+            bytemuck::cast_slice_mut(indices.as_bytes_mut()),
+            bytemuck::cast_slice_mut(values.as_bytes_mut()),
+        );
+        let mut parts = Vec::new();
+        for (c, part) in cuts.windows(2).zip(combined) {
+            let (im, it) = std::mem::take(&mut irest).split_at_mut(part.0 * 2);
+            let (vm, vt) = std::mem::take(&mut vrest).split_at_mut(part.0);
+            (irest, vrest) = (it, vt);
+            parts.push((c[0], part, im, vm));
+        }
+        threads::run(parts, |_, (r0, (entries, per_row, cs, vs), im, vm)| {
+            vm.copy_from_slice(&vs[..entries]);
+            let mut q = 0usize;
+            for (r, &k) in (r0..).zip(&per_row) {
+                for &c in &cs[q..q + k as usize] {
+                    im[2 * q] = r as u64;
+                    im[2 * q + 1] = u64::from(c);
+                    q += 1;
+                }
+            }
+        });
+    }
+    Some(Coo::from_built(ty.tag, t.shape, values, indices).map(|c| (c, None)))
+}
+
+/// A row's entries (distinct columns) in column order: insertion sort for
+/// the short rows solvers have, the library sort for long ones.
+fn sort_by_column<T: Copy>(row: &mut [(u32, T)]) {
+    if row.len() > 32 {
+        row.sort_unstable_by_key(|e| e.0);
+        return;
+    }
+    for i in 1..row.len() {
+        let x = row[i];
+        let mut j = i;
+        while j > 0 && row[j - 1].0 > x.0 {
+            row[j] = row[j - 1];
+            j -= 1;
+        }
+        row[j] = x;
+    }
+}
+
+/// Strictly sorted input, every triplet kept: the result is the input,
+/// 0-based and widened (zeros left out if asked).
+#[allow(clippy::too_many_arguments)] // the kernel's state, passed on
+fn copy_sorted<T, R>(
+    t: &Triplets<'_>,
+    o: &AssembleOptions,
+    ty: &'static TypeInfo,
+    keep: &Keep,
+    read: &R,
+    vals: &[T],
+    threads: usize,
+    zero: &(impl Fn(&T) -> bool + Sync),
+) -> Option<Assembled>
+where
+    T: Pod + Send + Sync,
+    R: Fn(usize) -> (i64, i64) + Sync,
+{
+    let b = keep.base;
+    let at = |i: usize| {
+        let (r, c) = read(i);
+        [(r - b) as u64, (c - b) as u64]
+    };
+    let nnz = match o.drop_zeros {
+        true => vals.iter().filter(|v| !zero(v)).count(),
+        false => vals.len(),
+    };
+    let mut indices = AlignedBuf::zeroed(nnz.checked_mul(16)?, "the assembled indices").ok()?;
+    let mut values =
+        AlignedBuf::zeroed(nnz.checked_mul(size_of::<T>())?, "the assembled values").ok()?;
+    let im: &mut [[u64; 2]] = bytemuck::cast_slice_mut(indices.as_bytes_mut());
+    let vm: &mut [T] = bytemuck::cast_slice_mut(values.as_bytes_mut());
+    if o.drop_zeros {
+        let mut q = 0;
+        for (i, v) in vals.iter().enumerate() {
+            if !zero(v) {
+                im[q] = at(i);
+                vm[q] = *v;
+                q += 1;
+            }
+        }
+    } else {
+        vm.copy_from_slice(vals);
+        let per = vals.len().div_ceil(threads).max(1);
+        let parts: Vec<_> = im.chunks_mut(per).collect();
+        threads::run(parts, |k, part| {
+            for (j, out) in part.iter_mut().enumerate() {
+                *out = at(k * per + j);
+            }
+        });
+    }
+    Some(Coo::from_built(ty.tag, t.shape, values, indices).map(|c| (c, None)))
+}
