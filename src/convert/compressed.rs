@@ -123,6 +123,18 @@ pub fn export_compressed(
     let n = coo.nnz() as usize;
     let idx = coo.indices();
     let majors = shape[major_dim] as usize;
+    if coo.is_sorted() && !coo.is_permissive() && format == Format::Csr && !ty.is_sub_byte() {
+        let src = coo.values();
+        let done = match index_type {
+            IndexType::I32 => sorted_csr::<i32>(idx, src, majors, b, offsets, indices, values, threads),
+            IndexType::U32 => sorted_csr::<u32>(idx, src, majors, b, offsets, indices, values, threads),
+            IndexType::I64 => sorted_csr::<i64>(idx, src, majors, b, offsets, indices, values, threads),
+            IndexType::U64 => sorted_csr::<u64>(idx, src, majors, b, offsets, indices, values, threads),
+        };
+        if done {
+            return Ok(());
+        }
+    }
     let iw = index_type.width();
     // The entries in (major, minor) order; None when that is their own order
     // (a validated sorted tensor exported as CSR: then nothing is sorted or
@@ -185,6 +197,92 @@ pub fn export_compressed(
     }
     Ok(())
 }
+
+/// CSR of a validated sorted tensor, in one pass over its coordinates with
+/// the caller's index type `I` (checked above to hold every value written):
+/// threads over entry ranges, each writing its entries' columns and values
+/// and the offsets of the rows that start in its range. `false` (nothing
+/// written) when the caller's arrays are not aligned for `I`.
+#[allow(clippy::too_many_arguments)] // three arrays and how to write them
+fn sorted_csr<I>(
+    idx: &[u64],
+    src: &[u8],
+    rows: usize,
+    base: u64,
+    offsets: &mut [u8],
+    indices: &mut [u8],
+    values: &mut [u8],
+    threads: usize,
+) -> bool
+where
+    I: bytemuck::Pod + Send + Narrow,
+{
+    let (Ok(offsets), Ok(indices)) = (
+        bytemuck::try_cast_slice_mut::<u8, I>(offsets),
+        bytemuck::try_cast_slice_mut::<u8, I>(indices),
+    ) else {
+        return false;
+    };
+    let put = I::narrow;
+    let n = indices.len();
+    let w = src.len() / n.max(1);
+    let threads = crate::threads::count(threads, n, 1 << 16);
+    let per = n.div_ceil(threads).max(1);
+    // Range k owns the offsets of rows row(k * per - 1) + 1 ..= row(end - 1)
+    // (the first range from row 0, the last to the end).
+    let row = |k: usize| idx[2 * k] as usize;
+    let mut parts = Vec::new();
+    let (mut orest, mut irest, mut vrest) = (offsets, indices, values);
+    let mut first_row = 0usize;
+    for k in 0..threads {
+        let (lo, hi) = (k * per, ((k + 1) * per).min(n));
+        let last_row = if k + 1 == threads { rows + 1 } else { row(hi - 1) + 1 };
+        let (o, ot) = std::mem::take(&mut orest).split_at_mut(last_row - first_row);
+        let (i, it) = std::mem::take(&mut irest).split_at_mut(hi - lo);
+        let (v, vt) = std::mem::take(&mut vrest).split_at_mut((hi - lo) * w);
+        (orest, irest, vrest) = (ot, it, vt);
+        parts.push((lo, first_row, o, i, v));
+        first_row = last_row;
+    }
+    crate::threads::run(parts, |_, (lo, r0, o, i, v)| {
+        v.copy_from_slice(&src[lo * w..lo * w + v.len()]);
+        let coords = &idx[2 * lo..2 * (lo + i.len())];
+        for (out, pair) in i.iter_mut().zip(coords.chunks_exact(2)) {
+            *out = put(pair[1] + base);
+        }
+        // Offsets r0.. : each row's first entry, then the range's end.
+        let mut r = r0;
+        for (k, pair) in coords.chunks_exact(2).enumerate() {
+            let here = pair[0] as usize;
+            while r <= here && r - r0 < o.len() {
+                o[r - r0] = put((lo + k) as u64 + base);
+                r += 1;
+            }
+        }
+        let end = put((lo + i.len()) as u64 + base);
+        o[r - r0..].fill(end);
+    });
+    true
+}
+
+/// An index type from a `u64` already checked to fit it (`export_compressed`
+/// checks the largest value written before any is), as plain a conversion
+/// as the compiler can vectorise.
+trait Narrow {
+    fn narrow(v: u64) -> Self;
+}
+
+macro_rules! narrow {
+    ($($t:ty),*) => {$(
+        impl Narrow for $t {
+            #[inline(always)]
+            fn narrow(v: u64) -> $t {
+                v as $t
+            }
+        }
+    )*};
+}
+narrow!(i32, u32, i64, u64);
 
 /// Entry numbers in (major, minor) order (export_compressed needs none for
 /// a validated sorted tensor exported as CSR): a stable counting sort on the
