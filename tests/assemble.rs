@@ -792,8 +792,9 @@ fn the_solvers_path_agrees_with_the_planning_path() {
             .map(|d| case.index_bytes(&coords.iter().map(|c| c[d]).collect::<Vec<_>>()))
             .collect();
         let dim_refs: Vec<&[u8]> = dims.iter().map(|d| d.as_slice()).collect();
-        for name in ["float64", "float32", "complex64"] {
-            let ty = type_info_named(name);
+        for name in ["float64", "float32", "complex64", "pattern"] {
+            let pattern = name == "pattern";
+            let ty = type_info_named(if pattern { "bool" } else { name });
             let values = Case {
                 ty: Some(ty),
                 ..clone_case(&case)
@@ -817,7 +818,7 @@ fn the_solvers_path_agrees_with_the_planning_path() {
                     false => CoordArrays::Interleaved(&inter),
                 },
                 type_tag: ty.tag,
-                values: Some(&values),
+                values: (!pattern).then_some(&values[..]),
             };
             for dup in [
                 Duplicates::Sum,

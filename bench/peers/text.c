@@ -2,10 +2,15 @@
  * calls them: hurray_coo_read_mtx_file with 1 and 2 threads (file to
  * canonical handle: parse, sort, check), hurray_coo_write_mtx_file
  * (shortest round-trip text) with 1 and 2 threads. Best of `reps` runs each.
- *   text <reps> <file.mtx>...   prints: file op threads seconds */
+ *   text <reps> <file.mtx>...   prints: file op threads seconds
+ * and, in a fresh process each, what a solver loading a matrix does: the
+ * file read into a handle, then exported as int32 CSR, on `threads`:
+ *   text csr <threads> <file.mtx>   prints: seconds peak-RSS-kB entries */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "hurray_coo.h"
@@ -21,8 +26,41 @@ static int fail(const char *what, hurray_status st) {
     return 1;
 }
 
+/* File to int32 CSR, once: the time and the process's peak memory. */
+static int csr_once(uint32_t threads, const char *path) {
+    hurray_coo *coo = NULL;
+    hurray_compressed c;
+    hurray_text_options o = {sizeof(hurray_text_options), HURRAY_DUP_ERROR, 0, 0, 0};
+    hurray_status st;
+    struct rusage ru;
+    double t0 = now(), t;
+    o.threads = threads;
+    st = hurray_coo_read_mtx_file(path, &o, NULL, &coo);
+    if (st != HURRAY_OK) return fail(path, st);
+    memset(&c, 0, sizeof c);
+    c.format = HURRAY_FORMAT_CSR;
+    c.index_type = HURRAY_INDEX_INT32;
+    st = hurray_coo_compressed_size(coo, &c);
+    if (st != HURRAY_OK) return fail("compressed_size", st);
+    c.offsets = malloc(c.offsets_bytes);
+    c.indices = malloc(c.indices_bytes ? c.indices_bytes : 1);
+    c.values = malloc(c.values_bytes ? c.values_bytes : 1);
+    if (!c.offsets || !c.indices || !c.values) return 1;
+    st = hurray_coo_export_compressed(coo, &c, threads);
+    if (st != HURRAY_OK) return fail("export_compressed", st);
+    t = now() - t0;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("%.6f %ld %llu\n", t, ru.ru_maxrss, (unsigned long long)hurray_coo_nnz(coo));
+    hurray_coo_free(coo);
+    free(c.offsets);
+    free(c.indices);
+    free(c.values);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     int reps, i, r;
+    if (argc == 4 && strcmp(argv[1], "csr") == 0) return csr_once((uint32_t)atoi(argv[2]), argv[3]);
     uint32_t threads, wthreads;
     if (argc < 3) {
         fprintf(stderr, "usage: %s <reps> <file.mtx>...\n", argv[0]);

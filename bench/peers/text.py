@@ -30,6 +30,36 @@ def fem(n_target):
     return sp.kron(sp.kron(t, t), t).tocoo()
 
 
+def laplacian3d(n_target):
+    """The 7-point 3-D Laplacian, stored symmetric (the lower triangle)."""
+    m = int(round((n_target / 7) ** (1 / 3)))
+    t = sp.diags_array([-1.0, 2.0, -1.0], offsets=[-1, 0, 1], shape=(m, m))
+    i = sp.identity(m)
+    return (sp.kron(sp.kron(i, i), t) + sp.kron(sp.kron(i, t), i) + sp.kron(sp.kron(t, i), i)).tocoo()
+
+
+# One fresh process: mmread(path).tocsr() with fast_matrix_market on
+# `threads`, timed inside (imports excluded); prints seconds and peak RSS.
+SCIPY_CSR = """
+import resource, sys, time
+import scipy.io, scipy.io._fast_matrix_market as fmm
+fmm.PARALLELISM = int(sys.argv[2])
+t0 = time.perf_counter()
+a = scipy.io.mmread(sys.argv[1]).tocsr()
+t = time.perf_counter() - t0
+print(t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, a.nnz)
+"""
+
+
+def fresh(cmd, reps):
+    """Best time of `reps` fresh processes, their largest peak RSS (MB), the entries."""
+    best, rss, nnz = 1e30, 0, 0
+    for _ in range(reps):
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.split()
+        best, rss, nnz = min(best, float(out[0])), max(rss, int(out[1]) / 1024), int(out[2])
+    return best, rss, nnz
+
+
 def powerlaw(n_target, rng):
     n = n_target // 8
     src = rng.integers(0, n, n_target)
@@ -66,6 +96,10 @@ def main():
         if not os.path.exists(path):
             sio.mmwrite(path, m)
         files.append(path)
+    lap = laplacian3d(n // 2)
+    sym = os.path.join(a.dir, f"laplacian3d-symmetric-{lap.nnz}.mtx")
+    if not os.path.exists(sym):
+        sio.mmwrite(sym, lap, symmetry="symmetric")
     if a.only_generate:
         print(" ".join(files))
         return
@@ -91,6 +125,20 @@ def main():
               f"{rd / r1:8.2f} {rd / r2:8.2f} {r1 / r2:6.2f} {size / r1 / 1e9:7.2f} | "
               f"{wr:11.3f} {w1:7.3f} {w2:7.3f} {wr / w1:6.2f} {wr / w2:6.2f}")
     print("ratios > 1: libhurray_coo faster. scipy uses every core; 'ours 1T' one thread.")
+    print()
+    print("file to int32 CSR, a fresh process per run (best time of the runs, largest peak RSS):")
+    print("ours: hurray_coo_read_mtx_file + hurray_coo_export_compressed; scipy: "
+          "mmread(f).tocsr() with scipy.io._fast_matrix_market.PARALLELISM = threads")
+    print(f"{'file':34} {'threads':>7} {'scipy s':>8} {'ours s':>8} {'ratio':>6} "
+          f"{'scipy MB':>9} {'ours MB':>8}")
+    for f in [files[0], sym]:
+        for th in (1, 2):
+            sc, sc_mb, sc_n = fresh(["python3", "-c", SCIPY_CSR, f, str(th)], a.reps)
+            us, us_mb, us_n = fresh([a.driver, "csr", str(th), f], a.reps)
+            assert sc_n == us_n, (f, sc_n, us_n)
+            print(f"{os.path.basename(f):34} {th:7} {sc:8.3f} {us:8.3f} {sc / us:6.2f} "
+                  f"{sc_mb:9.0f} {us_mb:8.0f}")
+    print("ratio > 1: libhurray_coo faster.")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 //! The solver's path: a matrix assembled without a plan, with a policy that
 //! combines values without arithmetic that can fail (float32 and float64
-//! SUM; FIRST and LAST of any whole-byte type; ERROR while nothing repeats).
+//! SUM; FIRST and LAST of any whole-byte type; ERROR while nothing repeats;
+//! a pattern under any policy).
 //! `rank2.rs` has decided the shape fits and reads the coordinates.
 //!
 //! 1. Threads over triplet ranges check every coordinate, count each row's
@@ -46,7 +47,14 @@ pub(super) fn try_run<R>(
 where
     R: Fn(usize) -> (i64, i64) + Sync,
 {
-    if !o.skip_plan || ty.is_sub_byte() {
+    if !o.skip_plan {
+        return None;
+    }
+    if t.values.is_none() {
+        // A pattern: no values to carry, every stored entry true.
+        return kernel::<(), R>(t, o, ty, read, |a, _| a);
+    }
+    if ty.is_sub_byte() {
         return None;
     }
     let last = o.duplicates == Duplicates::Last;
@@ -67,6 +75,23 @@ where
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// The triplets' values: the caller's, or none (a pattern, `T = ()`).
+#[derive(Clone, Copy)]
+enum Values<'a, T> {
+    Given(&'a [T]),
+    Pattern(T),
+}
+
+impl<T: Copy> Values<'_, T> {
+    #[inline(always)]
+    fn at(&self, i: usize) -> T {
+        match *self {
+            Values::Given(v) => v[i],
+            Values::Pattern(one) => one,
+        }
     }
 }
 
@@ -157,9 +182,14 @@ where
     T: Pod + Send + Sync,
     R: Fn(usize) -> (i64, i64) + Sync,
 {
-    let vals: &[T] = bytemuck::try_cast_slice(t.values?).ok()?;
     let n = t.n;
-    if vals.len() != n {
+    let vals = match t.values {
+        Some(v) => Values::Given(bytemuck::try_cast_slice::<u8, T>(v).ok()?),
+        // `try_run` asks for no values (`T = ()`) for a pattern.
+        None if size_of::<T>() == 0 => Values::Pattern(T::zeroed()),
+        None => return None,
+    };
+    if matches!(vals, Values::Given(v) if v.len() != n) {
         return None;
     }
     let (rows, cols) = (t.shape[0] as usize, t.shape[1] as usize);
@@ -176,6 +206,9 @@ where
         skip_negative: o.skip_negative && matches!(t.index_type, IndexType::I32 | IndexType::I64),
     };
     let zero = |v: &T| {
+        if size_of::<T>() == 0 {
+            return false; // a pattern's entries are true
+        }
         let mut s = [0u8; 16];
         s[..size_of::<T>()].copy_from_slice(bytemuck::bytes_of(v));
         is_zero(ty, &s)
@@ -220,7 +253,7 @@ where
         let parts: Vec<_> = counts.into_iter().map(|c| c.hist).collect();
         let placed = threads::run(parts, |k, mut cur| {
             let (lo, hi) = range(k);
-            for (i, &v) in (lo..hi).zip(&vals[lo..hi]) {
+            for i in lo..hi {
                 let (r, c) = read(i);
                 if let Ok(Some((r, c))) = keep.take(r, c) {
                     let [p, end] = cur[r];
@@ -234,7 +267,7 @@ where
                     // positions of its own, so no other thread writes p.
                     unsafe {
                         cs.put(p as usize, c as u32);
-                        vs.put(p as usize, v);
+                        vs.put(p as usize, vals.at(i));
                     }
                 }
             }
@@ -306,23 +339,25 @@ where
 
     // Pass 4.
     let nnz: usize = combined.iter().map(|c| c.0).sum();
-    let width = size_of::<T>();
     let mut indices = AlignedBuf::zeroed(nnz.checked_mul(16)?, "the assembled indices").ok()?;
-    let mut values = AlignedBuf::zeroed(nnz.checked_mul(width)?, "the assembled values").ok()?;
+    let mut values = values_for::<T>(nnz)?;
     {
         let (mut irest, mut vrest): (&mut [u64], &mut [T]) = (
             bytemuck::cast_slice_mut(indices.as_bytes_mut()),
-            bytemuck::cast_slice_mut(values.as_bytes_mut()),
+            typed(&mut values),
         );
         let mut parts = Vec::new();
         for (c, part) in cuts.windows(2).zip(combined) {
             let (im, it) = std::mem::take(&mut irest).split_at_mut(part.0 * 2);
-            let (vm, vt) = std::mem::take(&mut vrest).split_at_mut(part.0);
+            let mine = vrest.len().min(part.0); // none for a pattern
+            let (vm, vt) = std::mem::take(&mut vrest).split_at_mut(mine);
             (irest, vrest) = (it, vt);
             parts.push((c[0], part, im, vm));
         }
         threads::run(parts, |_, (r0, (entries, per_row, cs, vs), im, vm)| {
-            vm.copy_from_slice(&vs[..entries]);
+            if !vm.is_empty() {
+                vm.copy_from_slice(&vs[..entries]);
+            }
             let mut q = 0usize;
             for (r, &k) in (r0..).zip(&per_row) {
                 for &c in &cs[q..q + k as usize] {
@@ -334,6 +369,32 @@ where
         });
     }
     Some(Coo::from_built(ty.tag, t.shape, values, indices).map(|c| (c, None)))
+}
+
+/// The result's values buffer for `nnz` entries: zeroed for the kernel to
+/// fill, or for a pattern (`T = ()`) bool `true` for each, 8 per byte, the
+/// bits past the last entry clear.
+fn values_for<T>(nnz: usize) -> Option<AlignedBuf> {
+    if size_of::<T>() != 0 {
+        return AlignedBuf::zeroed(nnz.checked_mul(size_of::<T>())?, "the assembled values").ok();
+    }
+    let mut bits = AlignedBuf::zeroed(nnz.div_ceil(8), "the assembled values").ok()?;
+    let bytes = bits.as_bytes_mut();
+    bytes.fill(0xFF);
+    if nnz % 8 != 0 {
+        if let Some(last) = bytes.last_mut() {
+            *last = (1u8 << (nnz % 8)) - 1;
+        }
+    }
+    Some(bits)
+}
+
+/// The values buffer as `T`s (none for a pattern: its bits are already set).
+fn typed<T: Pod>(values: &mut AlignedBuf) -> &mut [T] {
+    match size_of::<T>() {
+        0 => &mut [],
+        _ => bytemuck::cast_slice_mut(values.as_bytes_mut()),
+    }
 }
 
 /// A row's entries (distinct columns) in column order: insertion sort for
@@ -363,7 +424,7 @@ fn copy_sorted<T, R>(
     ty: &'static TypeInfo,
     keep: &Keep,
     read: &R,
-    vals: &[T],
+    vals: Values<'_, T>,
     threads: usize,
     zero: &(impl Fn(&T) -> bool + Sync),
 ) -> Option<Assembled>
@@ -376,27 +437,32 @@ where
         let (r, c) = read(i);
         [(r - b) as u64, (c - b) as u64]
     };
+    let n = t.n;
     let nnz = match o.drop_zeros {
-        true => vals.iter().filter(|v| !zero(v)).count(),
-        false => vals.len(),
+        true => (0..n).filter(|&i| !zero(&vals.at(i))).count(),
+        false => n,
     };
     let mut indices = AlignedBuf::zeroed(nnz.checked_mul(16)?, "the assembled indices").ok()?;
-    let mut values =
-        AlignedBuf::zeroed(nnz.checked_mul(size_of::<T>())?, "the assembled values").ok()?;
+    let mut values = values_for::<T>(nnz)?;
     let im: &mut [[u64; 2]] = bytemuck::cast_slice_mut(indices.as_bytes_mut());
-    let vm: &mut [T] = bytemuck::cast_slice_mut(values.as_bytes_mut());
+    let vm: &mut [T] = typed(&mut values);
     if o.drop_zeros {
         let mut q = 0;
-        for (i, v) in vals.iter().enumerate() {
-            if !zero(v) {
+        for i in 0..n {
+            let v = vals.at(i);
+            if !zero(&v) {
                 im[q] = at(i);
-                vm[q] = *v;
+                if let Some(out) = vm.get_mut(q) {
+                    *out = v;
+                }
                 q += 1;
             }
         }
     } else {
-        vm.copy_from_slice(vals);
-        let per = vals.len().div_ceil(threads).max(1);
+        if let Values::Given(v) = vals {
+            vm.copy_from_slice(v);
+        }
+        let per = n.div_ceil(threads).max(1);
         let parts: Vec<_> = im.chunks_mut(per).collect();
         threads::run(parts, |k, part| {
             for (j, out) in part.iter_mut().enumerate() {

@@ -32,9 +32,9 @@ pub(super) fn try_assemble(
     let &[rows, cols] = t.shape else {
         return None;
     };
+    // Patterns go only as far as the row buckets (`buckets.rs`).
     let fits = t.shape.len() == 2
-        && t.values.is_some()
-        && !ty.is_sub_byte()
+        && (!ty.is_sub_byte() || t.values.is_none())
         && (t.n as u64) < u32::MAX as u64
         && cols <= u32::MAX as u64
         && rows as u128 <= t.n as u128 * 2 + 4096;
@@ -81,6 +81,7 @@ fn run(
     if let Some(done) = super::buckets::try_run(t, o, ty, &read) {
         return Some(done);
     }
+    t.values?;
     let rows = t.shape[0] as usize;
     let (rows_i, cols_i) = (t.shape[0] as i64, t.shape[1] as i64);
     let b = i64::from(t.base);

@@ -126,10 +126,18 @@ pub fn export_compressed(
     if coo.is_sorted() && !coo.is_permissive() && format == Format::Csr && !ty.is_sub_byte() {
         let src = coo.values();
         let done = match index_type {
-            IndexType::I32 => sorted_csr::<i32>(idx, src, majors, b, offsets, indices, values, threads),
-            IndexType::U32 => sorted_csr::<u32>(idx, src, majors, b, offsets, indices, values, threads),
-            IndexType::I64 => sorted_csr::<i64>(idx, src, majors, b, offsets, indices, values, threads),
-            IndexType::U64 => sorted_csr::<u64>(idx, src, majors, b, offsets, indices, values, threads),
+            IndexType::I32 => {
+                sorted_csr::<i32>(idx, src, majors, b, offsets, indices, values, threads)
+            }
+            IndexType::U32 => {
+                sorted_csr::<u32>(idx, src, majors, b, offsets, indices, values, threads)
+            }
+            IndexType::I64 => {
+                sorted_csr::<i64>(idx, src, majors, b, offsets, indices, values, threads)
+            }
+            IndexType::U64 => {
+                sorted_csr::<u64>(idx, src, majors, b, offsets, indices, values, threads)
+            }
         };
         if done {
             return Ok(());
@@ -236,7 +244,11 @@ where
     let mut first_row = 0usize;
     for k in 0..threads {
         let (lo, hi) = (k * per, ((k + 1) * per).min(n));
-        let last_row = if k + 1 == threads { rows + 1 } else { row(hi - 1) + 1 };
+        let last_row = if k + 1 == threads {
+            rows + 1
+        } else {
+            row(hi - 1) + 1
+        };
         let (o, ot) = std::mem::take(&mut orest).split_at_mut(last_row - first_row);
         let (i, it) = std::mem::take(&mut irest).split_at_mut(hi - lo);
         let (v, vt) = std::mem::take(&mut vrest).split_at_mut((hi - lo) * w);
