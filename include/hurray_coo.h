@@ -768,7 +768,8 @@ typedef struct hurray_coo_options {
  * Flag for hurray_coo_create: skip the O(nnz) data checks (bounds,
  * duplicates, order) and accept reserved, private and unassigned type tags
  * without ever interpreting their values. Structural checks still run.
- * hurray_coo_validate always runs every check.
+ * hurray_coo_validate always runs every check. A claimed is_sorted is
+ * checked once, on the first lookup that needs it (see hurray_coo_lookup).
  */
 #define HURRAY_COO_PERMISSIVE 2
 
@@ -985,9 +986,14 @@ hurray_status hurray_coo_validate(const struct hurray_coo *coo,
  * coordinates equal the query (on a validated tensor, the only one). How:
  * through the HURRAY_COO_INDEX index when the handle has one; otherwise a
  * binary search when the tensor is sorted and was validated at create; a
- * linear scan otherwise, including every HURRAY_COO_PERMISSIVE handle,
- * whose is_sorted was never checked and so is not trusted. Single, indexed
- * and batch lookups therefore agree on every handle, valid or not.
+ * linear scan otherwise. A HURRAY_COO_PERMISSIVE handle's is_sorted is a
+ * claim: the first lookup that would rely on it (single or batch, on any
+ * thread) checks it once, O(nnz) — about as long as validating the order
+ * would have taken — and keeps the answer in the handle (concurrent
+ * callers wait for that one check); from then on a binary search when the
+ * entries are strictly increasing and inside the shape, a linear scan when
+ * not. Single, indexed and batch lookups therefore agree on every handle,
+ * valid or not.
  *
  * index: rank coordinates (NULL is an error). rank must equal the tensor's
  * rank, and every coordinate must be inside the shape: otherwise an error,

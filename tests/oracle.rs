@@ -576,3 +576,68 @@ fn values_kept_in_the_index_equal_the_buffer_for_every_type() {
         }
     }
 }
+
+/// A permissive handle that says it is sorted: its lookups (single, batch,
+/// merged batch, and from several threads at once, the first of which
+/// checks the claim) give the lowest-numbered entry equal to the query,
+/// whether the claim holds (then a binary search answers), or the entries
+/// are out of order, repeat, or lie outside the shape (then a scan does).
+#[test]
+fn permissive_handles_that_claim_sorted_agree_with_the_scan_oracle() {
+    for seed in 0..160u64 {
+        let mut rng = Rng::new(seed ^ 0x50F7);
+        let rank = 1 + rng.below(3) as usize;
+        let shape: Vec<u64> = (0..rank).map(|_| 1 + rng.below(9)).collect();
+        let n = rng.below(200);
+        let mut entries = rng.distinct_sorted_entries(&shape, n);
+        match seed % 4 {
+            0 => {} // the claim holds
+            1 if entries.len() > 2 => {
+                let mid = entries.len() / 2;
+                entries.swap(0, mid);
+            }
+            2 if !entries.is_empty() => {
+                let at = rng.below(entries.len() as u64) as usize;
+                let copy = entries[at].clone();
+                entries.insert(at, copy); // a repeat, in order
+            }
+            3 if !entries.is_empty() => {
+                let last = entries.len() - 1;
+                entries[last][0] = shape[0] + 1; // past the shape, still increasing
+            }
+            _ => {}
+        }
+        let refs: Vec<&[u64]> = entries.iter().map(|e| &e[..]).collect();
+        let f = Fixture::f32s(&shape, &refs, true);
+        let coo = f
+            .create(Options {
+                permissive: true,
+                ..Options::default()
+            })
+            .unwrap();
+        let oracle = |q: &[u64]| entries.iter().position(|e| e == q);
+        let mut queries: Vec<Vec<u64>> = (0..300)
+            .map(|_| shape.iter().map(|&x| rng.below(x)).collect())
+            .collect();
+        std::thread::scope(|s| {
+            for _ in 0..3 {
+                s.spawn(|| {
+                    for q in &queries {
+                        assert_eq!(coo.find(q).unwrap(), oracle(q), "seed {seed} {q:?}");
+                    }
+                });
+            }
+        });
+        queries.sort(); // the merged batch, where the order is trusted
+        let flat: Vec<u64> = queries.concat();
+        let mut out = vec![f64::NAN; queries.len()];
+        let mut found = vec![7u8; queries.len()];
+        coo.lookup_batch_f64(&flat, &mut out, Some(&mut found), 1)
+            .unwrap();
+        for (k, q) in queries.iter().enumerate() {
+            let (v, hit) = coo.lookup_f64(q).unwrap();
+            assert_eq!(hit, oracle(q).is_some(), "seed {seed} {q:?}");
+            assert_eq!((out[k].to_bits(), found[k]), (v.to_bits(), u8::from(hit)));
+        }
+    }
+}

@@ -87,9 +87,14 @@ pub struct Coo<'a> {
     is_sorted: bool,
     /// The entries were checked to be in strictly increasing order (sorted
     /// and validated at create), so a binary search finds what a scan finds.
-    /// A permissive handle's `is_sorted` is only a claim: its lookups never
-    /// rely on it.
+    /// A permissive handle's `is_sorted` is only a claim: its lookups rely
+    /// on it once `claim_holds` has checked it.
     ordered: bool,
+    /// For a permissive handle that says it is sorted: whether its entries
+    /// are in strictly increasing order and inside the shape, checked on the
+    /// first lookup that would use it (O(nnz), once; concurrent readers wait
+    /// for the one check) and kept.
+    claim_checked: std::sync::OnceLock<bool>,
     permissive: bool,
     values: Storage<'a>,
     indices: Storage<'a>,
@@ -149,6 +154,7 @@ impl<'a> Coo<'a> {
             nnz: parts.nnz,
             is_sorted: parts.is_sorted,
             ordered: parts.is_sorted && !opts.permissive,
+            claim_checked: std::sync::OnceLock::new(),
             permissive: opts.permissive,
             values,
             indices,
@@ -231,6 +237,7 @@ impl<'a> Coo<'a> {
             nnz,
             is_sorted,
             ordered: is_sorted,
+            claim_checked: std::sync::OnceLock::new(),
             permissive: false,
             values: Storage::Owned(values),
             indices: Storage::Owned(indices),

@@ -186,7 +186,8 @@ pub const HURRAY_COO_COPY: u32 = 1;
 /// Flag for hurray_coo_create: skip the O(nnz) data checks (bounds,
 /// duplicates, order) and accept reserved, private and unassigned type tags
 /// without ever interpreting their values. Structural checks still run.
-/// hurray_coo_validate always runs every check.
+/// hurray_coo_validate always runs every check. A claimed is_sorted is
+/// checked once, on the first lookup that needs it (see hurray_coo_lookup).
 pub const HURRAY_COO_PERMISSIVE: u32 = 2;
 
 /// Flag for hurray_coo_create: build a lookup index at create, a hash table

@@ -86,7 +86,7 @@ impl Coo<'_> {
             _ => {}
         }
         let n = self.indices().len() / r;
-        let merge = self.ordered
+        let merge = self.searchable()
             && queries
                 .chunks_exact(r)
                 .zip(queries.chunks_exact(r).skip(1))

@@ -7,8 +7,9 @@
 //! permissive handle, whose data were never checked, the methods are chosen
 //! so that they still agree: the index keeps the first entry of a key, and
 //! the binary search and the merged batch run only on handles whose order
-//! was verified at create (`Coo::ordered`); a permissive handle without an
-//! index is scanned.
+//! was verified: at create (`Coo::ordered`), or, for a permissive handle
+//! that says it is sorted, once on the first lookup that needs it
+//! (`Coo::searchable`). Any other handle without an index is scanned.
 
 mod batch;
 mod hash_index;
@@ -200,9 +201,28 @@ impl<'a> Coo<'a> {
             Some(Index::Packed(p)) => p.find(query, &self.strides),
             Some(Index::Valued(p)) => p.find(query, &self.strides),
             Some(Index::Hash(h)) => h.find(idx, r, query),
-            None if self.ordered => search::find_sorted(idx, r, query),
+            None if self.searchable() => search::find_sorted(idx, r, query),
             None => idx.chunks_exact(r).position(|e| e == query),
         }
+    }
+
+    /// Whether a binary search finds what a scan finds: the order was
+    /// verified at create, or the handle is permissive, says it is sorted,
+    /// and its entries are strictly increasing and inside the shape (checked
+    /// on the first call, O(nnz), then kept; concurrent callers wait for the
+    /// one check).
+    #[inline]
+    pub(crate) fn searchable(&self) -> bool {
+        self.ordered
+            || (self.is_sorted
+                && self.permissive
+                && *self.claim_checked.get_or_init(|| {
+                    let r = self.shape.len();
+                    r > 0
+                        && self.indices().len() as u64 == self.nnz.saturating_mul(r as u64)
+                        && crate::coo::validate::scan::first_sorted_violation(self.indices(), &self.shape)
+                            .is_none()
+                }))
     }
 
     fn interpretable(&self, what: &'static str) -> Result<&'static TypeInfo, CooError> {
@@ -312,7 +332,7 @@ impl<'a> Coo<'a> {
                 let (at, stored) = p.find_key(key::linear(q, &self.strides));
                 Some((self.value_f64_if(ty, at, stored), stored))
             }
-            None if self.ordered => {
+            None if self.searchable() => {
                 let ty = self.ty.filter(|t| t.encoding == Encoding::F64)?;
                 let found = search::find_sorted(self.indices(), q.len(), q);
                 Some(found.map_or((0.0, false), |i| (self.value_f64(ty, i), true)))

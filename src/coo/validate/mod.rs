@@ -4,7 +4,7 @@
 //! detection for unordered data.
 
 mod dup;
-mod scan;
+pub(crate) mod scan;
 
 use super::structure::check_structure;
 use super::{key, Coo};
