@@ -467,6 +467,25 @@ fn files_round_trip_leave_no_temporary_and_errors_name_the_path() {
             .starts_with(&format!("{}: line 3, column 3", p.display())),
         "{e}"
     );
+    // A duplicate read from a file is named by its lines too: the reader
+    // drops the text before assembling and reads the file again to find
+    // them.
+    for (text, want) in [
+        (
+            "%%MatrixMarket matrix coordinate real general\n% c\n3 3 3\n1 2 1\n\n2 2 1\n1 2 5\n",
+            "line 7 duplicates line 4",
+        ),
+        (
+            "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 1\n% c\n1 2 5\n",
+            "line 3 (mirrored) duplicates line 5",
+        ),
+    ] {
+        std::fs::write(&p, text).unwrap();
+        let e = hurray_coo::io::mtx::read_mtx_file(&p, &TextOptions::default()).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.starts_with(&format!("{}: ", p.display())), "{msg}");
+        assert!(msg.contains(want), "{msg} lacks {want}");
+    }
     let e =
         hurray_coo::io::tns::read_tns_file(&dir.join("missing.tns"), None, &TextOptions::default())
             .unwrap_err();

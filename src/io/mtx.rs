@@ -171,6 +171,21 @@ pub fn read_mtx_line_by_line(
 }
 
 fn read(bytes: &[u8], o: &TextOptions, fast: bool) -> Result<(Coo<'static>, MtxHeader), CooError> {
+    let p = parse(bytes, o, fast)?;
+    finish(p, o, |k| text::line_of_item(bytes, '%', 1, k) as u64)
+}
+
+/// What a file's text gives before assembly: the entries (mirrored ones
+/// after the `read` stored ones, `mirror_of` naming their originals).
+struct Parsed {
+    h: MtxHeader,
+    e: Entries,
+    shape: [u64; 2],
+    read: usize,
+    mirror_of: Vec<usize>,
+}
+
+fn parse(bytes: &[u8], o: &TextOptions, fast: bool) -> Result<Parsed, CooError> {
     let mut lines = Lines::new(bytes, '%');
     let h = parse_banner(&mut lines)?;
     let mut tok = Vec::new();
@@ -247,21 +262,37 @@ fn read(bytes: &[u8], o: &TextOptions, fast: bool) -> Result<(Coo<'static>, MtxH
     if h.symmetry != MtxSymmetry::General && !o.keep_triangular {
         mirror(&mut e, &h, &mut mirror_of, bytes)?;
     }
-    let type_tag = match h.field {
+    Ok(Parsed {
+        h,
+        e,
+        shape: [rows, cols],
+        read,
+        mirror_of,
+    })
+}
+
+/// Assemble what `parse` gave; `line_of_item(k)` is the line of the k-th
+/// entry line (0-based), asked only to name a duplicate.
+fn finish(
+    p: Parsed,
+    o: &TextOptions,
+    line_of_item: impl Fn(u64) -> u64,
+) -> Result<(Coo<'static>, MtxHeader), CooError> {
+    let type_tag = match p.h.field {
         MtxField::Real => 0x04,
         MtxField::Integer => 0x16,
         MtxField::Complex => 0x51,
         MtxField::Pattern => 0x20,
     };
-    let pattern = h.field == MtxField::Pattern;
-    let coo = text::assemble_entries(&e, &[rows, cols], type_tag, pattern, o, |k| {
-        let (k, mirrored) = match (k as usize).checked_sub(read) {
-            Some(m) => (mirror_of.get(m).copied().unwrap_or(0) as u64, true),
+    let pattern = p.h.field == MtxField::Pattern;
+    let coo = text::assemble_entries(&p.e, &p.shape, type_tag, pattern, o, |k| {
+        let (k, mirrored) = match (k as usize).checked_sub(p.read) {
+            Some(m) => (p.mirror_of.get(m).copied().unwrap_or(0) as u64, true),
             None => (k, false),
         };
-        (text::line_of_item(bytes, '%', 1, k) as u64, mirrored)
+        (line_of_item(k), mirrored)
     })?;
-    Ok((coo, h))
+    Ok((coo, p.h))
 }
 
 /// The entries of a coordinate file by the fast path, or `None` when it
@@ -582,7 +613,20 @@ pub fn read_mtx_file(
     path: &std::path::Path,
     o: &TextOptions,
 ) -> Result<(Coo<'static>, MtxHeader), CooError> {
-    read_mtx(&text::read_file(path)?, o).map_err(|e| text::in_file(path, e))
+    let in_file = |e| text::in_file(path, e);
+    let bytes = text::read_file(path)?;
+    let p = parse(&bytes, o, true).map_err(in_file)?;
+    // The text is not needed to assemble: its memory goes back before the
+    // assembly's is taken. Only a duplicate's message needs its lines, and
+    // then the file is read again to find them.
+    drop(bytes);
+    let again = std::cell::OnceCell::new();
+    finish(p, o, |k| {
+        let text = again.get_or_init(|| text::read_file(path).ok());
+        text.as_deref()
+            .map_or(0, |b| text::line_of_item(b, '%', 1, k) as u64)
+    })
+    .map_err(in_file)
 }
 
 /// Write `coo` to `path` as Matrix Market (see [`write_mtx`]), through a

@@ -220,8 +220,11 @@ impl<'a> Coo<'a> {
                     let r = self.shape.len();
                     r > 0
                         && self.indices().len() as u64 == self.nnz.saturating_mul(r as u64)
-                        && crate::coo::validate::scan::first_sorted_violation(self.indices(), &self.shape)
-                            .is_none()
+                        && crate::coo::validate::scan::first_sorted_violation(
+                            self.indices(),
+                            &self.shape,
+                        )
+                        .is_none()
                 }))
     }
 
