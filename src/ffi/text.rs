@@ -147,7 +147,11 @@ unsafe fn read_mtx_from<'s>(
         unsafe { write_req(out, std::ptr::null_mut(), "out")? };
         // SAFETY: NULL or the caller's options, per the contract.
         let o = read_options(&unsafe { text_options(options) }?)?;
-        let (coo, h) = src()?.read(|b| mtx::read_mtx(b, &o))?;
+        let (coo, h) = match src()? {
+            // The file reader drops the text before it assembles.
+            Source::File(p) => mtx::read_mtx_file(p, &o)?,
+            memory => memory.read(|b| mtx::read_mtx(b, &o))?,
+        };
         // SAFETY: NULL or writable per the contract.
         unsafe { write_opt(out_symmetry, symmetry_code(h.symmetry)) };
         // SAFETY: out checked non-NULL above; a handle read from a file
