@@ -652,6 +652,56 @@ fn the_fast_path_agrees_with_the_reference() {
     assert!(oks > 300 && errs > 200, "{oks} accepted, {errs} refused");
 }
 
+/// A file read in pieces (each cut at a line end, a line longer than a
+/// piece, the header alone longer than one) gives what the whole-file
+/// reader gives: the same tensor, or the same error naming the same file
+/// and line, on 1 and 2 threads, for valid and corrupted files alike.
+#[test]
+fn a_file_read_in_pieces_reads_as_the_whole_file() {
+    use hurray_coo::io::mtx::read_mtx_file_in_pieces;
+    let dir = std::env::temp_dir().join(format!("hurray_pieces_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("m.mtx");
+    let mut rng = Rng::new(4242);
+    let (mut oks, mut errs) = (0, 0);
+    for round in 0..300 {
+        let text = random_text(&mut rng, false, round % 100 == 0);
+        std::fs::write(&path, &text).unwrap();
+        for threads in [1, 2] {
+            let o = TextOptions {
+                assemble: hurray_coo::assemble::AssembleOptions {
+                    duplicates: if round % 3 == 0 {
+                        Duplicates::Error
+                    } else {
+                        Duplicates::Sum
+                    },
+                    threads,
+                    ..Default::default()
+                },
+                ..Default::default()
+            };
+            let whole = read_mtx_file_in_pieces(&path, &o, usize::MAX).map(|x| x.0);
+            for piece in [7, 40, 1 + rng.below(300) as usize, 1 << 16] {
+                let got = read_mtx_file_in_pieces(&path, &o, piece).map(|x| x.0);
+                match (&whole, &got) {
+                    (Ok(a), Ok(b)) => {
+                        oks += 1;
+                        assert_eq!(as_map(a), as_map(b), "round {round}, piece {piece}");
+                        assert_eq!((a.shape(), a.type_tag()), (b.shape(), b.type_tag()));
+                    }
+                    (Err(a), Err(b)) => {
+                        errs += 1;
+                        assert_eq!(a.to_string(), b.to_string(), "round {round}, piece {piece}");
+                    }
+                    _ => panic!("round {round}, piece {piece}: {whole:?} vs {got:?}\n{text}"),
+                }
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(oks > 300 && errs > 200, "{oks} accepted, {errs} refused");
+}
+
 #[test]
 fn an_extent_of_2_pow_64_minus_1_is_a_parse_error_naming_the_line() {
     // 2^64 - 1 is the dynamic-dimension sentinel: no stored tensor has it.

@@ -114,13 +114,25 @@ fn skip_spaces(text: &[u8], at: &mut usize) {
 
 /// Parse the entry lines of `text` (which starts at a line start).
 fn parse_chunk(chunk: &[u8], spec: &Spec<'_>, expect: usize) -> Result<Parsed, Stop> {
+    let mut entries = Entries::default();
+    let max = parse_chunk_into(chunk, spec, expect, &mut entries)?;
+    Ok(Parsed { entries, max })
+}
+
+/// Parse `chunk`'s entry lines onto the end of `p`; the largest coordinate
+/// (1-based) of each mode in the chunk.
+fn parse_chunk_into(
+    chunk: &[u8],
+    spec: &Spec<'_>,
+    expect: usize,
+    p: &mut Entries,
+) -> Result<Vec<u64>, Stop> {
     // Checked here, on the chunk's own thread; the reference path names
     // the line of a non-UTF-8 byte.
     let str_text = std::str::from_utf8(chunk).map_err(|_| Stop::Unsure)?;
     let text = chunk;
     let r = spec.rank;
     let nv = spec.values.count();
-    let mut p = Entries::default();
     let mut max = vec![0; r];
     p.coords
         .try_reserve(expect.saturating_mul(r))
@@ -212,7 +224,39 @@ fn parse_chunk(chunk: &[u8], spec: &Spec<'_>, expect: usize) -> Result<Parsed, S
         }
         p.n += 1;
     }
-    Ok(Parsed { entries: p, max })
+    Ok(max)
+}
+
+/// [`parse`] onto the end of `out` (one piece of a file read in pieces,
+/// each cut at a line end): on one thread straight into `out`.
+pub(crate) fn parse_append(
+    text: &[u8],
+    spec: &Spec<'_>,
+    expect: Option<u64>,
+    threads: usize,
+    out: &mut Entries,
+) -> Result<(), Stop> {
+    if crate::threads::count(threads, text.len(), 1 << 20) == 1 {
+        let most = text.len() / (2 * spec.rank + 2).max(4) + 1;
+        let expect = expect.map_or(most, |e| e.min(most as u64) as usize);
+        parse_chunk_into(text, spec, expect, out)?;
+        return Ok(());
+    }
+    let p = parse(text, spec, expect, threads)?.entries;
+    for (v, more, what) in [
+        (&mut out.coords, &p.coords, "the coordinates"),
+        (&mut out.values, &p.values, "the values"),
+    ] {
+        v.try_reserve(more.len()).map_err(|_| {
+            Stop::Failed(CooError::Alloc {
+                bytes: more.len().saturating_mul(8),
+                what,
+            })
+        })?;
+        v.extend_from_slice(more);
+    }
+    out.n += p.n;
+    Ok(())
 }
 
 /// Parse the entry lines of `text` on up to `threads` threads (chunks cut

@@ -185,11 +185,55 @@ struct Parsed {
     mirror_of: Vec<usize>,
 }
 
+/// A file's banner and size line, and where its entry lines start.
+struct Head<'a> {
+    h: MtxHeader,
+    rows: u64,
+    cols: u64,
+    declared: u64,
+    size_line: usize,
+    lines: Lines<'a>,
+}
+
 fn parse(bytes: &[u8], o: &TextOptions, fast: bool) -> Result<Parsed, CooError> {
+    let mut tok = Vec::new();
+    let Head {
+        h,
+        rows,
+        cols,
+        declared,
+        size_line,
+        mut lines,
+    } = head(bytes, &mut tok)?;
+    let fast = if h.array || !fast {
+        None
+    } else {
+        fast_entries(lines.rest(), &h, rows, cols, declared, o.assemble.threads)?
+    };
+    let mut e = match fast {
+        Some(e) => e,
+        None => read_entries(&mut lines, &mut tok, &h, rows, cols, declared, size_line)?,
+    };
+    let read = e.n;
+    let mut mirror_of = Vec::new();
+    if h.symmetry != MtxSymmetry::General && !o.keep_triangular {
+        mirror(&mut e, &h, &mut mirror_of, &|k| {
+            text::line_of_item(bytes, '%', 1, k)
+        })?;
+    }
+    Ok(Parsed {
+        h,
+        e,
+        shape: [rows, cols],
+        read,
+        mirror_of,
+    })
+}
+
+fn head<'a>(bytes: &'a [u8], tok: &mut Vec<text::Token<'a>>) -> Result<Head<'a>, CooError> {
     let mut lines = Lines::new(bytes, '%');
     let h = parse_banner(&mut lines)?;
-    let mut tok = Vec::new();
-    if !lines.next_tokens(&mut tok)? {
+    if !lines.next_tokens(tok)? {
         return Err(CooError::parse(
             lines.line() + 1,
             None,
@@ -248,26 +292,13 @@ fn parse(bytes: &[u8], o: &TextOptions, fast: bool) -> Result<Parsed, CooError> 
     } else {
         tok[2].uint()?
     };
-    let fast = if h.array || !fast {
-        None
-    } else {
-        fast_entries(lines.rest(), &h, rows, cols, declared, o.assemble.threads)?
-    };
-    let mut e = match fast {
-        Some(e) => e,
-        None => read_entries(&mut lines, &mut tok, &h, rows, cols, declared, size_line)?,
-    };
-    let read = e.n;
-    let mut mirror_of = Vec::new();
-    if h.symmetry != MtxSymmetry::General && !o.keep_triangular {
-        mirror(&mut e, &h, &mut mirror_of, bytes)?;
-    }
-    Ok(Parsed {
+    Ok(Head {
         h,
-        e,
-        shape: [rows, cols],
-        read,
-        mirror_of,
+        rows,
+        cols,
+        declared,
+        size_line,
+        lines,
     })
 }
 
@@ -444,7 +475,7 @@ fn mirror(
     e: &mut Entries,
     h: &MtxHeader,
     mirror_of: &mut Vec<usize>,
-    bytes: &[u8],
+    line_of_item: &dyn Fn(u64) -> usize,
 ) -> Result<(), CooError> {
     let read = e.n;
     let width = values_of(h.field).count();
@@ -460,7 +491,7 @@ fn mirror(
                 let x = v[0] as i64;
                 let neg = x.checked_neg().ok_or_else(|| {
                     CooError::parse(
-                        text::line_of_item(bytes, '%', 1, k as u64),
+                        line_of_item(k as u64),
                         None,
                         format!(
                             "the value {x} has no negation in int64, so its \
@@ -613,20 +644,152 @@ pub fn read_mtx_file(
     path: &std::path::Path,
     o: &TextOptions,
 ) -> Result<(Coo<'static>, MtxHeader), CooError> {
+    read_mtx_file_in_pieces(path, o, PIECE)
+}
+
+/// [`read_mtx_file`] reading files longer than `piece` bytes in pieces of
+/// that size: what the tests compare with the whole-file reader on small
+/// pieces.
+#[doc(hidden)]
+pub fn read_mtx_file_in_pieces(
+    path: &std::path::Path,
+    o: &TextOptions,
+    piece: usize,
+) -> Result<(Coo<'static>, MtxHeader), CooError> {
     let in_file = |e| text::in_file(path, e);
-    let bytes = text::read_file(path)?;
-    let p = parse(&bytes, o, true).map_err(in_file)?;
-    // The text is not needed to assemble: its memory goes back before the
-    // assembly's is taken. Only a duplicate's message needs its lines, and
-    // then the file is read again to find them.
-    drop(bytes);
+    // The text is never held beside the assembly's memory: a large file is
+    // parsed in pieces, anything else is read whole and dropped before
+    // assembling. Only a message that names a line (a duplicate, a mirror
+    // image that cannot be stored) needs the text again, and then the file
+    // is read again to find it.
     let again = std::cell::OnceCell::new();
-    finish(p, o, |k| {
+    let line_of = |k: u64| {
         let text = again.get_or_init(|| text::read_file(path).ok());
         text.as_deref()
-            .map_or(0, |b| text::line_of_item(b, '%', 1, k) as u64)
-    })
-    .map_err(in_file)
+            .map_or(0, |b| text::line_of_item(b, '%', 1, k))
+    };
+    let p = match in_pieces(path, o, piece.max(1), &line_of).map_err(in_file)? {
+        Some(p) => p,
+        None => {
+            let bytes = text::read_file(path)?;
+            let p = parse(&bytes, o, true).map_err(in_file)?;
+            drop(bytes);
+            p
+        }
+    };
+    finish(p, o, |k| line_of(k) as u64).map_err(in_file)
+}
+
+/// How much of a file `read_mtx_file` reads at a time.
+const PIECE: usize = 32 << 20;
+
+/// The entries of a coordinate file longer than `piece` bytes, parsed by the
+/// fast path a piece at a time (each cut at a line end), or `None` when
+/// that path cannot vouch for them (the file is then read whole, and the
+/// line-by-line path decides and names the problem) or the file is short.
+fn in_pieces(
+    path: &std::path::Path,
+    o: &TextOptions,
+    piece: usize,
+    line_of: &dyn Fn(u64) -> usize,
+) -> Result<Option<Parsed>, CooError> {
+    use std::io::Read;
+    let io = crate::io::fsutil::io_error(path);
+    let mut f = std::fs::File::open(path).map_err(&io)?;
+    let len = f.metadata().map_err(&io)?.len();
+    if len <= piece as u64 {
+        return Ok(None);
+    }
+    let mut buf: Vec<u8> = Vec::new();
+    buf.try_reserve_exact(piece).map_err(|_| CooError::Alloc {
+        bytes: piece,
+        what: "a piece of the file",
+    })?;
+    // Fill `buf` up to `piece` bytes; true at the end of the file.
+    let mut fill = |buf: &mut Vec<u8>| -> Result<bool, CooError> {
+        let room = (piece - buf.len().min(piece)) as u64;
+        let got = (&mut f).take(room).read_to_end(buf).map_err(&io)?;
+        Ok(got == 0 || (got as u64) < room)
+    };
+    if fill(&mut buf)? {
+        return Ok(None);
+    }
+    let mut tok = Vec::new();
+    let Ok(Head {
+        h,
+        rows,
+        cols,
+        declared,
+        lines,
+        ..
+    }) = head(&buf, &mut tok)
+    else {
+        return Ok(None);
+    };
+    if h.array {
+        return Ok(None);
+    }
+    let start = buf.len() - lines.rest().len();
+    drop(tok);
+    let values = values_of(h.field);
+    let spec = Spec {
+        rank: 2,
+        extents: Some(&[rows, cols]),
+        values,
+        comment: b'%',
+    };
+    // Room for the declared entries, never more than the file can hold.
+    let most = declared.min(len / 4 + 1) as usize;
+    let mut e = Entries::default();
+    e.coords
+        .try_reserve_exact(most.saturating_mul(2))
+        .and_then(|_| {
+            e.values
+                .try_reserve_exact(most.saturating_mul(values.count()))
+        })
+        .map_err(|_| CooError::Alloc {
+            bytes: most.saturating_mul(8 * (2 + values.count())),
+            what: "the entries",
+        })?;
+    buf.drain(..start);
+    loop {
+        let end = fill(&mut buf)?;
+        let cut = match end {
+            true => buf.len(),
+            false => match buf.iter().rposition(|&b| b == b'\n') {
+                Some(i) => i + 1,
+                None => return Ok(None), // a line longer than a piece
+            },
+        };
+        let left = declared.saturating_sub(e.n as u64);
+        match fastparse::parse_append(&buf[..cut], &spec, Some(left), o.assemble.threads, &mut e) {
+            Ok(()) => {}
+            Err(Stop::Unsure) => return Ok(None),
+            Err(Stop::Failed(err)) => return Err(err),
+        }
+        if end {
+            break;
+        }
+        buf.drain(..cut);
+    }
+    drop(buf);
+    let skew_diagonal =
+        h.symmetry == MtxSymmetry::SkewSymmetric && e.coords.chunks_exact(2).any(|c| c[0] == c[1]);
+    if e.n as u64 != declared || skew_diagonal {
+        return Ok(None);
+    }
+    let read = e.n;
+    let mut mirror_of = Vec::new();
+    if h.symmetry != MtxSymmetry::General && !o.keep_triangular {
+        mirror(&mut e, &h, &mut mirror_of, line_of)?;
+    }
+    Ok(Some(Parsed {
+        h,
+        e,
+        shape: [rows, cols],
+        read,
+        mirror_of,
+    }))
 }
 
 /// Write `coo` to `path` as Matrix Market (see [`write_mtx`]), through a
