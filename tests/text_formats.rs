@@ -494,6 +494,23 @@ fn files_round_trip_leave_no_temporary_and_errors_name_the_path() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Reader options for round `round` of a random test: ERROR every third
+/// round, `other` otherwise.
+fn text_options(round: usize, other: Duplicates, threads: usize) -> TextOptions {
+    TextOptions {
+        assemble: hurray_coo::assemble::AssembleOptions {
+            duplicates: if round % 3 == 0 {
+                Duplicates::Error
+            } else {
+                other
+            },
+            threads,
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
 /// A random Matrix Market or FROSTT text: valid, or with one corruption
 /// (a bad token, an index out of range, a missing or extra field, a
 /// blank or comment line, CRLF, tabs, a wrong count).
@@ -607,18 +624,7 @@ fn the_fast_path_agrees_with_the_reference() {
         let big = round % 150 == 0;
         let text = random_text(&mut rng, frostt, big);
         for threads in [1, 2] {
-            let o = TextOptions {
-                assemble: hurray_coo::assemble::AssembleOptions {
-                    duplicates: if round % 3 == 0 {
-                        Duplicates::Error
-                    } else {
-                        Duplicates::Last
-                    },
-                    threads,
-                    ..Default::default()
-                },
-                ..Default::default()
-            };
+            let o = text_options(round, Duplicates::Last, threads);
             let (fast, slow) = if frostt {
                 (
                     read_tns(text.as_bytes(), None, &o),
@@ -668,18 +674,7 @@ fn a_file_read_in_pieces_reads_as_the_whole_file() {
         let text = random_text(&mut rng, false, round % 100 == 0);
         std::fs::write(&path, &text).unwrap();
         for threads in [1, 2] {
-            let o = TextOptions {
-                assemble: hurray_coo::assemble::AssembleOptions {
-                    duplicates: if round % 3 == 0 {
-                        Duplicates::Error
-                    } else {
-                        Duplicates::Sum
-                    },
-                    threads,
-                    ..Default::default()
-                },
-                ..Default::default()
-            };
+            let o = text_options(round, Duplicates::Sum, threads);
             let whole = read_mtx_file_in_pieces(&path, &o, usize::MAX).map(|x| x.0);
             for piece in [7, 40, 1 + rng.below(300) as usize, 1 << 16] {
                 let got = read_mtx_file_in_pieces(&path, &o, piece).map(|x| x.0);
