@@ -14,8 +14,6 @@ use crate::error::CooError;
 /// its first 64-byte boundary.
 pub struct AlignedBuf {
     words: Vec<u128>,
-    /// Where the buffer starts in `words`, in bytes (0, 16, 32 or 48).
-    start: usize,
     len: usize,
 }
 
@@ -43,28 +41,37 @@ impl AlignedBuf {
         // compact memory on the first call of a process (measured: the first
         // assembly 3x slower).
         let words: Vec<u128> = bytemuck::allocation::try_zeroed_vec(words).map_err(|_| alloc())?;
-        let start =
-            (words.as_ptr() as usize).next_multiple_of(BUFFER_ALIGN) - words.as_ptr() as usize;
-        Ok(AlignedBuf { words, start, len })
+        Ok(AlignedBuf { words, len })
+    }
+
+    /// Where the buffer starts in `words`, in bytes (0, 16, 32 or 48):
+    /// computed, not stored, so that a handle holding two of these stays
+    /// as small as it was (each handle is moved a few times on create).
+    #[inline(always)]
+    fn start(&self) -> usize {
+        let at = self.words.as_ptr() as usize;
+        at.next_multiple_of(BUFFER_ALIGN) - at
     }
 
     /// The bytes.
     pub fn as_bytes(&self) -> &[u8] {
-        &bytemuck::cast_slice::<u128, u8>(&self.words)[self.start..self.start + self.len]
+        let start = self.start();
+        &bytemuck::cast_slice::<u128, u8>(&self.words)[start..start + self.len]
     }
 
     /// The bytes, writable.
     pub fn as_bytes_mut(&mut self) -> &mut [u8] {
-        &mut bytemuck::cast_slice_mut::<u128, u8>(&mut self.words)
-            [self.start..self.start + self.len]
+        let start = self.start();
+        &mut bytemuck::cast_slice_mut::<u128, u8>(&mut self.words)[start..start + self.len]
     }
 
     /// Keep the first `len` bytes (no more than there are); the bytes after
     /// them are zeroed, so padding rules still hold.
     pub fn truncate(&mut self, len: usize) {
         let len = len.min(self.len);
-        let end = self.start + self.len.next_multiple_of(BUFFER_ALIGN);
-        bytemuck::cast_slice_mut::<u128, u8>(&mut self.words)[self.start + len..end].fill(0);
+        let start = self.start();
+        let end = start + self.len.next_multiple_of(BUFFER_ALIGN);
+        bytemuck::cast_slice_mut::<u128, u8>(&mut self.words)[start + len..end].fill(0);
         self.len = len;
     }
 }

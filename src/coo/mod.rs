@@ -78,6 +78,11 @@ impl Storage<'_> {
 
 /// A COO sparse tensor whose structure has been checked. Immutable once
 /// built; `Sync`, so it may be read from many threads at once.
+/// `Coo::claim_checked`: not yet checked, holds, fails.
+pub(crate) const CLAIM_UNKNOWN: u8 = 0;
+pub(crate) const CLAIM_HOLDS: u8 = 1;
+pub(crate) const CLAIM_FAILS: u8 = 2;
+
 pub struct Coo<'a> {
     tag: u8,
     /// `None` when the tag is unknown and was accepted in permissive mode.
@@ -92,9 +97,13 @@ pub struct Coo<'a> {
     ordered: bool,
     /// For a permissive handle that says it is sorted: whether its entries
     /// are in strictly increasing order and inside the shape, checked on the
-    /// first lookup that would use it (O(nnz), once; concurrent readers wait
-    /// for the one check) and kept.
-    claim_checked: std::sync::OnceLock<bool>,
+    /// first lookup that would use it (O(nnz)) and kept: `CLAIM_UNKNOWN`,
+    /// `CLAIM_HOLDS` or `CLAIM_FAILS`. One byte, in the struct's padding: a
+    /// handle is moved by value a few times on create, and a `OnceLock`
+    /// made each create cost ~25 instructions more. Readers that arrive
+    /// together before the answer is kept may each check; they store the
+    /// same answer.
+    claim_checked: std::sync::atomic::AtomicU8,
     permissive: bool,
     values: Storage<'a>,
     indices: Storage<'a>,
@@ -154,7 +163,7 @@ impl<'a> Coo<'a> {
             nnz: parts.nnz,
             is_sorted: parts.is_sorted,
             ordered: parts.is_sorted && !opts.permissive,
-            claim_checked: std::sync::OnceLock::new(),
+            claim_checked: std::sync::atomic::AtomicU8::new(CLAIM_UNKNOWN),
             permissive: opts.permissive,
             values,
             indices,
@@ -237,7 +246,7 @@ impl<'a> Coo<'a> {
             nnz,
             is_sorted,
             ordered: is_sorted,
-            claim_checked: std::sync::OnceLock::new(),
+            claim_checked: std::sync::atomic::AtomicU8::new(CLAIM_UNKNOWN),
             permissive: false,
             values: Storage::Owned(values),
             indices: Storage::Owned(indices),

@@ -70,8 +70,9 @@ unsafe fn lookup_f64_fast(
 /// linear scan otherwise. A HURRAY_COO_PERMISSIVE handle's is_sorted is a
 /// claim: the first lookup that would rely on it (single or batch, on any
 /// thread) checks it once, O(nnz) — about as long as validating the order
-/// would have taken — and keeps the answer in the handle (concurrent
-/// callers wait for that one check); from then on a binary search when the
+/// would have taken — and keeps the answer in the handle (callers that
+/// arrive together before it is kept may each check); from then on a
+/// binary search when the
 /// entries are strictly increasing and inside the shape, a linear scan when
 /// not. Single, indexed and batch lookups therefore agree on every handle,
 /// valid or not.

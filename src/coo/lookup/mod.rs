@@ -209,23 +209,34 @@ impl<'a> Coo<'a> {
     /// Whether a binary search finds what a scan finds: the order was
     /// verified at create, or the handle is permissive, says it is sorted,
     /// and its entries are strictly increasing and inside the shape (checked
-    /// on the first call, O(nnz), then kept; concurrent callers wait for the
-    /// one check).
-    #[inline]
+    /// on the first call that asks, O(nnz), then kept).
+    #[inline(always)]
     pub(crate) fn searchable(&self) -> bool {
-        self.ordered
-            || (self.is_sorted
-                && self.permissive
-                && *self.claim_checked.get_or_init(|| {
-                    let r = self.shape.len();
-                    r > 0
-                        && self.indices().len() as u64 == self.nnz.saturating_mul(r as u64)
-                        && crate::coo::validate::scan::first_sorted_violation(
-                            self.indices(),
-                            &self.shape,
-                        )
-                        .is_none()
-                }))
+        self.ordered || (self.is_sorted && self.permissive && self.claim_holds())
+    }
+
+    /// `searchable` for a permissive handle that says it is sorted.
+    #[cold]
+    #[inline(never)]
+    fn claim_holds(&self) -> bool {
+        use super::{CLAIM_FAILS, CLAIM_HOLDS, CLAIM_UNKNOWN};
+        use std::sync::atomic::Ordering;
+        match self.claim_checked.load(Ordering::Acquire) {
+            CLAIM_UNKNOWN => {
+                let r = self.shape.len();
+                let holds = r > 0
+                    && self.indices().len() as u64 == self.nnz.saturating_mul(r as u64)
+                    && crate::coo::validate::scan::first_sorted_violation(
+                        self.indices(),
+                        &self.shape,
+                    )
+                    .is_none();
+                let answer = if holds { CLAIM_HOLDS } else { CLAIM_FAILS };
+                self.claim_checked.store(answer, Ordering::Release);
+                holds
+            }
+            answer => answer == CLAIM_HOLDS,
+        }
     }
 
     fn interpretable(&self, what: &'static str) -> Result<&'static TypeInfo, CooError> {
