@@ -746,7 +746,7 @@ fn the_solvers_path_agrees_with_the_planning_path() {
     let mut rng = Rng::new(2024);
     // Enough triplets for two threads (each takes 65,536 at least).
     let n = 140_000usize;
-    for round in 0..6 {
+    for round in 0..4 {
         let (rows, cols) = [(700u64, 900u64), (40_000, 3), (5, 100_000)][round % 3];
         let index_type = INDEX_TYPES[round % 4];
         let base = (round / 2 % 2) as u8;
@@ -770,7 +770,7 @@ fn the_solvers_path_agrees_with_the_planning_path() {
                 coords[at][rng.below(2) as usize] = -1;
             }
         }
-        if round == 4 {
+        if round == 2 {
             // Out of bounds, late: the error the planning path names.
             let at = coords.len() - 10;
             coords[at][1] = i128::from(cols) + b;
