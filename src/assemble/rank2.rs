@@ -1,6 +1,9 @@
-//! The fast path for what solvers assemble: matrices of whole-byte values
-//! whose row count is at most about twice the triplet count, with fewer
-//! than 2^32 triplets and columns. The coordinates are read once per pass
+//! Matrices whose row count is at most about twice the triplet count, with
+//! fewer than 2^32 triplets and columns. The coordinates are read in their
+//! own integer type (no per-element dispatch) and handed first to the
+//! solver's path (`buckets.rs`: no plan; patterns go no further than it);
+//! what it declines takes the planning path below, for whole-byte values.
+//! The coordinates are read once per pass
 //! in their own integer type (no per-element dispatch), the triplets are
 //! bucketed by row (a counting sort), each row's `(column << 32 | triplet)`
 //! keys are sorted, and runs of equal columns are combined in place. The
