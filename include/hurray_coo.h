@@ -1546,7 +1546,7 @@ hurray_status hurray_coo_sort_modes(const struct hurray_coo *coo,
 
 /* ======================================================================
  * 9. Text files: Matrix Market and FROSTT
- *    Read .mtx and .tns files (path or memory) into a canonical handle; write a handle as text.
+ *    Read .mtx and .tns files, gzip-compressed or not (path, memory or a read callback), into a canonical handle; write a handle as text.
  * ====================================================================== */
 
 /**
@@ -1586,6 +1586,16 @@ typedef struct hurray_text_options {
 } hurray_text_options;
 
 /**
+ * The caller's read callback for hurray_coo_read_stream: copy up to len
+ * bytes of the stream into buf and return how many (0 only at the end of
+ * the stream), or a negative value on failure. It is called on the
+ * calling thread only, never after hurray_coo_read_stream returns.
+ */
+typedef ptrdiff_t (*hurray_read_fn)(void *user,
+                                    void *buf,
+                                    size_t len);
+
+/**
  * Reading flag: keep the stored triangle of a symmetric, skew-symmetric
  * or hermitian Matrix Market file as it is, instead of adding the mirror
  * image of every off-diagonal entry (*out_symmetry tells what the file
@@ -1616,6 +1626,16 @@ typedef struct hurray_text_options {
 #define HURRAY_MTX_HERMITIAN 3
 
 /**
+ * hurray_coo_read_stream: the stream holds a Matrix Market file.
+ */
+#define HURRAY_TEXT_MTX 1
+
+/**
+ * hurray_coo_read_stream: the stream holds a FROSTT file.
+ */
+#define HURRAY_TEXT_TNS 2
+
+/**
  * The largest precision the writers take (significant digits).
  */
 #define HURRAY_TEXT_MAX_PRECISION 17
@@ -1631,7 +1651,13 @@ typedef struct hurray_text_options {
  * each off-diagonal entry (same value, negated, conjugated) unless flags
  * has HURRAY_TEXT_KEEP_TRIANGULAR. Indices count from 1 in the file and
  * from 0 in the handle. Array files keep every entry, zeros included,
- * unless flags has HURRAY_ASSEMBLE_DROP_ZEROS.
+ * unless flags has HURRAY_ASSEMBLE_DROP_ZEROS. Comment lines may hold any
+ * bytes (Latin-1 in an old file's header); every other line is UTF-8.
+ *
+ * The text may be gzip-compressed (matrix.mtx.gz), recognised by its magic
+ * bytes whatever a file is called; concatenated members read as one text,
+ * and gzip data that does not decompress (a bad CRC, cut short) is
+ * HURRAY_ERR_IO, never a tensor.
  *
  * options: NULL for the defaults, else the duplicate policy, the flags
  * (HURRAY_ASSEMBLE_DROP_ZEROS, HURRAY_TEXT_KEEP_TRIANGULAR) and the threads
@@ -1647,8 +1673,8 @@ typedef struct hurray_text_options {
  * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
  * (flags), HURRAY_ERR_INVALID_ARGUMENT (policy, options->size), HURRAY_ERR_PARSE,
  * HURRAY_ERR_DUPLICATE,
- * HURRAY_ERR_OVERFLOW (an integer SUM), HURRAY_ERR_ALLOC,
- * HURRAY_ERR_INTERNAL_PANIC.
+ * HURRAY_ERR_OVERFLOW (an integer SUM), HURRAY_ERR_IO (gzip data that
+ * does not decompress), HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC.
  * Thread safety: may be called from any thread.
  */
 hurray_status hurray_coo_read_mtx(const void *bytes_ptr,
@@ -1659,8 +1685,11 @@ hurray_status hurray_coo_read_mtx(const void *bytes_ptr,
 
 /**
  * Read the Matrix Market file at path (a NUL-terminated file name, not
- * NULL) exactly as hurray_coo_read_mtx reads a buffer; messages start with
- * the path ("path: line 7, column 3: ...").
+ * NULL) exactly as hurray_coo_read_mtx reads a buffer, gzip-compressed or
+ * not; messages start with the path ("path: line 7, column 3: ..."). A
+ * coordinate file larger than 32 MiB is read and parsed 32 MiB at a time
+ * (decompressed as it is read when gzip), so its text is never held whole
+ * beside the entries.
  *
  * Returns HURRAY_OK, HURRAY_ERR_IO when the file cannot be opened or read
  * (the message has the system's reason), or any status of
@@ -1681,7 +1710,9 @@ hurray_status hurray_coo_read_mtx_file(const char *path,
  * against them), or NULL and 0 to take the rank from the first entry and
  * each extent as the largest coordinate of its mode. options (flags:
  * HURRAY_ASSEMBLE_DROP_ZEROS only matters here), out: as in
- * hurray_coo_read_mtx. bytes and shape are read during the call only.
+ * hurray_coo_read_mtx. bytes and shape are read during the call only. As
+ * there, the text may be gzip-compressed and comment lines may hold any
+ * bytes.
  *
  * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS,
  * HURRAY_ERR_INVALID_RANK, HURRAY_ERR_INVALID_SHAPE, HURRAY_ERR_PARSE (line,
@@ -1708,6 +1739,36 @@ hurray_status hurray_coo_read_tns_file(const char *path,
                                        uint32_t rank,
                                        const struct hurray_text_options *options,
                                        struct hurray_coo **out);
+
+/**
+ * Read a Matrix Market (format HURRAY_TEXT_MTX) or FROSTT
+ * (HURRAY_TEXT_TNS) file from the caller's stream (a pipe, a socket, a
+ * FILE*, a decompressor): read(user, buf, len) is called until it returns
+ * 0, and the text, gzip-compressed or not, is then read exactly as
+ * hurray_coo_read_mtx and hurray_coo_read_tns read a buffer. The whole
+ * text is held during the call (a file path lets hurray_coo_read_mtx_file
+ * read it in pieces instead).
+ *
+ * read (not NULL), user (passed to read as it is, may be NULL). shape,
+ * rank: for HURRAY_TEXT_TNS as in hurray_coo_read_tns; NULL and 0 for
+ * HURRAY_TEXT_MTX. options, out_symmetry (HURRAY_MTX_GENERAL for FROSTT),
+ * out: as in hurray_coo_read_mtx.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_IO when read fails (returns a negative
+ * value) or claims more bytes than it was given room for (the message
+ * says after how many bytes), HURRAY_ERR_INVALID_ARGUMENT (format, a
+ * shape for Matrix Market), or any status of hurray_coo_read_mtx and
+ * hurray_coo_read_tns.
+ * Thread safety: may be called from any thread; read runs on that thread.
+ */
+hurray_status hurray_coo_read_stream(hurray_read_fn read,
+                                     void *user,
+                                     uint32_t format,
+                                     const uint64_t *shape,
+                                     uint32_t rank,
+                                     const struct hurray_text_options *options,
+                                     uint32_t *out_symmetry,
+                                     struct hurray_coo **out);
 
 /**
  * Write coo (rank 2) as a Matrix Market coordinate general file into out:

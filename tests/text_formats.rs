@@ -490,7 +490,9 @@ fn files_round_trip_leave_no_temporary_and_errors_name_the_path() {
         hurray_coo::io::tns::read_tns_file(&dir.join("missing.tns"), None, &TextOptions::default())
             .unwrap_err();
     assert_eq!(e.status(), Status::Io);
-    assert!(e.to_string().contains("missing.tns"), "{e}");
+    let m = e.to_string();
+    assert!(m.contains("missing.tns: cannot read: "), "{m}");
+    assert!(!m.contains("os error"), "no Rust error suffix: {m}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -784,4 +786,157 @@ fn symmetric_writes_hold_one_triangle_and_read_back_as_the_same_matrix() {
         e.to_string().contains("cannot be written as hermitian"),
         "{e}"
     );
+}
+
+/// `text` compressed as gzip, in `members` concatenated members (what
+/// `cat a.gz b.gz` and parallel compressors write).
+fn gzip(text: &[u8], members: usize) -> Vec<u8> {
+    use std::io::Write;
+    let mut out = Vec::new();
+    let step = text.len().div_ceil(members.max(1)).max(1);
+    for part in text.chunks(step) {
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        z.write_all(part).unwrap();
+        out.extend(z.finish().unwrap());
+    }
+    out
+}
+
+/// gzip input, recognised by its magic bytes whatever the file is called,
+/// reads as its text does: from memory and from files, whole and in
+/// pieces, one member or several, Matrix Market and FROSTT; the same
+/// tensor or the same message. Damaged or cut gzip data is an Io error
+/// that says so, never a wrong tensor.
+#[test]
+fn gzip_text_reads_as_the_text_it_holds() {
+    use hurray_coo::io::mtx::read_mtx_file_in_pieces;
+    let dir = std::env::temp_dir().join(format!("hurray_gzip_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (plain, packed) = (dir.join("m.mtx"), dir.join("m.mtx.gz"));
+    let same = |a: &Result<_, CooError>, b: &Result<_, CooError>, what: &str| match (a, b) {
+        (Ok(a), Ok(b)) => assert_eq!(as_map(a), as_map(b), "{what}"),
+        (Err(a), Err(b)) => assert_eq!(
+            a.to_string().replace(".mtx.gz", ".mtx"),
+            b.to_string().replace(".mtx.gz", ".mtx"),
+            "{what}"
+        ),
+        _ => panic!("{what}: {a:?} vs {b:?}"),
+    };
+    let mut rng = Rng::new(77);
+    let mut oks = 0;
+    for round in 0..60 {
+        let frostt = round % 4 == 3;
+        let text = random_text(&mut rng, frostt, round % 30 == 0);
+        let gz = gzip(text.as_bytes(), 1 + round % 3);
+        let o = text_options(round, Duplicates::Last, 1 + round % 2);
+        if frostt {
+            let a = read_tns(text.as_bytes(), None, &o);
+            let b = read_tns(&gz, None, &o);
+            same(&a, &b, &format!("tns round {round}"));
+            std::fs::write(&plain, &gz).unwrap(); // the name says .mtx
+            let c = hurray_coo::io::tns::read_tns_file(&plain, None, &o);
+            same(&a, &c.map_err(strip_path), "tns file");
+            continue;
+        }
+        let a = read_mtx(text.as_bytes(), &o).map(|x| x.0);
+        let b = read_mtx(&gz, &o).map(|x| x.0);
+        same(&a, &b, &format!("mtx bytes, round {round}"));
+        oks += a.is_ok() as usize;
+        std::fs::write(&plain, &text).unwrap();
+        std::fs::write(&packed, &gz).unwrap();
+        let whole = read_mtx_file_in_pieces(&plain, &o, usize::MAX).map(|x| x.0);
+        for piece in [usize::MAX, 50, 1 + rng.below(400) as usize] {
+            let got = read_mtx_file_in_pieces(&packed, &o, piece).map(|x| x.0);
+            same(&whole, &got, &format!("mtx file, round {round}, piece {piece}"));
+        }
+    }
+    assert!(oks > 10, "{oks} valid texts");
+    // Damaged data: a flipped byte inside the deflate stream or the CRC,
+    // and a stream cut short.
+    let text = random_text(&mut Rng::new(5), false, true);
+    let gz = gzip(text.as_bytes(), 1);
+    let mut flipped = gz.clone();
+    let at = gz.len() - 6; // in the CRC-32 of the trailer
+    flipped[at] ^= 0x40;
+    let cut = &gz[..gz.len() / 2];
+    for bad in [&flipped[..], cut] {
+        let e = read_mtx(bad, &TextOptions::default()).unwrap_err();
+        assert_eq!(e.status(), Status::Io, "{e}");
+        assert!(e.to_string().contains("gzip data does not decompress"), "{e}");
+        std::fs::write(&packed, bad).unwrap();
+        for piece in [usize::MAX, 64] {
+            let e = read_mtx_file_in_pieces(&packed, &TextOptions::default(), piece).unwrap_err();
+            let m = e.to_string();
+            assert!(
+                m.starts_with(&format!("{}: cannot read: the gzip data", packed.display())),
+                "{m}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A tns error from a file, with the file's path taken off.
+fn strip_path(e: CooError) -> CooError {
+    match e {
+        CooError::Parse {
+            line, column, what, ..
+        } => CooError::Parse {
+            path: None,
+            line,
+            column,
+            what,
+        },
+        CooError::DuplicateLine {
+            line,
+            mirrored,
+            first_line,
+            first_mirrored,
+            coords,
+            ..
+        } => CooError::DuplicateLine {
+            path: None,
+            line,
+            mirrored,
+            first_line,
+            first_mirrored,
+            coords,
+        },
+        other => other,
+    }
+}
+
+/// Comment lines may hold any bytes (an old file's Latin-1 author name);
+/// other lines must be UTF-8, and the message names the line.
+#[test]
+fn comments_may_hold_any_bytes_and_entry_lines_may_not() {
+    let text = b"%%MatrixMarket matrix coordinate real general\n% Jos\xe9 Mar\xeda, 1994\n\
+                 2 2 2\n1 1 1.5\n  % \xff\xfe\n2 2 -1\n";
+    for piece in [usize::MAX, 30] {
+        let dir = std::env::temp_dir().join(format!("hurray_latin1_{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("l.mtx");
+        std::fs::write(&p, text).unwrap();
+        let (c, _) =
+            hurray_coo::io::mtx::read_mtx_file_in_pieces(&p, &TextOptions::default(), piece)
+                .unwrap();
+        assert_eq!(f64s(&c), [1.5, -1.0]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    let t = read_tns(b"# \xe9t\xe9\n1 2 3.0\n", None, &TextOptions::default()).unwrap();
+    assert_eq!(t.nnz(), 1);
+    let bad = b"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1.\xe9\n";
+    let (st, msg) = match read_mtx(bad, &TextOptions::default()) {
+        Err(e) => (e.status(), e.to_string()),
+        Ok(_) => panic!("a non-UTF-8 entry line was accepted"),
+    };
+    assert_eq!(st, Status::ParseError);
+    assert!(msg.starts_with("line 3: not UTF-8 text (byte 7"), "{msg}");
+    // So is a banner whose keywords are not UTF-8.
+    let e = read_mtx(
+        b"%%MatrixMarket matrix coordinate r\xe9al general\n1 1 0\n",
+        &TextOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(e.status(), Status::ParseError, "{e}");
 }

@@ -257,6 +257,127 @@ static int test_failed_writes_leave_no_temporary(void) {
     return failures;
 }
 
+/* SYM above, gzip-compressed (as .mtx.gz files are). */
+static const unsigned char SYM_GZ[] = {
+    0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0x45, 0x8b,
+    0x41, 0x0a, 0x80, 0x30, 0x10, 0x03, 0xef, 0x7d, 0x45, 0x2e, 0xbd, 0xa9,
+    0x58, 0xd7, 0x6f, 0xf8, 0x88, 0xa5, 0x2e, 0x22, 0xb6, 0x16, 0xd6, 0x82,
+    0xfa, 0x7b, 0x4b, 0x15, 0x3c, 0x4d, 0x32, 0x21, 0xd6, 0x4e, 0x9c, 0x75,
+    0xbd, 0x26, 0xd6, 0x4d, 0x32, 0x62, 0x2d, 0xf0, 0x29, 0xe9, 0xbc, 0xee,
+    0x9c, 0x05, 0x2a, 0x1c, 0x70, 0xdc, 0x31, 0x4a, 0x59, 0xbc, 0xb1, 0x60,
+    0xd0, 0x45, 0xbf, 0xf9, 0x2e, 0x0d, 0x42, 0x3a, 0x45, 0x51, 0x32, 0xef,
+    0x4b, 0x10, 0x43, 0x20, 0x8c, 0xc6, 0xc1, 0x61, 0xec, 0x7a, 0x33, 0x14,
+    0xb6, 0xae, 0xc8, 0xe1, 0x05, 0x55, 0xfb, 0x00, 0xa7, 0xba, 0x71, 0x9b,
+    0x7d, 0x00, 0x00, 0x00,
+};
+
+/* A FILE* as a hurray_read_fn: what a caller reading a pipe writes. */
+static ptrdiff_t read_file_cb(void *user, void *buf, size_t len) {
+    FILE *f = (FILE *)user;
+    size_t n = fread(buf, 1, len, f);
+    return (n == 0 && ferror(f)) ? -1 : (ptrdiff_t)n;
+}
+
+/* A callback that hands out `left` bytes of SYM and then fails. */
+static size_t fail_after;
+static ptrdiff_t failing_cb(void *user, void *buf, size_t len) {
+    size_t *pos = (size_t *)user;
+    if (*pos >= fail_after) return -1;
+    size_t n = fail_after - *pos < len ? fail_after - *pos : len;
+    memcpy(buf, SYM + *pos, n);
+    *pos += n;
+    return (ptrdiff_t)n;
+}
+
+/* A callback that claims more bytes than it was given room for. */
+static ptrdiff_t lying_cb(void *user, void *buf, size_t len) {
+    (void)user;
+    (void)buf;
+    return (ptrdiff_t)len + 1;
+}
+
+static int test_gzip_and_streams(void) {
+    int failures = 0;
+    hurray_coo *coo = NULL;
+    uint32_t sym = 99;
+    /* gzip bytes in memory read as their text. */
+    CHECK_STATUS(hurray_coo_read_mtx(SYM_GZ, sizeof SYM_GZ, NULL, &sym, &coo), HURRAY_OK, "");
+    CHECK(sym == HURRAY_MTX_SYMMETRIC && hurray_coo_nnz(coo) == 6);
+    hurray_coo_free(coo);
+    coo = NULL;
+    /* Cut short: an Io error that says so, and no handle. */
+    CHECK_STATUS(hurray_coo_read_mtx(SYM_GZ, sizeof SYM_GZ - 9, NULL, NULL, &coo), HURRAY_ERR_IO,
+                 "the gzip data does not decompress");
+    CHECK(coo == NULL);
+    /* A stream, plain and gzip, through a FILE* (a file called .mtx that
+       holds gzip is still gzip). */
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/hurray_ctest_stream_%ld.mtx", (long)getpid());
+    for (int gz = 0; gz < 2; gz++) {
+        FILE *w = fopen(path, "wb");
+        CHECK(w != NULL);
+        if (w == NULL) return failures;
+        fwrite(gz ? (const void *)SYM_GZ : (const void *)SYM, 1, gz ? sizeof SYM_GZ : strlen(SYM), w);
+        fclose(w);
+        FILE *r = fopen(path, "rb");
+        sym = 99;
+        CHECK_STATUS(hurray_coo_read_stream(read_file_cb, r, HURRAY_TEXT_MTX, NULL, 0, NULL, &sym, &coo),
+                     HURRAY_OK, "");
+        fclose(r);
+        CHECK(sym == HURRAY_MTX_SYMMETRIC && hurray_coo_nnz(coo) == 6);
+        hurray_coo_free(coo);
+        coo = NULL;
+        /* The path reader takes the same file. */
+        CHECK_STATUS(hurray_coo_read_mtx_file(path, NULL, NULL, &coo), HURRAY_OK, "");
+        CHECK(hurray_coo_nnz(coo) == 6);
+        hurray_coo_free(coo);
+        coo = NULL;
+    }
+    {
+        /* FROSTT from a stream; the shape checks every coordinate. */
+        static const char tns[] = "1 2 3 1.5\n2 1 1 -2\n";
+        FILE *w = fopen(path, "wb");
+        CHECK(w != NULL);
+        if (w == NULL) return failures;
+        fwrite(tns, 1, strlen(tns), w);
+        fclose(w);
+        FILE *r = fopen(path, "rb");
+        const uint64_t shape[3] = {2, 2, 3};
+        sym = 99;
+        CHECK_STATUS(hurray_coo_read_stream(read_file_cb, r, HURRAY_TEXT_TNS, shape, 3, NULL, &sym, &coo),
+                     HURRAY_OK, "");
+        fclose(r);
+        CHECK(sym == HURRAY_MTX_GENERAL && hurray_coo_nnz(coo) == 2 && hurray_coo_rank(coo) == 3);
+        hurray_coo_free(coo);
+        coo = NULL;
+    }
+    remove(path);
+    /* A callback that fails, or lies about what it wrote: Io, with how far
+       the stream got. */
+    size_t pos = 0;
+    fail_after = 20;
+    coo = (hurray_coo *)&pos;
+    CHECK_STATUS(hurray_coo_read_stream(failing_cb, &pos, HURRAY_TEXT_MTX, NULL, 0, NULL, NULL, &coo),
+                 HURRAY_ERR_IO, "the read callback returned -1 (failure) after 20 bytes");
+    CHECK(coo == NULL);
+    CHECK_STATUS(hurray_coo_read_stream(lying_cb, NULL, HURRAY_TEXT_MTX, NULL, 0, NULL, NULL, &coo),
+                 HURRAY_ERR_IO, "for a buffer of");
+    /* Hostile arguments. */
+    CHECK_STATUS(hurray_coo_read_stream(NULL, NULL, HURRAY_TEXT_MTX, NULL, 0, NULL, NULL, &coo),
+                 HURRAY_ERR_NULL_POINTER, "read");
+    CHECK_STATUS(hurray_coo_read_stream(lying_cb, NULL, 7, NULL, 0, NULL, NULL, &coo),
+                 HURRAY_ERR_INVALID_ARGUMENT, "format 7");
+    {
+        const uint64_t shape[2] = {3, 3};
+        CHECK_STATUS(hurray_coo_read_stream(lying_cb, NULL, HURRAY_TEXT_MTX, shape, 2, NULL, NULL, &coo),
+                     HURRAY_ERR_INVALID_ARGUMENT, "says its own shape");
+    }
+    CHECK_STATUS(hurray_coo_read_stream(lying_cb, NULL, HURRAY_TEXT_MTX, NULL, 0, NULL, NULL, NULL),
+                 HURRAY_ERR_NULL_POINTER, "out");
+    CHECK(coo == NULL);
+    return failures;
+}
+
 static const struct {
     const char *name;
     ctest_fn fn;
@@ -266,6 +387,7 @@ static const struct {
     {"mtx_errors_name_line_and_column", test_mtx_errors_name_line_and_column},
     {"write_sizes_and_round_trips", test_write_sizes_and_round_trips},
     {"tns_from_memory", test_tns_from_memory},
+    {"gzip_and_streams", test_gzip_and_streams},
 };
 
 size_t ctest_text_count(void);

@@ -1,6 +1,6 @@
-//! Matrix Market (`.mtx`) and FROSTT (`.tns`) files: read from a path or a
-//! memory buffer into a canonical handle, write a handle to a path or into
-//! caller memory.
+//! Matrix Market (`.mtx`) and FROSTT (`.tns`) files, gzip-compressed or
+//! not: read from a path, a memory buffer or the caller's read callback
+//! into a canonical handle, write a handle to a path or into caller memory.
 
 use std::ffi::{c_char, c_void};
 use std::path::Path;
@@ -34,6 +34,11 @@ pub const HURRAY_MTX_SKEW_SYMMETRIC: u32 = 2;
 /// Matrix Market symmetry: a(j,i) = conj(a(i,j)); the lower triangle is
 /// stored.
 pub const HURRAY_MTX_HERMITIAN: u32 = 3;
+
+/// hurray_coo_read_stream: the stream holds a Matrix Market file.
+pub const HURRAY_TEXT_MTX: u32 = 1;
+/// hurray_coo_read_stream: the stream holds a FROSTT file.
+pub const HURRAY_TEXT_TNS: u32 = 2;
 
 /// The largest precision the writers take (significant digits).
 pub const HURRAY_TEXT_MAX_PRECISION: u32 = 17;
@@ -111,14 +116,17 @@ fn write_options(o: &hurray_text_options) -> WriteOptions {
 enum Source<'a> {
     Memory(&'a [u8]),
     File(&'a Path),
+    /// A stream's text, read whole.
+    Stream(Vec<u8>),
 }
 
 impl Source<'_> {
     fn read<T>(&self, parse: impl FnOnce(&[u8]) -> Result<T, CooError>) -> Result<T, CooError> {
         match self {
             Source::Memory(b) => parse(b),
+            Source::Stream(b) => parse(b),
             Source::File(p) => {
-                let b = text::read_file(p)?;
+                let b = text::read_text_file(p)?;
                 parse(&b).map_err(|e| text::in_file(p, e))
             }
         }
@@ -170,7 +178,13 @@ unsafe fn read_mtx_from<'s>(
 /// each off-diagonal entry (same value, negated, conjugated) unless flags
 /// has HURRAY_TEXT_KEEP_TRIANGULAR. Indices count from 1 in the file and
 /// from 0 in the handle. Array files keep every entry, zeros included,
-/// unless flags has HURRAY_ASSEMBLE_DROP_ZEROS.
+/// unless flags has HURRAY_ASSEMBLE_DROP_ZEROS. Comment lines may hold any
+/// bytes (Latin-1 in an old file's header); every other line is UTF-8.
+///
+/// The text may be gzip-compressed (matrix.mtx.gz), recognised by its magic
+/// bytes whatever a file is called; concatenated members read as one text,
+/// and gzip data that does not decompress (a bad CRC, cut short) is
+/// HURRAY_ERR_IO, never a tensor.
 ///
 /// options: NULL for the defaults, else the duplicate policy, the flags
 /// (HURRAY_ASSEMBLE_DROP_ZEROS, HURRAY_TEXT_KEEP_TRIANGULAR) and the threads
@@ -186,8 +200,8 @@ unsafe fn read_mtx_from<'s>(
 /// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
 /// (flags), HURRAY_ERR_INVALID_ARGUMENT (policy, options->size), HURRAY_ERR_PARSE,
 /// HURRAY_ERR_DUPLICATE,
-/// HURRAY_ERR_OVERFLOW (an integer SUM), HURRAY_ERR_ALLOC,
-/// HURRAY_ERR_INTERNAL_PANIC.
+/// HURRAY_ERR_OVERFLOW (an integer SUM), HURRAY_ERR_IO (gzip data that
+/// does not decompress), HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC.
 /// Thread safety: may be called from any thread.
 #[no_mangle]
 pub unsafe extern "C" fn hurray_coo_read_mtx(
@@ -209,8 +223,11 @@ pub unsafe extern "C" fn hurray_coo_read_mtx(
 }
 
 /// Read the Matrix Market file at path (a NUL-terminated file name, not
-/// NULL) exactly as hurray_coo_read_mtx reads a buffer; messages start with
-/// the path ("path: line 7, column 3: ...").
+/// NULL) exactly as hurray_coo_read_mtx reads a buffer, gzip-compressed or
+/// not; messages start with the path ("path: line 7, column 3: ..."). A
+/// coordinate file larger than 32 MiB is read and parsed 32 MiB at a time
+/// (decompressed as it is read when gzip), so its text is never held whole
+/// beside the entries.
 ///
 /// Returns HURRAY_OK, HURRAY_ERR_IO when the file cannot be opened or read
 /// (the message has the system's reason), or any status of
@@ -270,7 +287,9 @@ unsafe fn read_tns_from<'s>(
 /// against them), or NULL and 0 to take the rank from the first entry and
 /// each extent as the largest coordinate of its mode. options (flags:
 /// HURRAY_ASSEMBLE_DROP_ZEROS only matters here), out: as in
-/// hurray_coo_read_mtx. bytes and shape are read during the call only.
+/// hurray_coo_read_mtx. bytes and shape are read during the call only. As
+/// there, the text may be gzip-compressed and comment lines may hold any
+/// bytes.
 ///
 /// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS,
 /// HURRAY_ERR_INVALID_RANK, HURRAY_ERR_INVALID_SHAPE, HURRAY_ERR_PARSE (line,
@@ -320,6 +339,114 @@ pub unsafe extern "C" fn hurray_coo_read_tns_file(
             options,
             out,
         )
+    }
+}
+
+/// The caller's read callback for hurray_coo_read_stream: copy up to len
+/// bytes of the stream into buf and return how many (0 only at the end of
+/// the stream), or a negative value on failure. It is called on the
+/// calling thread only, never after hurray_coo_read_stream returns.
+pub type hurray_read_fn =
+    Option<unsafe extern "C" fn(user: *mut c_void, buf: *mut c_void, len: usize) -> isize>;
+
+/// The caller's callback as a reader.
+struct Callback {
+    f: unsafe extern "C" fn(*mut c_void, *mut c_void, usize) -> isize,
+    user: *mut c_void,
+    total: u64,
+}
+
+impl std::io::Read for Callback {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        // SAFETY: the caller's callback, given a writable buffer of
+        // buf.len() bytes; its contract writes at most that many.
+        let n = unsafe { (self.f)(self.user, buf.as_mut_ptr().cast(), buf.len()) };
+        let at = self.total;
+        match usize::try_from(n) {
+            Err(_) => Err(std::io::Error::other(format!(
+                "the read callback returned {n} (failure) after {at} bytes"
+            ))),
+            Ok(k) if k > buf.len() => Err(std::io::Error::other(format!(
+                "the read callback returned {k} for a buffer of {} bytes, after {at} bytes",
+                buf.len()
+            ))),
+            Ok(k) => {
+                self.total += k as u64;
+                Ok(k)
+            }
+        }
+    }
+}
+
+/// The whole text of the caller's stream.
+fn stream_text(read: hurray_read_fn, user: *mut c_void) -> Result<Vec<u8>, CooError> {
+    let f = read.ok_or(CooError::null("read"))?;
+    let r = Callback { f, user, total: 0 };
+    crate::io::fsutil::read_all(r, 1 << 20, "the stream's text", |e| {
+        CooError::Io(format!(
+            "the stream: cannot read: {}",
+            crate::io::fsutil::reason(&e)
+        ))
+    })
+}
+
+/// Read a Matrix Market (format HURRAY_TEXT_MTX) or FROSTT
+/// (HURRAY_TEXT_TNS) file from the caller's stream (a pipe, a socket, a
+/// FILE*, a decompressor): read(user, buf, len) is called until it returns
+/// 0, and the text, gzip-compressed or not, is then read exactly as
+/// hurray_coo_read_mtx and hurray_coo_read_tns read a buffer. The whole
+/// text is held during the call (a file path lets hurray_coo_read_mtx_file
+/// read it in pieces instead).
+///
+/// read (not NULL), user (passed to read as it is, may be NULL). shape,
+/// rank: for HURRAY_TEXT_TNS as in hurray_coo_read_tns; NULL and 0 for
+/// HURRAY_TEXT_MTX. options, out_symmetry (HURRAY_MTX_GENERAL for FROSTT),
+/// out: as in hurray_coo_read_mtx.
+///
+/// Returns HURRAY_OK, HURRAY_ERR_IO when read fails (returns a negative
+/// value) or claims more bytes than it was given room for (the message
+/// says after how many bytes), HURRAY_ERR_INVALID_ARGUMENT (format, a
+/// shape for Matrix Market), or any status of hurray_coo_read_mtx and
+/// hurray_coo_read_tns.
+/// Thread safety: may be called from any thread; read runs on that thread.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_coo_read_stream(
+    read: hurray_read_fn,
+    user: *mut c_void,
+    format: u32,
+    shape: *const u64,
+    rank: u32,
+    options: *const hurray_text_options,
+    out_symmetry: *mut u32,
+    out: *mut *mut hurray_coo,
+) -> hurray_status {
+    let src = || Ok(Source::Stream(stream_text(read, user)?));
+    match format {
+        HURRAY_TEXT_MTX if shape.is_null() && rank == 0 => {
+            // SAFETY: as documented for hurray_coo_read_mtx.
+            unsafe { read_mtx_from(src, options, out_symmetry, out) }
+        }
+        HURRAY_TEXT_TNS => {
+            // SAFETY: NULL or writable, per the contract.
+            unsafe { write_opt(out_symmetry, HURRAY_MTX_GENERAL) };
+            // SAFETY: as documented for hurray_coo_read_tns.
+            unsafe { read_tns_from(src, shape, rank, options, out) }
+        }
+        _ => guard(|| {
+            // SAFETY: NULL-checked; writable per the contract.
+            unsafe { write_req(out, std::ptr::null_mut(), "out")? };
+            Err(match format {
+                HURRAY_TEXT_MTX => CooError::Argument(
+                    "a Matrix Market file says its own shape: pass NULL and 0 for shape and rank"
+                        .into(),
+                ),
+                _ => CooError::OutOfRange {
+                    what: "format",
+                    value: format as u64,
+                    allowed: "HURRAY_TEXT_MTX (1) or HURRAY_TEXT_TNS (2)".into(),
+                },
+            })
+        }),
     }
 }
 

@@ -1,37 +1,88 @@
 //! Files on disk, for every format: reading a whole file without aborting
 //! on a failed allocation, and writing through a temporary file that takes
-//! the final name only once complete.
+//! the final name only once complete; the messages say which path, whether
+//! it was being read or written, and the system's reason in words.
 
 use std::ffi::OsString;
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::CooError;
 
-/// The `Io` error for `path`.
-pub(crate) fn io_error(path: &Path) -> impl Fn(std::io::Error) -> CooError + '_ {
-    move |e| CooError::Io(format!("{}: {e}", path.display()))
+/// The system's reason in words, without the "(os error N)" that Rust's
+/// `io::Error` appends (the number says nothing the words do not).
+pub(crate) fn reason(e: &std::io::Error) -> String {
+    let m = e.to_string();
+    match m.rfind(" (os error ") {
+        Some(k) if m.ends_with(')') => m[..k].to_string(),
+        _ => m,
+    }
+}
+
+/// The `Io` error for `path` while `doing` ("reading", "writing"):
+/// "out.mtx: cannot write: Permission denied".
+pub(crate) fn io_error<'p>(
+    path: &'p Path,
+    doing: &'static str,
+) -> impl Fn(std::io::Error) -> CooError + 'p {
+    move |e| CooError::Io(format!("{}: cannot {doing}: {}", path.display(), reason(&e)))
+}
+
+/// Read from `r` onto the end of `buf` until it holds `limit` bytes or
+/// `r` ends (then `true`), growing `buf` fallibly (a failed allocation is
+/// an `Alloc` error naming `what`, never an abort).
+pub(crate) fn read_up_to(
+    r: &mut dyn Read,
+    buf: &mut Vec<u8>,
+    limit: usize,
+    what: &'static str,
+    io: &dyn Fn(std::io::Error) -> CooError,
+) -> Result<bool, CooError> {
+    while buf.len() < limit {
+        if buf.len() == buf.capacity() {
+            let more = buf.len().max(1 << 16).min(limit - buf.len());
+            buf.try_reserve(more).map_err(|_| CooError::Alloc {
+                bytes: buf.len().saturating_add(more),
+                what,
+            })?;
+        }
+        let room = (buf.capacity().min(limit) - buf.len()) as u64;
+        match r.take(room).read_to_end(buf) {
+            // Short of the room: the end of the input.
+            Ok(n) if (n as u64) < room => return Ok(true),
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(io(e)),
+        }
+    }
+    Ok(false)
+}
+
+/// Read all of `r` (see [`read_up_to`]); `hint` is the expected length.
+pub(crate) fn read_all(
+    mut r: impl Read,
+    hint: usize,
+    what: &'static str,
+    io: impl Fn(std::io::Error) -> CooError,
+) -> Result<Vec<u8>, CooError> {
+    let mut buf: Vec<u8> = Vec::new();
+    buf.try_reserve(hint).map_err(|_| CooError::Alloc { bytes: hint, what })?;
+    read_up_to(&mut r, &mut buf, usize::MAX, what, &io)?;
+    Ok(buf)
 }
 
 /// Read the whole file at `path`.
 pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, CooError> {
-    use std::io::Read;
-    let io = io_error(path);
-    let mut f = File::open(path).map_err(&io)?;
+    let io = io_error(path, "read");
+    let f = File::open(path).map_err(&io)?;
     let len = f.metadata().map_err(&io)?.len();
     let len = usize::try_from(len).map_err(|_| CooError::Alloc {
         bytes: usize::MAX,
         what: "the file's contents",
     })?;
-    let mut buf = Vec::new();
-    buf.try_reserve_exact(len).map_err(|_| CooError::Alloc {
-        bytes: len,
-        what: "the file's contents",
-    })?;
-    f.read_to_end(&mut buf).map_err(io)?;
-    Ok(buf)
+    read_all(f, len.saturating_add(1), "the file's contents", io)
 }
 
 /// A file being written under a temporary name (`.NAME.PID-N.tmp` beside
@@ -62,7 +113,7 @@ impl AtomicFile {
             SERIAL.fetch_add(1, Ordering::Relaxed)
         ));
         let tmp = path.with_file_name(tmp_name);
-        let f = File::create(&tmp).map_err(io_error(path))?;
+        let f = File::create(&tmp).map_err(io_error(path, "write"))?;
         Ok(AtomicFile {
             out: Some(BufWriter::with_capacity(1 << 20, f)),
             tmp,
@@ -79,7 +130,7 @@ impl AtomicFile {
     /// Flush, optionally fsync (file, then directory after the rename), and
     /// rename into place.
     pub(crate) fn commit(mut self, sync: bool) -> Result<(), CooError> {
-        let io = io_error(&self.path);
+        let io = io_error(&self.path, "write");
         let Some(out) = self.out.take() else {
             return Err(CooError::Io(format!(
                 "{}: already committed",
@@ -148,6 +199,6 @@ impl Drop for AtomicFile {
 /// (durability against power loss is the caller's choice, as with scipy).
 pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CooError> {
     let mut f = AtomicFile::create(path)?;
-    f.write_all(bytes).map_err(io_error(path))?;
+    f.write_all(bytes).map_err(io_error(path, "write"))?;
     f.commit(false)
 }

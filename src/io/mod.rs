@@ -1,11 +1,13 @@
 //! The wire format and what it carries: the Hurray descriptor (reader and
 //! writer), Hurray files (`file/`) and the statistics section; the text formats (Matrix Market in
-//! `mtx.rs`, FROSTT in `tns.rs`, what they share in `text.rs`).
+//! `mtx.rs`, FROSTT in `tns.rs`, what they share in `text.rs`, gzip-compressed
+//! text in `gzip.rs`).
 
 pub mod descriptor;
 mod fastparse;
 pub mod file;
 pub(crate) mod fsutil;
+pub(crate) mod gzip;
 pub mod mtx;
 pub mod stats;
 pub(crate) mod text;

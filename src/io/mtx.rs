@@ -171,6 +171,7 @@ pub fn read_mtx_line_by_line(
 }
 
 fn read(bytes: &[u8], o: &TextOptions, fast: bool) -> Result<(Coo<'static>, MtxHeader), CooError> {
+    let bytes = &text::text_of(bytes)?[..];
     let p = parse(bytes, o, fast)?;
     finish(p, o, |k| text::line_of_item(bytes, '%', 1, k) as u64)
 }
@@ -664,14 +665,14 @@ pub fn read_mtx_file_in_pieces(
     // is read again to find it.
     let again = std::cell::OnceCell::new();
     let line_of = |k: u64| {
-        let text = again.get_or_init(|| text::read_file(path).ok());
+        let text = again.get_or_init(|| text::read_text_file(path).ok());
         text.as_deref()
             .map_or(0, |b| text::line_of_item(b, '%', 1, k))
     };
     let p = match in_pieces(path, o, piece.max(1), &line_of).map_err(in_file)? {
         Some(p) => p,
         None => {
-            let bytes = text::read_file(path)?;
+            let bytes = text::read_text_file(path)?;
             let p = parse(&bytes, o, true).map_err(in_file)?;
             drop(bytes);
             p
@@ -693,23 +694,17 @@ fn in_pieces(
     piece: usize,
     line_of: &dyn Fn(u64) -> usize,
 ) -> Result<Option<Parsed>, CooError> {
-    use std::io::Read;
-    let io = crate::io::fsutil::io_error(path);
-    let mut f = std::fs::File::open(path).map_err(&io)?;
-    let len = f.metadata().map_err(&io)?.len();
-    if len <= piece as u64 {
+    let io = crate::io::fsutil::io_error(path, "read");
+    let file = crate::io::gzip::open_text(path)?;
+    let mut f = file.reader;
+    if file.len.is_some_and(|len| len <= piece as u64) {
         return Ok(None);
     }
     let mut buf: Vec<u8> = Vec::new();
-    buf.try_reserve_exact(piece).map_err(|_| CooError::Alloc {
-        bytes: piece,
-        what: "a piece of the file",
-    })?;
-    // Fill `buf` up to `piece` bytes; true at the end of the file.
+    // Fill `buf` up to `piece` bytes (grown as needed, once); true at the
+    // end of the file.
     let mut fill = |buf: &mut Vec<u8>| -> Result<bool, CooError> {
-        let room = (piece - buf.len().min(piece)) as u64;
-        let got = (&mut f).take(room).read_to_end(buf).map_err(&io)?;
-        Ok(got == 0 || (got as u64) < room)
+        crate::io::fsutil::read_up_to(&mut f, buf, piece, "a piece of the file", &io)
     };
     if fill(&mut buf)? {
         return Ok(None);
@@ -738,8 +733,10 @@ fn in_pieces(
         values,
         comment: b'%',
     };
-    // Room for the declared entries, never more than the file can hold.
-    let most = declared.min(len / 4 + 1) as usize;
+    // Room for the declared entries, never more than the file can hold
+    // (a compressed file's text has no known length: room for at most 4M
+    // entries to start with, then the entries grow as they are parsed).
+    let most = declared.min(file.len.map_or(1 << 22, |len| len / 4 + 1)) as usize;
     let mut e = Entries::default();
     e.coords
         .try_reserve_exact(most.saturating_mul(2))

@@ -81,13 +81,28 @@ impl<'a> Lines<'a> {
         };
         self.text = rest;
         self.line += 1;
-        let line = std::str::from_utf8(line).map_err(|e| {
-            CooError::parse(
-                self.line,
-                None,
-                format!("not UTF-8 text (byte {} of the line)", e.valid_up_to() + 1),
-            )
-        })?;
+        let line = match std::str::from_utf8(line) {
+            Ok(l) => l,
+            // A comment line may hold any bytes (an old file's Latin-1
+            // author name): nothing in it is read, so it is kept up to its
+            // first byte that is not UTF-8 (the banner, a comment too,
+            // still has to parse from what is kept).
+            Err(e) if line.trim_ascii_start().starts_with(&[self.comment as u8]) => {
+                let valid = &line[..e.valid_up_to()];
+                std::str::from_utf8(valid).unwrap_or_default()
+            }
+            Err(e) => {
+                return Err(CooError::parse(
+                    self.line,
+                    None,
+                    format!(
+                        "not UTF-8 text (byte {} of the line); only comment lines may hold \
+                         other bytes",
+                        e.valid_up_to() + 1
+                    ),
+                ))
+            }
+        };
         Ok(Some((self.line, line.strip_suffix('\r').unwrap_or(line))))
     }
 
@@ -292,7 +307,8 @@ pub(crate) fn in_file(path: &std::path::Path, e: CooError) -> CooError {
     }
 }
 
-pub(crate) use crate::io::fsutil::{read_file, write_file};
+pub(crate) use crate::io::fsutil::write_file;
+pub(crate) use crate::io::gzip::{read_text_file, text_of};
 
 /// How to read a text file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -39,6 +39,7 @@ fn read(
     o: &TextOptions,
     fast: bool,
 ) -> Result<Coo<'static>, CooError> {
+    let bytes = &text::text_of(bytes)?[..];
     let quick = if fast {
         fast_entries(bytes, shape, o.assemble.threads)?
     } else {
@@ -206,7 +207,7 @@ pub fn read_tns_file(
     shape: Option<&[u64]>,
     o: &TextOptions,
 ) -> Result<Coo<'static>, CooError> {
-    read_tns(&text::read_file(path)?, shape, o).map_err(|e| text::in_file(path, e))
+    read_tns(&text::read_text_file(path)?, shape, o).map_err(|e| text::in_file(path, e))
 }
 
 /// Write `coo` to `path` as FROSTT (see [`write_tns`]), through a

@@ -114,13 +114,13 @@ impl std::fmt::Debug for HurrayFile {
 impl HurrayFile {
     /// Open the file at `path` and check its container.
     pub fn open(path: &Path, mode: OpenMode) -> Result<HurrayFile, CooError> {
-        let io = |e: std::io::Error| CooError::Io(format!("{}: {e}", path.display()));
+        let io = crate::io::fsutil::io_error(path, "read");
         let in_file = |e: CooError| CooError::InFile {
             context: path.display().to_string(),
             inner: Box::new(e),
         };
-        let file = std::fs::File::open(path).map_err(io)?;
-        let len = file.metadata().map_err(io)?.len();
+        let file = std::fs::File::open(path).map_err(&io)?;
+        let len = file.metadata().map_err(&io)?.len();
         // Mapping 0 bytes fails; a file that short is refused by the checks
         // anyway, so it is read instead.
         let src = if mode == OpenMode::Read || len < HEADER_LEN + TRAILER_LEN {
@@ -133,7 +133,7 @@ impl HurrayFile {
             // is mapped: that is the documented contract of OpenMode::Map
             // (and of hurray_file_open), with OpenMode::Read as the
             // alternative.
-            Source::Map(unsafe { memmap2::Mmap::map(&file) }.map_err(io)?)
+            Source::Map(unsafe { memmap2::Mmap::map(&file) }.map_err(&io)?)
         };
         Self::from_source(src).map_err(in_file)
     }

@@ -16,7 +16,7 @@ use super::{KvArray, KvValue};
 use crate::coo::Coo;
 use crate::error::CooError;
 use crate::io::descriptor::{self, StatsChoice};
-use crate::io::fsutil::AtomicFile;
+use crate::io::fsutil::{reason, AtomicFile};
 
 /// How a file is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -232,7 +232,7 @@ impl<W: Write> Writer<W> {
         let dest = self.dest.clone();
         self.out
             .flush()
-            .map_err(|e| CooError::Io(format!("{dest}: {e}")))?;
+            .map_err(|e| CooError::Io(format!("{dest}: cannot write: {}", reason(&e))))?;
         Ok(self.out)
     }
 
@@ -273,7 +273,11 @@ impl<W: Write> Writer<W> {
     fn put(&mut self, b: &[u8]) -> Result<(), CooError> {
         if let Err(e) = self.out.write_all(b) {
             self.failed = true;
-            return Err(CooError::Io(format!("{}: {e}", self.dest)));
+            return Err(CooError::Io(format!(
+                "{}: cannot write: {}",
+                self.dest,
+                reason(&e)
+            )));
         }
         self.pos += b.len() as u64;
         Ok(())
