@@ -127,6 +127,8 @@ module hurray_coo
   integer(c_int32_t), parameter, public :: HURRAY_MTX_SYMMETRIC = 1
   integer(c_int32_t), parameter, public :: HURRAY_MTX_SKEW_SYMMETRIC = 2
   integer(c_int32_t), parameter, public :: HURRAY_MTX_HERMITIAN = 3
+  integer(c_int32_t), parameter, public :: HURRAY_TEXT_MTX = 1
+  integer(c_int32_t), parameter, public :: HURRAY_TEXT_TNS = 2
   integer(c_int32_t), parameter, public :: HURRAY_PARTITION_EQUAL_ROWS = 0
   integer(c_int32_t), parameter, public :: HURRAY_PARTITION_BALANCED_NNZ = 1
   integer(c_int32_t), parameter, public :: HURRAY_PARTITION_BOUNDARIES = 2
@@ -346,7 +348,8 @@ module hurray_coo
   public :: hurray_coo_compressed_size, hurray_coo_export_compressed, hurray_coo_dense_size
   public :: hurray_coo_export_dense, hurray_coo_from_compressed, hurray_coo_sort_modes
   public :: hurray_coo_read_mtx, hurray_coo_read_mtx_file, hurray_coo_read_tns
-  public :: hurray_coo_read_tns_file, hurray_coo_write_mtx, hurray_coo_write_mtx_file
+  public :: hurray_coo_read_tns_file, hurray_coo_read_stream, hurray_coo_write_mtx
+  public :: hurray_coo_write_mtx_file
   public :: hurray_coo_write_tns, hurray_coo_write_tns_file
   public :: hurray_coo_to_local, hurray_coo_lookup_global_f64
   public :: hurray_coo_partition, hurray_coo_concat
@@ -705,6 +708,22 @@ module hurray_coo
       type(hurray_text_options), intent(in) :: options
       type(c_ptr), intent(out) :: out
     end function hurray_coo_read_tns_file
+
+    ! read: c_funloc of a bind(C) function (user, buf, len) returning
+    ! integer(c_intptr_t): the bytes copied into buf, 0 at the end, < 0 on
+    ! failure.
+    integer(c_int32_t) function hurray_coo_read_stream(read, user, format, shape, rank, options, &
+        out_symmetry, out) bind(C, name="hurray_coo_read_stream")
+      import :: c_int32_t, c_ptr, c_funptr, hurray_text_options
+      type(c_funptr), value :: read
+      type(c_ptr), value :: user
+      integer(c_int32_t), value :: format
+      type(c_ptr), value :: shape
+      integer(c_int32_t), value :: rank
+      type(hurray_text_options), intent(in) :: options
+      integer(c_int32_t), intent(out) :: out_symmetry
+      type(c_ptr), intent(out) :: out
+    end function hurray_coo_read_stream
 
     integer(c_int32_t) function hurray_coo_write_mtx(coo, options, out, capacity, out_written) &
         bind(C, name="hurray_coo_write_mtx")
