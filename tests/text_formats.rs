@@ -847,7 +847,11 @@ fn gzip_text_reads_as_the_text_it_holds() {
         let whole = read_mtx_file_in_pieces(&plain, &o, usize::MAX).map(|x| x.0);
         for piece in [usize::MAX, 50, 1 + rng.below(400) as usize] {
             let got = read_mtx_file_in_pieces(&packed, &o, piece).map(|x| x.0);
-            same(&whole, &got, &format!("mtx file, round {round}, piece {piece}"));
+            same(
+                &whole,
+                &got,
+                &format!("mtx file, round {round}, piece {piece}"),
+            );
         }
     }
     assert!(oks > 10, "{oks} valid texts");
@@ -862,7 +866,10 @@ fn gzip_text_reads_as_the_text_it_holds() {
     for bad in [&flipped[..], cut] {
         let e = read_mtx(bad, &TextOptions::default()).unwrap_err();
         assert_eq!(e.status(), Status::Io, "{e}");
-        assert!(e.to_string().contains("gzip data does not decompress"), "{e}");
+        assert!(
+            e.to_string().contains("gzip data does not decompress"),
+            "{e}"
+        );
         std::fs::write(&packed, bad).unwrap();
         for piece in [usize::MAX, 64] {
             let e = read_mtx_file_in_pieces(&packed, &TextOptions::default(), piece).unwrap_err();
@@ -939,4 +946,57 @@ fn comments_may_hold_any_bytes_and_entry_lines_may_not() {
     )
     .unwrap_err();
     assert_eq!(e.status(), Status::ParseError, "{e}");
+}
+
+/// A uint64 value above int64's range is refused by the Matrix Market
+/// writer, naming the entry (readers, this one included, take `integer` as
+/// int64, so the file would not read back); int64's maximum is written.
+#[test]
+fn uint64_values_past_int64_are_refused_by_the_mtx_writer() {
+    let idx: Vec<u8> = [0u64, 1, 1, 0]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    for (second, ok) in [
+        (i64::MAX as u64, true),
+        (i64::MAX as u64 + 1, false),
+        (u64::MAX, false),
+    ] {
+        let vals: Vec<u8> = [7u64, second]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        let parts = hurray_coo::CooParts {
+            type_tag: 0x17,
+            shape: &[2, 2],
+            nnz: 2,
+            is_sorted: true,
+            values: &vals,
+            indices: &idx,
+        };
+        let opts = hurray_coo::Options {
+            copy: true,
+            ..Default::default()
+        };
+        let coo = Coo::new(parts, opts).unwrap();
+        let mut out = Vec::new();
+        match write_mtx(&coo, &WriteOptions::default(), &mut out) {
+            Ok(()) => {
+                assert!(ok, "{second} was written");
+                let (back, _) = read_mtx(&out, &TextOptions::default()).unwrap();
+                assert_eq!(&back.values()[8..16], &(second as i64).to_le_bytes());
+            }
+            Err(e) => {
+                assert!(!ok, "{second}: {e}");
+                let m = e.to_string();
+                assert!(
+                    m.starts_with(&format!(
+                        "entry 1 at (2, 1) (counted from 1) holds {second}"
+                    )),
+                    "{m}"
+                );
+                assert!(out.is_empty(), "nothing is written");
+            }
+        }
+    }
 }

@@ -126,7 +126,7 @@ impl Source<'_> {
             Source::Memory(b) => parse(b),
             Source::Stream(b) => parse(b),
             Source::File(p) => {
-                let b = text::read_text_file(p)?;
+                let b = text::read_text_file(p, crate::io::gzip::QUIET)?;
                 parse(&b).map_err(|e| text::in_file(p, e))
             }
         }

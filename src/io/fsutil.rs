@@ -27,7 +27,13 @@ pub(crate) fn io_error<'p>(
     path: &'p Path,
     doing: &'static str,
 ) -> impl Fn(std::io::Error) -> CooError + 'p {
-    move |e| CooError::Io(format!("{}: cannot {doing}: {}", path.display(), reason(&e)))
+    move |e| {
+        CooError::Io(format!(
+            "{}: cannot {doing}: {}",
+            path.display(),
+            reason(&e)
+        ))
+    }
 }
 
 /// Read from `r` onto the end of `buf` until it holds `limit` bytes or
@@ -68,7 +74,8 @@ pub(crate) fn read_all(
     io: impl Fn(std::io::Error) -> CooError,
 ) -> Result<Vec<u8>, CooError> {
     let mut buf: Vec<u8> = Vec::new();
-    buf.try_reserve(hint).map_err(|_| CooError::Alloc { bytes: hint, what })?;
+    buf.try_reserve(hint)
+        .map_err(|_| CooError::Alloc { bytes: hint, what })?;
     read_up_to(&mut r, &mut buf, usize::MAX, what, &io)?;
     Ok(buf)
 }

@@ -25,10 +25,7 @@ pub(crate) fn is_gzip(bytes: &[u8]) -> bool {
 
 /// The error for gzip data in memory that does not decompress.
 fn gzip_error(e: std::io::Error) -> CooError {
-    CooError::Io(format!(
-        "the gzip data does not decompress: {}",
-        reason(&e)
-    ))
+    CooError::Io(format!("the gzip data does not decompress: {}", reason(&e)))
 }
 
 /// The text held in `bytes`: `bytes` themselves, or their decompressed
@@ -42,16 +39,40 @@ pub(crate) fn text_of(bytes: &[u8]) -> Result<Cow<'_, [u8]>, CooError> {
     read_all(d, hint, "the decompressed text", gzip_error).map(Cow::Owned)
 }
 
+/// Told how far a file's reading has got: (bytes of the file read, its
+/// length); for gzip, bytes of the compressed file.
+pub type Report<'a> = &'a dyn Fn(u64, u64);
+
+/// A report that goes nowhere.
+pub(crate) const QUIET: Report<'static> = &|_, _| {};
+
 /// A text file opened for reading, with its length when that is the length
 /// of the text (not for gzip, whose text is longer than the file).
-pub(crate) struct TextFile {
-    pub(crate) reader: Box<dyn Read>,
+pub(crate) struct TextFile<'a> {
+    pub(crate) reader: Box<dyn Read + 'a>,
     pub(crate) len: Option<u64>,
 }
 
+/// A file that reports how much of it has been read.
+struct Counted<'a> {
+    f: File,
+    done: u64,
+    len: u64,
+    report: Report<'a>,
+}
+
+impl Read for Counted<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.f.read(buf)?;
+        self.done += n as u64;
+        (self.report)(self.done, self.len);
+        Ok(n)
+    }
+}
+
 /// Open the text file at `path`, decompressing as it is read when it is
-/// gzip.
-pub(crate) fn open_text(path: &Path) -> Result<TextFile, CooError> {
+/// gzip, and telling `report` how far the reading has got.
+pub(crate) fn open_text<'a>(path: &Path, report: Report<'a>) -> Result<TextFile<'a>, CooError> {
     let io = io_error(path, "read");
     let mut f = File::open(path).map_err(&io)?;
     let len = f.metadata().map_err(&io)?.len();
@@ -66,6 +87,12 @@ pub(crate) fn open_text(path: &Path) -> Result<TextFile, CooError> {
         }
     }
     f.rewind().map_err(&io)?;
+    let f = Counted {
+        f,
+        done: 0,
+        len,
+        report,
+    };
     if is_gzip(&magic[..got]) {
         let d = GzipText(MultiGzDecoder::new(BufReader::with_capacity(1 << 20, f)));
         return Ok(TextFile {
@@ -96,8 +123,8 @@ impl<R: Read> Read for GzipText<R> {
 }
 
 /// The whole text of the file at `path`, decompressed when it is gzip.
-pub(crate) fn read_text_file(path: &Path) -> Result<Vec<u8>, CooError> {
-    let t = open_text(path)?;
+pub(crate) fn read_text_file(path: &Path, report: Report<'_>) -> Result<Vec<u8>, CooError> {
+    let t = open_text(path, report)?;
     let hint = t
         .len
         .map_or(1 << 20, |n| usize::try_from(n).unwrap_or(usize::MAX))

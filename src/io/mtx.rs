@@ -10,6 +10,7 @@
 //! complex128, pattern -> bool (every stored entry true).
 
 use super::fastparse::{self, Spec, Stop, Values};
+use super::gzip::{Report, QUIET};
 use super::text::{self, field_of, Entries, Field, Lines, TextOptions, Token, WriteOptions};
 use crate::coo::Coo;
 use crate::error::CooError;
@@ -560,6 +561,7 @@ pub fn write_mtx_as(
         (false, Field::Complex) => "complex",
     };
     check_triangle(coo, symmetry, field)?;
+    check_integers_fit(coo, ty)?;
     let _ = writeln!(
         out,
         "{BANNER} matrix coordinate {field} {}",
@@ -574,6 +576,32 @@ pub fn write_mtx_as(
     let shape = coo.shape();
     let _ = writeln!(out, "{} {} {}", shape[0], shape[1], n);
     text::write_entries(coo, ty, !pattern, o, out)
+}
+
+/// That every value of an unsigned 64-bit tensor fits the `integer` field
+/// as readers take it (int64, this one's included): a larger one would be
+/// written as text that no reader reads back as the same value.
+fn check_integers_fit(coo: &Coo<'_>, ty: &crate::element::types::TypeInfo) -> Result<(), CooError> {
+    use crate::element::types::Encoding;
+    if ty.encoding != Encoding::UInt || ty.bits < 64 {
+        return Ok(());
+    }
+    let values = coo.values();
+    for (i, v) in values.chunks_exact(8).enumerate() {
+        let x = u64::from_le_bytes(v.try_into().unwrap_or_default());
+        if x > i64::MAX as u64 {
+            let e = coo.entry(i);
+            return Err(CooError::Unsupported(format!(
+                "entry {i} at ({}, {}) (counted from 1) holds {x}, more than a Matrix Market \
+                 integer can hold as readers take it (int64, at most {}); write it as a .hrry \
+                 file, which keeps uint64",
+                e[0] + 1,
+                e[1] + 1,
+                i64::MAX
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// That `coo` can be written with `symmetry` and mean the same matrix:
@@ -645,7 +673,17 @@ pub fn read_mtx_file(
     path: &std::path::Path,
     o: &TextOptions,
 ) -> Result<(Coo<'static>, MtxHeader), CooError> {
-    read_mtx_file_in_pieces(path, o, PIECE)
+    read_pieces(path, o, PIECE, QUIET)
+}
+
+/// [`read_mtx_file`], telling `report` as the file is read how much of it
+/// has been (what a progress bar shows).
+pub fn read_mtx_file_reporting(
+    path: &std::path::Path,
+    o: &TextOptions,
+    report: Report<'_>,
+) -> Result<(Coo<'static>, MtxHeader), CooError> {
+    read_pieces(path, o, PIECE, report)
 }
 
 /// [`read_mtx_file`] reading files longer than `piece` bytes in pieces of
@@ -657,6 +695,15 @@ pub fn read_mtx_file_in_pieces(
     o: &TextOptions,
     piece: usize,
 ) -> Result<(Coo<'static>, MtxHeader), CooError> {
+    read_pieces(path, o, piece, QUIET)
+}
+
+fn read_pieces(
+    path: &std::path::Path,
+    o: &TextOptions,
+    piece: usize,
+    report: Report<'_>,
+) -> Result<(Coo<'static>, MtxHeader), CooError> {
     let in_file = |e| text::in_file(path, e);
     // The text is never held beside the assembly's memory: a large file is
     // parsed in pieces, anything else is read whole and dropped before
@@ -665,14 +712,14 @@ pub fn read_mtx_file_in_pieces(
     // is read again to find it.
     let again = std::cell::OnceCell::new();
     let line_of = |k: u64| {
-        let text = again.get_or_init(|| text::read_text_file(path).ok());
+        let text = again.get_or_init(|| text::read_text_file(path, QUIET).ok());
         text.as_deref()
             .map_or(0, |b| text::line_of_item(b, '%', 1, k))
     };
-    let p = match in_pieces(path, o, piece.max(1), &line_of).map_err(in_file)? {
+    let p = match in_pieces(path, o, piece.max(1), &line_of, report).map_err(in_file)? {
         Some(p) => p,
         None => {
-            let bytes = text::read_text_file(path)?;
+            let bytes = text::read_text_file(path, report)?;
             let p = parse(&bytes, o, true).map_err(in_file)?;
             drop(bytes);
             p
@@ -693,9 +740,10 @@ fn in_pieces(
     o: &TextOptions,
     piece: usize,
     line_of: &dyn Fn(u64) -> usize,
+    report: Report<'_>,
 ) -> Result<Option<Parsed>, CooError> {
     let io = crate::io::fsutil::io_error(path, "read");
-    let file = crate::io::gzip::open_text(path)?;
+    let file = crate::io::gzip::open_text(path, report)?;
     let mut f = file.reader;
     if file.len.is_some_and(|len| len <= piece as u64) {
         return Ok(None);

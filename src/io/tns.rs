@@ -5,6 +5,7 @@
 //! each mode. Values are read as float64.
 
 use super::fastparse::{self, Spec, Stop, Values};
+use super::gzip::{Report, QUIET};
 use super::text::{self, Entries, Lines, TextOptions, WriteOptions};
 use crate::coo::Coo;
 use crate::element::size::{DYNAMIC_DIM, MAX_RANK};
@@ -207,7 +208,18 @@ pub fn read_tns_file(
     shape: Option<&[u64]>,
     o: &TextOptions,
 ) -> Result<Coo<'static>, CooError> {
-    read_tns(&text::read_text_file(path)?, shape, o).map_err(|e| text::in_file(path, e))
+    read_tns_file_reporting(path, shape, o, QUIET)
+}
+
+/// [`read_tns_file`], telling `report` as the file is read how much of it
+/// has been (what a progress bar shows).
+pub fn read_tns_file_reporting(
+    path: &std::path::Path,
+    shape: Option<&[u64]>,
+    o: &TextOptions,
+    report: Report<'_>,
+) -> Result<Coo<'static>, CooError> {
+    read_tns(&text::read_text_file(path, report)?, shape, o).map_err(|e| text::in_file(path, e))
 }
 
 /// Write `coo` to `path` as FROSTT (see [`write_tns`]), through a
