@@ -1,7 +1,8 @@
 //! `hurray-coo`: inspect, validate and convert sparse tensor files through
 //! libhurray_coo. Formats come from the file extension: `.mtx` (Matrix
 //! Market), `.tns` (FROSTT) and `.hrry` (Hurray files, which hold several
-//! named tensors and metadata).
+//! named tensors and metadata); text may be gzip-compressed (`.mtx.gz`).
+//! `-` is standard input or output, with `--from` / `--to` for the format.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -36,10 +37,15 @@ Exit status:
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Progress on standard error while reading and writing: auto shows it
-    /// for inputs of 16 MiB or more when standard error is a terminal.
+    /// Progress on standard error while reading and writing (percentage,
+    /// rate and time left while a file is read): auto shows it for inputs
+    /// of 16 MiB or more; never drawn when standard error is not a terminal.
     #[arg(long, value_enum, default_value_t = Progress::Auto, global = true)]
     progress: Progress,
+    /// The format of inputs, for `-` (standard input) or a name without a
+    /// known extension.
+    #[arg(long, value_enum, global = true)]
+    from: Option<Format>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -144,10 +150,12 @@ enum Command {
                       hurray-coo convert --tensor K system.hrry K.mtx"
     )]
     Convert {
-        /// The file to read (.mtx, .tns or .hrry).
+        /// The file to read (.mtx, .tns or .hrry; text may be .gz), or -
+        /// for standard input (with --from).
         input: PathBuf,
         /// The file to write (.mtx, .tns or .hrry), replaced only once
-        /// complete.
+        /// complete, never one of the inputs; or - for standard output
+        /// (with --to; text formats only).
         output: PathBuf,
         #[command(flatten)]
         read: ReadArgs,
@@ -157,6 +165,10 @@ enum Command {
         /// round-trip text when absent.
         #[arg(long)]
         precision: Option<usize>,
+        /// The output's format, for `-` (standard output) or a name without
+        /// a known extension.
+        #[arg(long, value_enum)]
+        to: Option<Format>,
     },
     /// The first entries, one per line, coordinates counted from 1.
     #[command(
@@ -224,39 +236,81 @@ macro_rules! say {
     ($out:expr, $($arg:tt)*) => { $out.line(format_args!($($arg)*))? };
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     Mtx,
     Tns,
     Hrry,
 }
 
-fn format_of(path: &Path) -> Result<Format, String> {
-    match path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-    {
-        Some(e) if e == "mtx" => Ok(Format::Mtx),
-        Some(e) if e == "tns" => Ok(Format::Tns),
-        Some(e) if e == "hrry" => Ok(Format::Hrry),
+/// Whether `path` is `-`: standard input or output.
+fn is_std(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// The format of `path`: `given` (--from, --to), else its extension (a
+/// trailing `.gz` looked through: gzip is recognised by its bytes).
+fn format_of(path: &Path, given: Option<Format>, flag: &str) -> Result<Format, String> {
+    if let Some(f) = given {
+        return Ok(f);
+    }
+    if is_std(path) {
+        return Err(format!(
+            "-: standard {} has no extension to tell its format; say {flag} mtx, tns or hrry",
+            if flag == "--from" { "input" } else { "output" }
+        ));
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    match name.rsplit_once('.').map(|(_, e)| e) {
+        Some("mtx") => Ok(Format::Mtx),
+        Some("tns") => Ok(Format::Tns),
+        Some("hrry") => Ok(Format::Hrry),
         _ => Err(format!(
-            "{}: unknown format; use a .mtx (Matrix Market), .tns (FROSTT) or .hrry (Hurray) file",
+            "{}: unknown format; use a .mtx (Matrix Market), .tns (FROSTT) or .hrry (Hurray) \
+             file (text may be gzip-compressed, .mtx.gz), or say {flag} mtx, tns or hrry",
             path.display()
         )),
     }
 }
 
-/// A spinner with the elapsed time on standard error, when asked for and
-/// the input is large enough; indicatif hides it when standard error is
-/// not a terminal.
-fn progress(mode: Progress, what: String, bytes: u64) -> Option<indicatif::ProgressBar> {
-    let show = match mode {
+/// Standard input, read whole.
+fn read_stdin() -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let mut b = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut b)
+        .map_err(|e| format!("-: cannot read standard input: {}", reason(&e)))?;
+    Ok(b)
+}
+
+/// The system's reason in words, without Rust's "(os error N)".
+fn reason(e: &std::io::Error) -> String {
+    let m = e.to_string();
+    match m.rfind(" (os error ") {
+        Some(k) if m.ends_with(')') => m[..k].to_string(),
+        _ => m,
+    }
+}
+
+/// Whether to show progress for work on `bytes` bytes.
+fn shows(mode: Progress, bytes: u64) -> bool {
+    match mode {
         Progress::Never => false,
         Progress::Always => true,
         Progress::Auto => bytes >= 16 << 20,
-    };
-    if !show {
+    }
+}
+
+/// A spinner with the elapsed time on standard error, for work whose end
+/// cannot be told, when asked for and the input is large enough; indicatif
+/// hides it when standard error is not a terminal.
+fn progress(mode: Progress, what: String, bytes: u64) -> Option<indicatif::ProgressBar> {
+    if !shows(mode, bytes) {
         return None;
     }
     let bar = indicatif::ProgressBar::new_spinner();
@@ -268,6 +322,23 @@ fn progress(mode: Progress, what: String, bytes: u64) -> Option<indicatif::Progr
     Some(bar)
 }
 
+/// A bar for reading a file of `bytes` bytes: percentage, rate, time left
+/// (hidden, as the spinner, when standard error is not a terminal).
+fn read_bar(mode: Progress, what: String, bytes: u64) -> Option<indicatif::ProgressBar> {
+    if !shows(mode, bytes) {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(bytes);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{msg} {percent:>3}% {bar:30} {binary_bytes_per_sec} ({eta} left)",
+    ) {
+        bar.set_style(style);
+    }
+    bar.set_message(what);
+    bar.tick();
+    Some(bar)
+}
+
 /// An input: one tensor of a text file, or an open Hurray file whose
 /// tensors borrow it.
 enum Input {
@@ -276,21 +347,44 @@ enum Input {
     File(HurrayFile),
 }
 
-fn load(path: &Path, a: &ReadArgs, mode: Progress) -> Result<Input, String> {
-    let f = format_of(path)?;
-    if f == Format::Hrry {
-        return HurrayFile::open(path, OpenMode::Map)
-            .map(Input::File)
-            .map_err(|e| message(path, e));
-    }
-    if a.tensor.is_some() {
+/// Refuse reading options that do not apply to an input of format `f`:
+/// silently ignoring one would leave the user believing it was used.
+fn options_apply(path: &Path, f: Format, a: &ReadArgs) -> Result<(), String> {
+    let kind = match f {
+        Format::Mtx => "a Matrix Market file",
+        Format::Tns => "a FROSTT file",
+        Format::Hrry => "a Hurray file",
+    };
+    let p = shown(path);
+    if a.shape.is_some() && f != Format::Tns {
         return Err(format!(
-            "{}: --tensor picks a tensor of a .hrry file; a text file holds one",
-            path.display()
+            "{p}: --shape gives the shape of a FROSTT (.tns) tensor; this is {kind}, which \
+             says its own shape"
         ));
     }
-    let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    let bar = progress(mode, format!("reading {}", path.display()), bytes);
+    if a.keep_triangular && f != Format::Mtx {
+        return Err(format!(
+            "{p}: --keep-triangular applies to symmetric Matrix Market files; this is {kind}"
+        ));
+    }
+    if a.tensor.is_some() && f != Format::Hrry {
+        return Err(format!(
+            "{p}: --tensor picks a tensor of a .hrry file; this is {kind}, which holds one"
+        ));
+    }
+    Ok(())
+}
+
+fn load(path: &Path, a: &ReadArgs, mode: Progress, from: Option<Format>) -> Result<Input, String> {
+    let f = format_of(path, from, "--from")?;
+    options_apply(path, f, a)?;
+    if f == Format::Hrry {
+        let file = match is_std(path) {
+            true => HurrayFile::from_bytes(&read_stdin()?),
+            false => HurrayFile::open(path, OpenMode::Map),
+        };
+        return file.map(Input::File).map_err(|e| message(path, e));
+    }
     let o = TextOptions {
         assemble: AssembleOptions {
             duplicates: a.duplicates,
@@ -299,16 +393,33 @@ fn load(path: &Path, a: &ReadArgs, mode: Progress) -> Result<Input, String> {
         },
         keep_triangular: a.keep_triangular,
     };
-    let r = match f {
-        Format::Mtx => mtx::read_mtx_file(path, &o).map(|(c, h)| (c, h.symmetry)),
-        Format::Tns => {
-            tns::read_tns_file(path, a.shape.as_deref(), &o).map(|c| (c, MtxSymmetry::General))
+    let shape = a.shape.as_deref();
+    let r = if is_std(path) {
+        let text = read_stdin()?;
+        match f {
+            Format::Mtx => mtx::read_mtx(&text, &o).map(|(c, h)| (c, h.symmetry)),
+            _ => tns::read_tns(&text, shape, &o).map(|c| (c, MtxSymmetry::General)),
         }
-        Format::Hrry => unreachable!("handled above"),
+    } else {
+        let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let bar = read_bar(mode, format!("reading {}", path.display()), bytes);
+        let report = |done: u64, _: u64| {
+            if let Some(b) = &bar {
+                b.set_position(done);
+            }
+        };
+        let r = match f {
+            Format::Mtx => {
+                mtx::read_mtx_file_reporting(path, &o, &report).map(|(c, h)| (c, h.symmetry))
+            }
+            _ => tns::read_tns_file_reporting(path, shape, &o, &report)
+                .map(|c| (c, MtxSymmetry::General)),
+        };
+        if let Some(bar) = bar {
+            bar.finish_and_clear();
+        }
+        r
     };
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
     r.map(|(c, s)| Input::Text(c, s))
         .map_err(|e| message(path, e))
 }
@@ -390,10 +501,18 @@ fn tensors<'f>(
     Ok(out)
 }
 
+/// How a path is named in messages: `-` as standard input or output.
+fn shown(path: &Path) -> String {
+    match is_std(path) {
+        true => "-".into(),
+        false => path.display().to_string(),
+    }
+}
+
 /// The library's message, with the path in front unless it is there.
 fn message(path: &Path, e: CooError) -> String {
     let m = e.to_string();
-    let p = path.display().to_string();
+    let p = shown(path);
     if m.starts_with(&p) {
         m
     } else {
@@ -610,15 +729,75 @@ fn output_symmetry(
     Ok(symmetry)
 }
 
+/// Refuse an output the tool would write wrongly: the input itself (it
+/// would be replaced by what is read from it, comments lost), gzip (not
+/// written: pipe standard output into gzip), a Hurray file on standard
+/// output (written through a temporary file renamed into place), and
+/// options that do not apply to the output's format.
+fn check_output(
+    input: &Path,
+    output: &Path,
+    f: Format,
+    h: &HrryArgs,
+    precision: Option<usize>,
+) -> Result<(), String> {
+    let o = shown(output);
+    if !is_std(input) && !is_std(output) && same_file(input, output) {
+        return Err(format!(
+            "{o}: this is the input file; writing it would replace what is being read (its \
+             comments too); write to another file and rename it"
+        ));
+    }
+    if output
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().to_ascii_lowercase().ends_with(".gz"))
+    {
+        return Err(format!(
+            "{o}: gzip output is not written; write to - and pipe it into gzip \
+             (hurray-coo convert --to mtx IN - | gzip > OUT.mtx.gz)"
+        ));
+    }
+    if is_std(output) && f == Format::Hrry {
+        return Err(
+            "-: a Hurray file is written to a path (through a temporary file renamed into \
+             place), not to standard output; give a file name"
+                .into(),
+        );
+    }
+    if f != Format::Hrry && h.name.is_some() {
+        return Err(format!(
+            "{o}: --name names the tensor in a .hrry output; a text file holds one, unnamed"
+        ));
+    }
+    if f == Format::Hrry && precision.is_some() {
+        return Err(format!(
+            "{o}: --precision sets the digits of text output; a .hrry file keeps every value \
+             exactly"
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `a` and `b` are the same existing file (a link or another
+/// spelling of the path included).
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
+    }
+}
+
 fn run(cli: Cli, out: &mut Out) -> Result<(), Fail> {
     let mode = cli.progress;
+    let from = cli.from;
     match cli.command {
         Command::Info {
             files,
             read: a,
             entries,
         } => each_file(out, &files, |out, f| {
-            let input = load(f, &a, mode)?;
+            let input = load(f, &a, mode, from)?;
             if let Input::File(file) = &input {
                 file_summary(out, file, f)?;
             }
@@ -628,7 +807,7 @@ fn run(cli: Cli, out: &mut Out) -> Result<(), Fail> {
             Ok(())
         }),
         Command::Validate { files, read: a } => each_file(out, &files, |out, f| {
-            let input = load(f, &a, mode)?;
+            let input = load(f, &a, mode, from)?;
             for (name, coo) in tensors(&input, f, &a, Pick::All, mode)? {
                 say!(
                     out,
@@ -660,9 +839,11 @@ fn run(cli: Cli, out: &mut Out) -> Result<(), Fail> {
             read: a,
             hrry,
             precision,
+            to,
         } => {
-            let out_format = format_of(&output)?;
-            let source = load(&input, &a, mode)?;
+            let out_format = format_of(&output, to, "--to")?;
+            check_output(&input, &output, out_format, &hrry, precision)?;
+            let source = load(&input, &a, mode, from)?;
             let symmetry = output_symmetry(&source, &a, &input, &output, out_format)?;
             let pick = if out_format == Format::Hrry {
                 Pick::All
@@ -677,22 +858,36 @@ fn run(cli: Cli, out: &mut Out) -> Result<(), Fail> {
             };
             let bar = progress(
                 mode,
-                format!("writing {}", output.display()),
+                format!("writing {}", shown(&output)),
                 nnz.saturating_mul(24),
             );
-            let r = match out_format {
-                Format::Mtx => mtx::write_mtx_file_as(&list[0].1, symmetry, &output, &o),
-                Format::Tns => tns::write_tns_file(&list[0].1, &output, &o),
-                Format::Hrry => write_hrry(&output, &input, &source, &list, &hrry),
+            let r = if is_std(&output) {
+                let mut text = Vec::new();
+                let r = match out_format {
+                    Format::Mtx => mtx::write_mtx_as(&list[0].1, symmetry, &o, &mut text),
+                    _ => tns::write_tns(&list[0].1, &o, &mut text),
+                };
+                r.map(|()| text)
+            } else {
+                match out_format {
+                    Format::Mtx => mtx::write_mtx_file_as(&list[0].1, symmetry, &output, &o),
+                    Format::Tns => tns::write_tns_file(&list[0].1, &output, &o),
+                    Format::Hrry => write_hrry(&output, &input, &source, &list, &hrry),
+                }
+                .map(|()| Vec::new())
             };
             if let Some(bar) = bar {
                 bar.finish_and_clear();
             }
-            r.map_err(|e| message(&output, e))?;
+            let text = r.map_err(|e| message(&output, e))?;
+            if is_std(&output) {
+                out.0.write_all(&text).map_err(io_fail)?;
+                out.flush()?;
+            }
             eprintln!(
                 "{} -> {}: {} tensor{}, {nnz} entries",
-                input.display(),
-                output.display(),
+                shown(&input),
+                shown(&output),
                 list.len(),
                 if list.len() == 1 { "" } else { "s" }
             );
@@ -703,7 +898,7 @@ fn run(cli: Cli, out: &mut Out) -> Result<(), Fail> {
             read: a,
             lines,
         } => {
-            let input = load(&file, &a, mode)?;
+            let input = load(&file, &a, mode, from)?;
             let list = tensors(&input, &file, &a, Pick::One, mode)?;
             let coo = &list[0].1;
             for i in 0..lines.min(coo.nnz() as usize) {

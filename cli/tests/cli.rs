@@ -156,7 +156,7 @@ fn invalid_input_exits_1_with_the_precise_message() {
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
     for (name, needle) in [
-        ("x.hrry", "x.hrry: No such file"),
+        ("x.hrry", "x.hrry: cannot read: No such file"),
         ("x.csv", "unknown format"),
         ("missing.mtx", "missing.mtx"),
     ] {
@@ -191,8 +191,8 @@ fn progress_shows_in_a_terminal_only() {
     let (out, _) = text(&o);
     assert!(o.status.success(), "{out}");
     assert!(
-        out.contains("reading "),
-        "no progress in a terminal:\n{out:?}"
+        out.contains("reading ") && out.contains('%'),
+        "no progress (with its percentage) in a terminal:\n{out:?}"
     );
     let o = bin()
         .args(["--progress", "always", "validate"])
@@ -553,5 +553,194 @@ fn keep_triangular_writes_the_symmetry_or_refuses() {
         );
         assert!(!d.join(name).exists());
     }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// `cmd` run with `stdin` as its standard input.
+fn piped(cmd: &mut Command, stdin: &[u8]) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let bytes = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&bytes);
+    });
+    let o = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    o
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(bytes).unwrap();
+    z.finish().unwrap()
+}
+
+/// gzip input by path and through a pipe, `-` for standard input and
+/// output with --from / --to: what a user pipes gives what the files give.
+#[test]
+fn gzip_and_pipes_read_and_write_as_files_do() {
+    let d = dir().join("pipes");
+    std::fs::create_dir_all(&d).unwrap();
+    let (a, gz, t) = (d.join("a.mtx"), d.join("a.mtx.gz"), d.join("a.tns"));
+    std::fs::write(&a, SYM).unwrap();
+    std::fs::write(&gz, gzip(SYM.as_bytes())).unwrap();
+    let o = bin().args(["convert"]).arg(&a).arg(&t).output().unwrap();
+    assert!(o.status.success(), "{:?}", text(&o));
+    let want = std::fs::read_to_string(&t).unwrap();
+    // A .mtx.gz path, and the same bytes under a name that says .mtx.
+    let o = bin()
+        .args(["convert", "--to", "tns"])
+        .arg(&gz)
+        .arg("-")
+        .output()
+        .unwrap();
+    assert_eq!(text(&o).0, want, "{:?}", text(&o));
+    // Standard input (gzip or not) to standard output.
+    for bytes in [SYM.as_bytes().to_vec(), gzip(SYM.as_bytes())] {
+        let o = piped(
+            bin().args(["convert", "--from", "mtx", "-", "--to", "tns", "-"]),
+            &bytes,
+        );
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{err}");
+        assert_eq!(out, want);
+        assert!(err.contains("- -> -: 1 tensor, 4 entries"), "{err}");
+        let o = piped(bin().args(["--from", "mtx", "validate", "-"]), &bytes);
+        assert!(
+            text(&o)
+                .0
+                .starts_with("-: valid, 3 x 3 float64 with 4 entries"),
+            "{:?}",
+            text(&o)
+        );
+    }
+    // A .hrry file through standard input.
+    let h = d.join("a.hrry");
+    assert!(bin()
+        .arg("convert")
+        .arg(&a)
+        .arg(&h)
+        .status()
+        .unwrap()
+        .success());
+    let o = piped(
+        bin().args(["head", "--from", "hrry", "-", "-n", "2"]),
+        &std::fs::read(&h).unwrap(),
+    );
+    assert_eq!(text(&o).0, "1 1 4.0\n1 2 -1.5\n", "{:?}", text(&o));
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// What the tool refuses rather than do something the user did not mean,
+/// each with exit 1 and a message that names the path and the way out.
+#[test]
+fn refusals_name_the_path_and_the_way_out() {
+    let d = dir().join("refuse");
+    std::fs::create_dir_all(&d).unwrap();
+    let a = d.join("a.mtx");
+    let t = d.join("a.tns");
+    std::fs::write(&a, SYM).unwrap();
+    std::fs::write(&t, "1 1 1.0\n").unwrap();
+    let link = d.join("link.mtx");
+    std::os::unix::fs::symlink(&a, &link).unwrap();
+    let p = |x: &std::path::Path| x.display().to_string();
+    let cases: Vec<(Vec<String>, String)> = vec![
+        (
+            vec!["convert".into(), p(&a), p(&a)],
+            format!("{}: this is the input file", p(&a)),
+        ),
+        (
+            vec!["convert".into(), p(&a), p(&link)],
+            format!("{}: this is the input file", p(&link)),
+        ),
+        (
+            vec![
+                "convert".into(),
+                "--shape".into(),
+                "3,3".into(),
+                p(&a),
+                p(&t),
+            ],
+            format!(
+                "{}: --shape gives the shape of a FROSTT (.tns) tensor",
+                p(&a)
+            ),
+        ),
+        (
+            vec!["info".into(), "--keep-triangular".into(), p(&t)],
+            format!(
+                "{}: --keep-triangular applies to symmetric Matrix Market files",
+                p(&t)
+            ),
+        ),
+        (
+            vec!["convert".into(), "--name".into(), "K".into(), p(&a), p(&t)],
+            format!("{}: --name names the tensor in a .hrry output", p(&t)),
+        ),
+        (
+            vec![
+                "convert".into(),
+                "--precision".into(),
+                "3".into(),
+                p(&a),
+                p(&d.join("x.hrry")),
+            ],
+            "--precision sets the digits of text output".into(),
+        ),
+        (
+            vec!["convert".into(), p(&a), p(&d.join("x.mtx.gz"))],
+            "gzip output is not written".into(),
+        ),
+        (
+            vec![
+                "convert".into(),
+                "--to".into(),
+                "hrry".into(),
+                p(&a),
+                "-".into(),
+            ],
+            "-: a Hurray file is written to a path".into(),
+        ),
+        (
+            vec!["info".into(), "-".into()],
+            "-: standard input has no extension to tell its format; say --from".into(),
+        ),
+        (
+            vec!["convert".into(), p(&a), "-".into()],
+            "-: standard output has no extension to tell its format; say --to".into(),
+        ),
+        (
+            vec!["info".into(), p(&d.join("missing.mtx"))],
+            format!(
+                "{}: cannot read: No such file or directory",
+                p(&d.join("missing.mtx"))
+            ),
+        ),
+    ];
+    for (args, want) in cases {
+        let o = bin().args(&args).output().unwrap();
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(&want), "{args:?}: {err:?} lacks {want:?}");
+        assert!(!err.contains("os error"), "{err}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&a).unwrap(),
+        SYM,
+        "the input is untouched"
+    );
+    let left: Vec<_> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left.len(), 3, "nothing else written: {left:?}");
     std::fs::remove_dir_all(&d).unwrap();
 }
