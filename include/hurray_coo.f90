@@ -129,6 +129,10 @@ module hurray_coo
   integer(c_int32_t), parameter, public :: HURRAY_MTX_HERMITIAN = 3
   integer(c_int32_t), parameter, public :: HURRAY_TEXT_MTX = 1
   integer(c_int32_t), parameter, public :: HURRAY_TEXT_TNS = 2
+  integer(c_int32_t), parameter, public :: HURRAY_TEXT_WRITE_SYMMETRIC = 32
+  integer(c_int32_t), parameter, public :: HURRAY_TEXT_WRITE_SKEW_SYMMETRIC = 64
+  integer(c_int32_t), parameter, public :: HURRAY_TEXT_WRITE_HERMITIAN = 128
+  integer(c_int32_t), parameter, public :: HURRAY_TEXT_WRITE_PATTERN = 256
   integer(c_int32_t), parameter, public :: HURRAY_PARTITION_EQUAL_ROWS = 0
   integer(c_int32_t), parameter, public :: HURRAY_PARTITION_BALANCED_NNZ = 1
   integer(c_int32_t), parameter, public :: HURRAY_PARTITION_BOUNDARIES = 2

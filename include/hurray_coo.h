@@ -1604,6 +1604,35 @@ typedef ptrdiff_t (*hurray_read_fn)(void *user,
 #define HURRAY_TEXT_KEEP_TRIANGULAR 16
 
 /**
+ * Writing flag (Matrix Market): the handle holds a whole symmetric
+ * matrix; write its lower triangle under a `symmetric` banner, half the
+ * size. Refused with HURRAY_ERR_INVALID_ARGUMENT, naming the first entry
+ * and its mirror image, when the matrix is not exactly symmetric.
+ */
+#define HURRAY_TEXT_WRITE_SYMMETRIC 32
+
+/**
+ * Writing flag (Matrix Market): as HURRAY_TEXT_WRITE_SYMMETRIC for a
+ * skew-symmetric matrix (a(j,i) = -a(i,j), no diagonal entries stored):
+ * the strict lower triangle is written.
+ */
+#define HURRAY_TEXT_WRITE_SKEW_SYMMETRIC 64
+
+/**
+ * Writing flag (Matrix Market): as HURRAY_TEXT_WRITE_SYMMETRIC for a
+ * hermitian matrix (complex values, a(j,i) = conj(a(i,j)), a real
+ * diagonal).
+ */
+#define HURRAY_TEXT_WRITE_HERMITIAN 128
+
+/**
+ * Writing flag (Matrix Market): write the coordinates alone (field
+ * `pattern`), whatever the values; with a symmetry flag, only the
+ * structure must be symmetric.
+ */
+#define HURRAY_TEXT_WRITE_PATTERN 256
+
+/**
  * Matrix Market symmetry: every entry is stored.
  */
 #define HURRAY_MTX_GENERAL 0
@@ -1771,23 +1800,36 @@ hurray_status hurray_coo_read_stream(hurray_read_fn read,
                                      struct hurray_coo **out);
 
 /**
- * Write coo (rank 2) as a Matrix Market coordinate general file into out:
+ * Write coo (rank 2) as a Matrix Market coordinate file into out:
  * float types as real, integer types as integer, complex as complex, bool
  * as pattern when every value is true (an assembled pattern) and as
  * integer 0/1 otherwise; entries in the handle's order, counted from 1.
+ * The banner says general unless a symmetry flag asks for symmetric,
+ * skew-symmetric or hermitian (then the handle is the whole matrix, it
+ * must have that symmetry exactly, and its lower triangle is written).
+ * uint64 values above INT64_MAX are refused (readers take integers as
+ * int64), naming the entry.
  *
  * options: NULL for the defaults, else the precision (0: each real value
  * as the shortest text that reads back to the same value; 1 to
- * HURRAY_TEXT_MAX_PRECISION: that many significant digits) and the threads
- * of hurray_text_options; the text is the same on any number of threads.
+ * HURRAY_TEXT_MAX_PRECISION: that many significant digits), the threads
+ * and the flags of hurray_text_options (HURRAY_TEXT_WRITE_SYMMETRIC,
+ * HURRAY_TEXT_WRITE_SKEW_SYMMETRIC, HURRAY_TEXT_WRITE_HERMITIAN, at most
+ * one; HURRAY_TEXT_WRITE_PATTERN; the reading flags are ignored); the
+ * text is the same on any number of threads.
  * out: capacity writable bytes (NULL only if capacity is 0). out_written (not NULL) receives the text's length; when capacity
  * is too small it receives the length needed and
  * HURRAY_ERR_BUFFER_TOO_SMALL is returned with nothing written (so a call
  * with capacity 0 asks the size). A permissive handle is validated first.
  * The caller owns out.
  *
- * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_ARGUMENT
- * (precision, options->size), HURRAY_ERR_UNSUPPORTED_FEATURE (rank other than 2),
+ * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS,
+ * HURRAY_ERR_INVALID_ARGUMENT (precision, options->size, two symmetry
+ * flags, a matrix without the symmetry asked for: not square, an entry
+ * without its mirror image or with another value, a skew-symmetric
+ * diagonal, a hermitian diagonal with an imaginary part, a symmetry its
+ * field cannot have), HURRAY_ERR_UNSUPPORTED_FEATURE (rank other than 2,
+ * a uint64 value above INT64_MAX),
  * HURRAY_ERR_UNSUPPORTED_TYPE (a tag accepted only in permissive mode),
  * HURRAY_ERR_BUFFER_TOO_SMALL, HURRAY_ERR_ALLOC, any validation status
  * (permissive handles), HURRAY_ERR_INTERNAL_PANIC.
@@ -1819,7 +1861,9 @@ hurray_status hurray_coo_write_mtx_file(const struct hurray_coo *coo,
  * Write coo (any rank, real or integer values) as a FROSTT file into out:
  * a comment line with the shape, then one line per entry, coordinates
  * counted from 1, in the handle's order. options, out,
- * capacity, out_written: as in hurray_coo_write_mtx.
+ * capacity, out_written: as in hurray_coo_write_mtx (the writing flags,
+ * which are Matrix Market's, are refused with
+ * HURRAY_ERR_INVALID_ARGUMENT).
  *
  * Returns HURRAY_OK or any status of hurray_coo_write_mtx, with
  * HURRAY_ERR_UNSUPPORTED_FEATURE for complex values.

@@ -378,6 +378,68 @@ static int test_gzip_and_streams(void) {
     return failures;
 }
 
+/* A whole symmetric matrix written with HURRAY_TEXT_WRITE_SYMMETRIC is its
+   lower triangle under a symmetric banner and reads back as the same
+   matrix; a matrix that is not symmetric is refused, naming the entry. */
+static int test_symmetric_writes(void) {
+    int failures = 0;
+    hurray_coo *coo = NULL, *back = NULL;
+    char text[512];
+    size_t written = 0;
+    uint32_t sym = 99;
+    CHECK_STATUS(hurray_coo_read_mtx(SYM, strlen(SYM), NULL, NULL, &coo), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_write_mtx(coo, CTEST_TEXT(0, HURRAY_TEXT_WRITE_SYMMETRIC, 1, 0), text, sizeof text,
+                                      &written),
+                 HURRAY_OK, "");
+    CHECK(strncmp(text, "%%MatrixMarket matrix coordinate real symmetric\n", 48) == 0);
+    CHECK(written < sizeof text && strstr(text, "\n3 3 4\n") != NULL);
+    CHECK_STATUS(hurray_coo_read_mtx(text, written, NULL, &sym, &back), HURRAY_OK, "");
+    CHECK(sym == HURRAY_MTX_SYMMETRIC && hurray_coo_nnz(back) == 6);
+    {
+        size_t a = 0, b = 0;
+        CHECK(memcmp(hurray_coo_indices(back, &a), hurray_coo_indices(coo, &b), 12 * sizeof(uint64_t)) == 0);
+        CHECK(memcmp(hurray_coo_values(back, &a), hurray_coo_values(coo, &b), 6 * sizeof(double)) == 0);
+    }
+    hurray_coo_free(back);
+    /* The pattern alone, folded. */
+    CHECK_STATUS(hurray_coo_write_mtx(coo, CTEST_TEXT(0, HURRAY_TEXT_WRITE_SYMMETRIC | HURRAY_TEXT_WRITE_PATTERN, 1, 0),
+                                      text, sizeof text, &written),
+                 HURRAY_OK, "");
+    CHECK(strncmp(text, "%%MatrixMarket matrix coordinate pattern symmetric\n", 51) == 0);
+    /* Not skew-symmetric: the diagonal holds values. */
+    CHECK_STATUS(hurray_coo_write_mtx(coo, CTEST_TEXT(0, HURRAY_TEXT_WRITE_SKEW_SYMMETRIC, 1, 0), text, sizeof text,
+                                      &written),
+                 HURRAY_ERR_INVALID_ARGUMENT, "entry 0 (1 1 4.0, counted from 1) is on the diagonal");
+    /* Hermitian needs complex values; two symmetries are one too many;
+       FROSTT declares none. */
+    CHECK_STATUS(hurray_coo_write_mtx(coo, CTEST_TEXT(0, HURRAY_TEXT_WRITE_HERMITIAN, 1, 0), text, sizeof text,
+                                      &written),
+                 HURRAY_ERR_INVALID_ARGUMENT, "hermitian for complex values only");
+    CHECK_STATUS(hurray_coo_write_mtx(coo,
+                                      CTEST_TEXT(0, HURRAY_TEXT_WRITE_SYMMETRIC | HURRAY_TEXT_WRITE_HERMITIAN, 1, 0),
+                                      text, sizeof text, &written),
+                 HURRAY_ERR_INVALID_ARGUMENT, "more than one of");
+    CHECK_STATUS(hurray_coo_write_tns(coo, CTEST_TEXT(0, HURRAY_TEXT_WRITE_SYMMETRIC, 1, 0), text, sizeof text,
+                                      &written),
+                 HURRAY_ERR_INVALID_ARGUMENT, "declares no symmetry");
+    CHECK_STATUS(hurray_coo_write_mtx(coo, CTEST_TEXT(0, 0x200, 1, 0), text, sizeof text, &written),
+                 HURRAY_ERR_INVALID_FLAGS, "HURRAY_TEXT_WRITE_PATTERN");
+    hurray_coo_free(coo);
+    coo = NULL;
+    {
+        static const char unsym[] = "%%MatrixMarket matrix coordinate real general\n"
+                                    "2 2 2\n"
+                                    "1 2 1.5\n"
+                                    "2 1 2.5\n";
+        CHECK_STATUS(hurray_coo_read_mtx(unsym, strlen(unsym), NULL, NULL, &coo), HURRAY_OK, "");
+        CHECK_STATUS(hurray_coo_write_mtx(coo, CTEST_TEXT(0, HURRAY_TEXT_WRITE_SYMMETRIC, 1, 0), text, sizeof text,
+                                          &written),
+                     HURRAY_ERR_INVALID_ARGUMENT, "entry 1 (2 1 2.5) and its mirror image, entry 0 (1 2 1.5)");
+        hurray_coo_free(coo);
+    }
+    return failures;
+}
+
 static const struct {
     const char *name;
     ctest_fn fn;
@@ -388,6 +450,7 @@ static const struct {
     {"write_sizes_and_round_trips", test_write_sizes_and_round_trips},
     {"tns_from_memory", test_tns_from_memory},
     {"gzip_and_streams", test_gzip_and_streams},
+    {"symmetric_writes", test_symmetric_writes},
 };
 
 size_t ctest_text_count(void);

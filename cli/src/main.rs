@@ -169,6 +169,15 @@ enum Command {
         /// a known extension.
         #[arg(long, value_enum)]
         to: Option<Format>,
+        /// Matrix Market output: declare this symmetry and write the lower
+        /// triangle only (half the size); refused, naming the first entry
+        /// and its mirror image, when the matrix does not have it exactly.
+        #[arg(long, value_enum)]
+        symmetry: Option<Symmetry>,
+        /// Matrix Market output: write the coordinates only (field
+        /// pattern), whatever the values.
+        #[arg(long)]
+        pattern: bool,
     },
     /// The first entries, one per line, coordinates counted from 1.
     #[command(
@@ -241,6 +250,25 @@ enum Format {
     Mtx,
     Tns,
     Hrry,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Symmetry {
+    General,
+    Symmetric,
+    SkewSymmetric,
+    Hermitian,
+}
+
+impl Symmetry {
+    fn of(self) -> MtxSymmetry {
+        match self {
+            Symmetry::General => MtxSymmetry::General,
+            Symmetry::Symmetric => MtxSymmetry::Symmetric,
+            Symmetry::SkewSymmetric => MtxSymmetry::SkewSymmetric,
+            Symmetry::Hermitian => MtxSymmetry::Hermitian,
+        }
+    }
 }
 
 /// Whether `path` is `-`: standard input or output.
@@ -840,9 +868,25 @@ fn run(cli: Cli, out: &mut Out) -> Result<(), Fail> {
             hrry,
             precision,
             to,
+            symmetry: asked,
+            pattern,
         } => {
             let out_format = format_of(&output, to, "--to")?;
             check_output(&input, &output, out_format, &hrry, precision)?;
+            if (asked.is_some() || pattern) && out_format != Format::Mtx {
+                return Err(Fail::Bad(format!(
+                    "{}: --symmetry and --pattern shape a Matrix Market output; this output is \
+                     not one",
+                    shown(&output)
+                )));
+            }
+            if asked.is_some() && a.keep_triangular {
+                return Err(Fail::Bad(
+                    "--keep-triangular writes the input's own symmetry; --symmetry folds a whole \
+                     matrix: give one of them"
+                        .into(),
+                ));
+            }
             let source = load(&input, &a, mode, from)?;
             let symmetry = output_symmetry(&source, &a, &input, &output, out_format)?;
             let pick = if out_format == Format::Hrry {
@@ -855,6 +899,17 @@ fn run(cli: Cli, out: &mut Out) -> Result<(), Fail> {
             let o = WriteOptions {
                 precision,
                 threads: a.threads,
+                pattern,
+            };
+            // The stored triangle (--keep-triangular), or the whole matrix
+            // folded to the symmetry asked for.
+            let write_mtx = |coo: &Coo<'_>, text: &mut Vec<u8>| match asked {
+                Some(s) => mtx::write_mtx_symmetric(coo, s.of(), &o, text),
+                None => mtx::write_mtx_as(coo, symmetry, &o, text),
+            };
+            let write_mtx_file = |coo: &Coo<'_>| match asked {
+                Some(s) => mtx::write_mtx_file_symmetric(coo, s.of(), &output, &o),
+                None => mtx::write_mtx_file_as(coo, symmetry, &output, &o),
             };
             let bar = progress(
                 mode,
@@ -864,13 +919,13 @@ fn run(cli: Cli, out: &mut Out) -> Result<(), Fail> {
             let r = if is_std(&output) {
                 let mut text = Vec::new();
                 let r = match out_format {
-                    Format::Mtx => mtx::write_mtx_as(&list[0].1, symmetry, &o, &mut text),
+                    Format::Mtx => write_mtx(&list[0].1, &mut text),
                     _ => tns::write_tns(&list[0].1, &o, &mut text),
                 };
                 r.map(|()| text)
             } else {
                 match out_format {
-                    Format::Mtx => mtx::write_mtx_file_as(&list[0].1, symmetry, &output, &o),
+                    Format::Mtx => write_mtx_file(&list[0].1),
                     Format::Tns => tns::write_tns_file(&list[0].1, &output, &o),
                     Format::Hrry => write_hrry(&output, &input, &source, &list, &hrry),
                 }

@@ -744,3 +744,65 @@ fn refusals_name_the_path_and_the_way_out() {
     assert_eq!(left.len(), 3, "nothing else written: {left:?}");
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// `convert --symmetry` writes a whole symmetric matrix as half of it and
+/// reads back as the same matrix; a matrix without that symmetry is
+/// refused, naming the entry; --pattern drops the values.
+#[test]
+fn symmetry_and_pattern_outputs() {
+    let d = dir().join("fold");
+    std::fs::create_dir_all(&d).unwrap();
+    let (a, half, back) = (d.join("a.mtx"), d.join("half.mtx"), d.join("back.tns"));
+    std::fs::write(&a, SYM).unwrap(); // read mirrored: the whole matrix
+    let o = bin()
+        .args(["convert", "--symmetry", "symmetric"])
+        .arg(&a)
+        .arg(&half)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{:?}", text(&o));
+    let t = std::fs::read_to_string(&half).unwrap();
+    assert!(
+        t.starts_with("%%MatrixMarket matrix coordinate real symmetric\n"),
+        "{t}"
+    );
+    assert!(t.contains("\n3 3 3\n"), "{t}");
+    let whole = |p: &std::path::Path| {
+        let o = bin()
+            .args(["convert", "--to", "tns"])
+            .arg(p)
+            .arg("-")
+            .output()
+            .unwrap();
+        text(&o).0
+    };
+    assert_eq!(whole(&half), whole(&a));
+    let o = bin()
+        .args(["convert", "--symmetry", "skew-symmetric"])
+        .arg(&a)
+        .arg(&half)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).1.contains("is on the diagonal"), "{:?}", text(&o));
+    let o = bin()
+        .args(["convert", "--pattern", "--to", "mtx"])
+        .arg(&a)
+        .arg("-")
+        .output()
+        .unwrap();
+    assert!(text(&o)
+        .0
+        .starts_with("%%MatrixMarket matrix coordinate pattern general\n"));
+    let o = bin()
+        .args(["convert", "--symmetry", "symmetric"])
+        .arg(&a)
+        .arg(&back)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o)
+        .1
+        .contains("--symmetry and --pattern shape a Matrix Market output"));
+    std::fs::remove_dir_all(&d).unwrap();
+}

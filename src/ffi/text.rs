@@ -24,6 +24,24 @@ use crate::io::{text, tns, TextOptions, WriteOptions};
 /// declared).
 pub const HURRAY_TEXT_KEEP_TRIANGULAR: u32 = 0x10;
 
+/// Writing flag (Matrix Market): the handle holds a whole symmetric
+/// matrix; write its lower triangle under a `symmetric` banner, half the
+/// size. Refused with HURRAY_ERR_INVALID_ARGUMENT, naming the first entry
+/// and its mirror image, when the matrix is not exactly symmetric.
+pub const HURRAY_TEXT_WRITE_SYMMETRIC: u32 = 0x20;
+/// Writing flag (Matrix Market): as HURRAY_TEXT_WRITE_SYMMETRIC for a
+/// skew-symmetric matrix (a(j,i) = -a(i,j), no diagonal entries stored):
+/// the strict lower triangle is written.
+pub const HURRAY_TEXT_WRITE_SKEW_SYMMETRIC: u32 = 0x40;
+/// Writing flag (Matrix Market): as HURRAY_TEXT_WRITE_SYMMETRIC for a
+/// hermitian matrix (complex values, a(j,i) = conj(a(i,j)), a real
+/// diagonal).
+pub const HURRAY_TEXT_WRITE_HERMITIAN: u32 = 0x80;
+/// Writing flag (Matrix Market): write the coordinates alone (field
+/// `pattern`), whatever the values; with a symmetry flag, only the
+/// structure must be symmetric.
+pub const HURRAY_TEXT_WRITE_PATTERN: u32 = 0x100;
+
 /// Matrix Market symmetry: every entry is stored.
 pub const HURRAY_MTX_GENERAL: u32 = 0;
 /// Matrix Market symmetry: a(j,i) = a(i,j); the lower triangle is stored.
@@ -105,11 +123,59 @@ fn read_options(o: &hurray_text_options) -> Result<TextOptions, CooError> {
     })
 }
 
-fn write_options(o: &hurray_text_options) -> WriteOptions {
-    WriteOptions {
+/// The writing options and the symmetry to write with. Reading flags are
+/// accepted and ignored, so one options value serves both directions.
+fn write_options(o: &hurray_text_options) -> Result<(WriteOptions, MtxSymmetry), CooError> {
+    let flags = flag_set!("writing a text file":
+        HURRAY_ASSEMBLE_DROP_ZEROS,
+        HURRAY_TEXT_KEEP_TRIANGULAR,
+        HURRAY_TEXT_WRITE_SYMMETRIC,
+        HURRAY_TEXT_WRITE_SKEW_SYMMETRIC,
+        HURRAY_TEXT_WRITE_HERMITIAN,
+        HURRAY_TEXT_WRITE_PATTERN,
+    )
+    .check(o.flags)?;
+    let kinds = [
+        (HURRAY_TEXT_WRITE_SYMMETRIC, MtxSymmetry::Symmetric),
+        (HURRAY_TEXT_WRITE_SKEW_SYMMETRIC, MtxSymmetry::SkewSymmetric),
+        (HURRAY_TEXT_WRITE_HERMITIAN, MtxSymmetry::Hermitian),
+    ];
+    let mut chosen = kinds.iter().filter(|(f, _)| flags & f != 0);
+    let symmetry = match (chosen.next(), chosen.next()) {
+        (None, _) => MtxSymmetry::General,
+        (Some(&(_, s)), None) => s,
+        (Some(_), Some(_)) => {
+            return Err(CooError::Argument(
+                "flags hold more than one of HURRAY_TEXT_WRITE_SYMMETRIC, \
+                 HURRAY_TEXT_WRITE_SKEW_SYMMETRIC and HURRAY_TEXT_WRITE_HERMITIAN; a file has \
+                 one symmetry"
+                    .into(),
+            ))
+        }
+    };
+    let w = WriteOptions {
         precision: (o.precision != 0).then_some(o.precision as usize),
         threads: o.threads as usize,
+        pattern: flags & HURRAY_TEXT_WRITE_PATTERN != 0,
+    };
+    Ok((w, symmetry))
+}
+
+/// FROSTT has no symmetry to declare.
+fn write_tns(
+    coo: &Coo<'_>,
+    s: MtxSymmetry,
+    o: &WriteOptions,
+    out: &mut Vec<u8>,
+) -> Result<(), CooError> {
+    if s != MtxSymmetry::General {
+        return Err(CooError::Argument(
+            "a FROSTT file declares no symmetry; the HURRAY_TEXT_WRITE_* symmetry flags are for \
+             Matrix Market"
+                .into(),
+        ));
     }
+    tns::write_tns(coo, o, out)
 }
 
 /// Where a reader's text comes from.
@@ -450,7 +516,7 @@ pub unsafe extern "C" fn hurray_coo_read_stream(
     }
 }
 
-type Writer = fn(&Coo<'_>, &WriteOptions, &mut Vec<u8>) -> Result<(), CooError>;
+type Writer = fn(&Coo<'_>, MtxSymmetry, &WriteOptions, &mut Vec<u8>) -> Result<(), CooError>;
 
 /// # Safety
 /// As hurray_coo_write_mtx.
@@ -469,9 +535,9 @@ unsafe fn write_to_memory(
             return Err(CooError::null("out_written"));
         }
         // SAFETY: NULL or the caller's options, per the contract.
-        let o = write_options(&unsafe { text_options(options) }?);
+        let (o, s) = write_options(&unsafe { text_options(options) }?)?;
         let mut text = Vec::new();
-        w(&h.coo, &o, &mut text).map_err(|e| h.err(e))?;
+        w(&h.coo, s, &o, &mut text).map_err(|e| h.err(e))?;
         // SAFETY: NULL-checked above; writable per the contract.
         unsafe { write_opt(out_written, text.len()) };
         if capacity < text.len() {
@@ -507,30 +573,43 @@ unsafe fn write_to_file(
         // SAFETY: path is NULL or NUL-terminated, per the contract.
         let path = unsafe { c_path(path) }?;
         // SAFETY: NULL or the caller's options, per the contract.
-        let o = write_options(&unsafe { text_options(options) }?);
+        let (o, s) = write_options(&unsafe { text_options(options) }?)?;
         let mut text = Vec::new();
-        w(&h.coo, &o, &mut text).map_err(|e| h.err(e))?;
+        w(&h.coo, s, &o, &mut text).map_err(|e| h.err(e))?;
         text::write_file(path, &text)
     })
 }
 
-/// Write coo (rank 2) as a Matrix Market coordinate general file into out:
+/// Write coo (rank 2) as a Matrix Market coordinate file into out:
 /// float types as real, integer types as integer, complex as complex, bool
 /// as pattern when every value is true (an assembled pattern) and as
 /// integer 0/1 otherwise; entries in the handle's order, counted from 1.
+/// The banner says general unless a symmetry flag asks for symmetric,
+/// skew-symmetric or hermitian (then the handle is the whole matrix, it
+/// must have that symmetry exactly, and its lower triangle is written).
+/// uint64 values above INT64_MAX are refused (readers take integers as
+/// int64), naming the entry.
 ///
 /// options: NULL for the defaults, else the precision (0: each real value
 /// as the shortest text that reads back to the same value; 1 to
-/// HURRAY_TEXT_MAX_PRECISION: that many significant digits) and the threads
-/// of hurray_text_options; the text is the same on any number of threads.
+/// HURRAY_TEXT_MAX_PRECISION: that many significant digits), the threads
+/// and the flags of hurray_text_options (HURRAY_TEXT_WRITE_SYMMETRIC,
+/// HURRAY_TEXT_WRITE_SKEW_SYMMETRIC, HURRAY_TEXT_WRITE_HERMITIAN, at most
+/// one; HURRAY_TEXT_WRITE_PATTERN; the reading flags are ignored); the
+/// text is the same on any number of threads.
 /// out: capacity writable bytes (NULL only if capacity is 0). out_written (not NULL) receives the text's length; when capacity
 /// is too small it receives the length needed and
 /// HURRAY_ERR_BUFFER_TOO_SMALL is returned with nothing written (so a call
 /// with capacity 0 asks the size). A permissive handle is validated first.
 /// The caller owns out.
 ///
-/// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_ARGUMENT
-/// (precision, options->size), HURRAY_ERR_UNSUPPORTED_FEATURE (rank other than 2),
+/// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS,
+/// HURRAY_ERR_INVALID_ARGUMENT (precision, options->size, two symmetry
+/// flags, a matrix without the symmetry asked for: not square, an entry
+/// without its mirror image or with another value, a skew-symmetric
+/// diagonal, a hermitian diagonal with an imaginary part, a symmetry its
+/// field cannot have), HURRAY_ERR_UNSUPPORTED_FEATURE (rank other than 2,
+/// a uint64 value above INT64_MAX),
 /// HURRAY_ERR_UNSUPPORTED_TYPE (a tag accepted only in permissive mode),
 /// HURRAY_ERR_BUFFER_TOO_SMALL, HURRAY_ERR_ALLOC, any validation status
 /// (permissive handles), HURRAY_ERR_INTERNAL_PANIC.
@@ -544,7 +623,16 @@ pub unsafe extern "C" fn hurray_coo_write_mtx(
     out_written: *mut usize,
 ) -> hurray_status {
     // SAFETY: forwarded contract.
-    unsafe { write_to_memory(mtx::write_mtx, coo, options, out, capacity, out_written) }
+    unsafe {
+        write_to_memory(
+            mtx::write_mtx_symmetric,
+            coo,
+            options,
+            out,
+            capacity,
+            out_written,
+        )
+    }
 }
 
 /// Write coo as hurray_coo_write_mtx does, to the file at path
@@ -564,13 +652,15 @@ pub unsafe extern "C" fn hurray_coo_write_mtx_file(
     options: *const hurray_text_options,
 ) -> hurray_status {
     // SAFETY: forwarded contract.
-    unsafe { write_to_file(mtx::write_mtx, coo, path, options) }
+    unsafe { write_to_file(mtx::write_mtx_symmetric, coo, path, options) }
 }
 
 /// Write coo (any rank, real or integer values) as a FROSTT file into out:
 /// a comment line with the shape, then one line per entry, coordinates
 /// counted from 1, in the handle's order. options, out,
-/// capacity, out_written: as in hurray_coo_write_mtx.
+/// capacity, out_written: as in hurray_coo_write_mtx (the writing flags,
+/// which are Matrix Market's, are refused with
+/// HURRAY_ERR_INVALID_ARGUMENT).
 ///
 /// Returns HURRAY_OK or any status of hurray_coo_write_mtx, with
 /// HURRAY_ERR_UNSUPPORTED_FEATURE for complex values.
@@ -584,7 +674,7 @@ pub unsafe extern "C" fn hurray_coo_write_tns(
     out_written: *mut usize,
 ) -> hurray_status {
     // SAFETY: forwarded contract.
-    unsafe { write_to_memory(tns::write_tns, coo, options, out, capacity, out_written) }
+    unsafe { write_to_memory(write_tns, coo, options, out, capacity, out_written) }
 }
 
 /// Write coo as hurray_coo_write_tns does, to the file at path, through a
@@ -600,5 +690,5 @@ pub unsafe extern "C" fn hurray_coo_write_tns_file(
     options: *const hurray_text_options,
 ) -> hurray_status {
     // SAFETY: forwarded contract.
-    unsafe { write_to_file(tns::write_tns, coo, path, options) }
+    unsafe { write_to_file(write_tns, coo, path, options) }
 }

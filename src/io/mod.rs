@@ -11,6 +11,7 @@ pub(crate) mod gzip;
 pub use gzip::Report;
 pub mod mtx;
 pub mod stats;
+mod symmetry;
 pub(crate) mod text;
 pub mod tns;
 

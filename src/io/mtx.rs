@@ -462,7 +462,7 @@ fn first_row(c: u64, s: MtxSymmetry) -> u64 {
     }
 }
 
-fn symmetry_name(s: MtxSymmetry) -> &'static str {
+pub(crate) fn symmetry_name(s: MtxSymmetry) -> &'static str {
     match s {
         MtxSymmetry::General => "general",
         MtxSymmetry::Symmetric => "symmetric",
@@ -542,6 +542,36 @@ pub fn write_mtx_as(
     o: &WriteOptions,
     out: &mut Vec<u8>,
 ) -> Result<(), CooError> {
+    write(coo, symmetry, false, o, out)
+}
+
+/// Append the whole square matrix `coo` as a Matrix Market file of
+/// `symmetry`, half the size: the file stores the lower triangle (the
+/// strict one for `skew-symmetric`) and says the rest is its mirror image.
+/// Refused, naming the first entry that breaks it (with both values), when
+/// the matrix does not have that symmetry exactly: a mirror image missing,
+/// a value not equal (symmetric), not negated (skew-symmetric, whose
+/// diagonal must be empty) or not conjugated (hermitian, complex values
+/// with a real diagonal). With `o.pattern`, only the structure must be
+/// symmetric. `general` writes every entry, as [`write_mtx`].
+pub fn write_mtx_symmetric(
+    coo: &Coo<'_>,
+    symmetry: MtxSymmetry,
+    o: &WriteOptions,
+    out: &mut Vec<u8>,
+) -> Result<(), CooError> {
+    write(coo, symmetry, true, o, out)
+}
+
+/// The writers: `whole` when `coo` is the whole matrix (its lower triangle
+/// is written), else `coo` is the triangle to write.
+fn write(
+    coo: &Coo<'_>,
+    symmetry: MtxSymmetry,
+    whole: bool,
+    o: &WriteOptions,
+    out: &mut Vec<u8>,
+) -> Result<(), CooError> {
     use std::io::Write;
     if coo.rank() != 2 {
         return Err(CooError::Unsupported(format!(
@@ -553,15 +583,29 @@ pub fn write_mtx_as(
     let ty = text::known_type(coo, "Matrix Market")?;
     let values = coo.values();
     let n = coo.nnz() as usize;
-    let pattern = ty.tag == 0x20 && (0..n).all(|i| values[i / 8] >> (i % 8) & 1 == 1);
+    let pattern = o.pattern || ty.tag == 0x20 && (0..n).all(|i| values[i / 8] >> (i % 8) & 1 == 1);
     let field = match (pattern, field_of(ty)) {
         (true, _) => "pattern",
         (false, Field::Real) => "real",
         (false, Field::Integer) => "integer",
         (false, Field::Complex) => "complex",
     };
-    check_triangle(coo, symmetry, field)?;
-    check_integers_fit(coo, ty)?;
+    let strict = symmetry == MtxSymmetry::SkewSymmetric;
+    let lower: text::Keep<'_> = match strict {
+        true => &|e: &[u64]| e[0] > e[1],
+        false => &|e: &[u64]| e[0] >= e[1],
+    };
+    let (keep, stored) = if whole && symmetry != MtxSymmetry::General {
+        check_kind(coo, symmetry, field)?;
+        super::symmetry::check(coo, symmetry, pattern)?;
+        (lower, (0..n).filter(|&i| lower(coo.entry(i))).count())
+    } else {
+        check_triangle(coo, symmetry, field)?;
+        (text::ALL, n)
+    };
+    if !pattern {
+        check_integers_fit(coo, ty)?;
+    }
     let _ = writeln!(
         out,
         "{BANNER} matrix coordinate {field} {}",
@@ -574,8 +618,8 @@ pub fn write_mtx_as(
         ty.name()
     );
     let shape = coo.shape();
-    let _ = writeln!(out, "{} {} {}", shape[0], shape[1], n);
-    text::write_entries(coo, ty, !pattern, o, out)
+    let _ = writeln!(out, "{} {} {}", shape[0], shape[1], stored);
+    text::write_entries(coo, ty, !pattern, keep, o, out)
 }
 
 /// That every value of an unsigned 64-bit tensor fits the `integer` field
@@ -604,13 +648,10 @@ fn check_integers_fit(coo: &Coo<'_>, ty: &crate::element::types::TypeInfo) -> Re
     Ok(())
 }
 
-/// That `coo` can be written with `symmetry` and mean the same matrix:
-/// square, one triangle only (strictly below or above the diagonal for
-/// skew-symmetric), complex values for hermitian.
-fn check_triangle(coo: &Coo<'_>, symmetry: MtxSymmetry, field: &str) -> Result<(), CooError> {
-    if symmetry == MtxSymmetry::General {
-        return Ok(());
-    }
+/// That a square matrix of `field` may be written with `symmetry`
+/// (Matrix Market has hermitian for complex values only and no
+/// skew-symmetric pattern).
+fn check_kind(coo: &Coo<'_>, symmetry: MtxSymmetry, field: &str) -> Result<(), CooError> {
     let name = symmetry_name(symmetry);
     let shape = coo.shape();
     if shape[0] != shape[1] {
@@ -630,6 +671,18 @@ fn check_triangle(coo: &Coo<'_>, symmetry: MtxSymmetry, field: &str) -> Result<(
              complex values only, and no skew-symmetric pattern)"
         )));
     }
+    Ok(())
+}
+
+/// That `coo` can be written with `symmetry` and mean the same matrix:
+/// square, one triangle only (strictly below or above the diagonal for
+/// skew-symmetric), complex values for hermitian.
+fn check_triangle(coo: &Coo<'_>, symmetry: MtxSymmetry, field: &str) -> Result<(), CooError> {
+    if symmetry == MtxSymmetry::General {
+        return Ok(());
+    }
+    check_kind(coo, symmetry, field)?;
+    let name = symmetry_name(symmetry);
     let strict = symmetry == MtxSymmetry::SkewSymmetric;
     // Which triangle: the first off-diagonal entry decides.
     let lower = (0..coo.nnz() as usize)
@@ -857,5 +910,18 @@ pub fn write_mtx_file_as(
 ) -> Result<(), CooError> {
     let mut out = Vec::new();
     write_mtx_as(coo, symmetry, o, &mut out)?;
+    text::write_file(path, &out)
+}
+
+/// Write the whole matrix `coo` to `path` folded to `symmetry` (see
+/// [`write_mtx_symmetric`]), through a temporary file renamed into place.
+pub fn write_mtx_file_symmetric(
+    coo: &Coo<'_>,
+    symmetry: MtxSymmetry,
+    path: &std::path::Path,
+    o: &WriteOptions,
+) -> Result<(), CooError> {
+    let mut out = Vec::new();
+    write_mtx_symmetric(coo, symmetry, o, &mut out)?;
     text::write_file(path, &out)
 }

@@ -329,6 +329,9 @@ pub struct WriteOptions {
     /// Threads that format the entries (0 and 1: the calling thread),
     /// started and joined within the call; the text is the same.
     pub threads: usize,
+    /// Matrix Market only: write the coordinates alone (field `pattern`),
+    /// whatever the values; FROSTT, which always has values, refuses it.
+    pub pattern: bool,
 }
 
 /// The most significant digits a written value carries (a float64 needs
@@ -423,20 +426,28 @@ pub(crate) fn write_value(
     }
 }
 
-/// Append one line per entry of `coo`: its coordinates counted from 1,
-/// then (unless `with_values` is false) its value, in the tensor's order,
-/// formatted on up to `o.threads` threads (at least 64k entries each).
+/// Which entries a writer writes, by their coordinates.
+pub(crate) type Keep<'a> = &'a (dyn Fn(&[u64]) -> bool + Sync);
+
+/// Every entry.
+pub(crate) const ALL: Keep<'static> = &|_| true;
+
+/// Append one line per entry of `coo` that `keep` keeps: its coordinates
+/// counted from 1, then (unless `with_values` is false) its value, in the
+/// tensor's order, formatted on up to `o.threads` threads (at least 64k
+/// entries each).
 pub(crate) fn write_entries(
     coo: &crate::coo::Coo<'_>,
     ty: &TypeInfo,
     with_values: bool,
+    keep: Keep<'_>,
     o: &WriteOptions,
     out: &mut Vec<u8>,
 ) -> Result<(), CooError> {
     let n = coo.nnz() as usize;
     let threads = crate::threads::count(o.threads, n, 1 << 16);
     if threads == 1 {
-        return write_range(coo, ty, with_values, o.precision, 0..n, out);
+        return write_range(coo, ty, with_values, keep, o.precision, 0..n, out);
     }
     let cut = |k: usize| n / threads * k + (k * (n % threads)) / threads;
     let parts = crate::threads::each(threads, |k| {
@@ -445,6 +456,7 @@ pub(crate) fn write_entries(
             coo,
             ty,
             with_values,
+            keep,
             o.precision,
             cut(k)..cut(k + 1),
             &mut v,
@@ -463,6 +475,7 @@ fn write_range(
     coo: &crate::coo::Coo<'_>,
     ty: &TypeInfo,
     with_values: bool,
+    keep: Keep<'_>,
     precision: Option<usize>,
     range: std::ops::Range<usize>,
     out: &mut Vec<u8>,
@@ -476,6 +489,9 @@ fn write_range(
     let lines = range.len().min(1 << 16);
     ensure(out, lines * (line / 2), "the text")?;
     for i in range {
+        if !keep(coo.entry(i)) {
+            continue;
+        }
         ensure(out, line, "the text")?;
         for (d, c) in coo.entry(i).iter().enumerate() {
             if d > 0 {
@@ -501,7 +517,7 @@ pub fn entry_text(coo: &crate::coo::Coo<'_>, i: usize) -> Option<String> {
         return None;
     }
     let mut out = Vec::new();
-    write_range(coo, ty, true, None, i..i + 1, &mut out).ok()?;
+    write_range(coo, ty, true, ALL, None, i..i + 1, &mut out).ok()?;
     out.pop();
     String::from_utf8(out).ok()
 }

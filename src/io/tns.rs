@@ -199,7 +199,12 @@ pub fn write_tns(coo: &Coo<'_>, o: &WriteOptions, out: &mut Vec<u8>) -> Result<(
         let _ = write!(out, " {d}");
     }
     out.push(b'\n');
-    text::write_entries(coo, ty, true, o, out)
+    if o.pattern {
+        return Err(CooError::Argument(
+            "a FROSTT file has a value on every line; a pattern is written as Matrix Market".into(),
+        ));
+    }
+    text::write_entries(coo, ty, true, text::ALL, o, out)
 }
 
 /// Read the FROSTT file at `path` (see [`read_tns`]).
