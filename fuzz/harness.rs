@@ -811,6 +811,7 @@ pub fn text(data: &[u8]) {
         flags: 0,
         threads,
         precision: 0,
+        value_type: 0,
     };
     let text_options = hurray_text_options {
         duplicates_policy: 0,

@@ -294,6 +294,7 @@ module hurray_coo
     integer(c_int32_t) :: flags
     integer(c_int32_t) :: threads
     integer(c_int32_t) :: precision
+    integer(c_int32_t) :: value_type
   end type hurray_text_options
 
   !> Where the last failure is (hurray_last_error_position, or the

@@ -1583,6 +1583,16 @@ typedef struct hurray_text_options {
    * significant digits.
    */
   uint32_t precision;
+  /**
+   * Reading: 0 for the file's own value type (float64, int64,
+   * complex128, bool), else the HURRAY_TYPE_* of any real or integer
+   * type to read the values into (float64 from an integer or pattern
+   * file, float32, int32...). Duplicates combine in the file's type;
+   * every value must then fit exactly (never rounded or clamped), else
+   * HURRAY_ERR_OVERFLOW names the first entry that does not. Pattern
+   * entries are 1.
+   */
+  uint32_t value_type;
 } hurray_text_options;
 
 /**

@@ -332,6 +332,18 @@ pub enum CooError {
     #[error("{0}")]
     Argument(String),
 
+    /// A value read into a type that cannot hold it exactly (a text file
+    /// read with a value type): the entry, its coordinates (counted from
+    /// 1), the value as read, the type and why.
+    #[error("entry {entry} at {coords} (counted from 1): {value} {why} in {type_name}; read it into a wider type, or in the file's own type")]
+    ValueDoesNotFit {
+        entry: u64,
+        coords: Coords,
+        value: String,
+        type_name: &'static str,
+        why: String,
+    },
+
     /// Two triplets with the same coordinates under the ERROR policy:
     /// triplet numbers (0-based) and coordinates as the caller wrote them.
     #[error("triplet {} duplicates triplet {} at {coords}{}; pass a duplicate policy (SUM, FIRST, LAST, MIN, MAX) to combine them", second + u64::from(*base), first + u64::from(*base), counted_from(*base))]
@@ -539,7 +551,7 @@ impl CooError {
             CooError::DynamicDimension { .. } => Status::InvalidShape,
             CooError::BufferSize { .. } => Status::BufferSize,
             CooError::Misaligned { .. } => Status::Misaligned,
-            CooError::Overflow { .. } => Status::Overflow,
+            CooError::Overflow { .. } | CooError::ValueDoesNotFit { .. } => Status::Overflow,
             CooError::OutOfBounds { .. }
             | CooError::QueryOutOfBounds { .. }
             | CooError::BatchQueryOutOfBounds { .. } => Status::IndexOutOfBounds,
@@ -630,6 +642,12 @@ impl CooError {
             },
             CooError::InvalidValue { entry, .. } => Position {
                 entry: Some(*entry),
+                ..p
+            },
+            CooError::ValueDoesNotFit { entry, coords, .. } => Position {
+                base: 1,
+                entry: Some(*entry),
+                coordinates: Some(coords.0.clone()),
                 ..p
             },
             CooError::QueryOutOfBounds { dim, coord, .. }

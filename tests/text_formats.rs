@@ -1186,3 +1186,138 @@ fn whole_matrices_fold_to_their_symmetry_or_are_refused() {
     );
     assert!(s.ends_with("2 2 1\n2 1\n"), "{s}");
 }
+
+/// Values read into the solver's type (`value_type`): exactly the file's
+/// values when every one fits, else an Overflow error naming the first
+/// entry that does not; against an oracle that casts each value of the
+/// file's own read by hand. Duplicates combine in the file's type first.
+#[test]
+fn values_read_into_a_type_are_exact_or_refused() {
+    let mut rng = Rng::new(99);
+    let targets: [(u8, &str); 6] = [
+        (0x04, "float64"),
+        (0x03, "float32"),
+        (0x16, "int64"),
+        (0x14, "int32"),
+        (0x10, "int8"),
+        (0x11, "uint8"),
+    ];
+    let (mut oks, mut refused) = (0, 0);
+    for round in 0..300 {
+        let field = ["integer", "real", "pattern"][round % 3];
+        let n = 1 + rng.below(8);
+        let mut text = format!("%%MatrixMarket matrix coordinate {field} general\n4 4 {n}\n");
+        for _ in 0..n {
+            let v = match (field, rng.below(4)) {
+                ("pattern", _) => String::new(),
+                ("integer", 0) => format!(" {}", (rng.next() as i64) >> rng.below(64)),
+                ("integer", _) => format!(" {}", rng.below(300) as i64 - 150),
+                (_, 0) => format!(" {}", rng.below(1000) as f64 / 8.0),
+                (_, 1) => format!(" {:e}", f64::from_bits(rng.next() >> 2)),
+                (_, 2) => " 0.1".into(),
+                _ => format!(" {}", rng.below(300) as i64 - 150),
+            };
+            text += &format!("{} {}{v}\n", 1 + rng.below(4), 1 + rng.below(4));
+        }
+        let (tag, name) = targets[rng.below(6) as usize];
+        let o = TextOptions {
+            assemble: hurray_coo::assemble::AssembleOptions {
+                duplicates: Duplicates::Sum,
+                ..Default::default()
+            },
+            value_type: Some(tag),
+            ..Default::default()
+        };
+        let own = TextOptions {
+            value_type: None,
+            ..o
+        };
+        let Ok((base, _)) = read_mtx(text.as_bytes(), &own) else {
+            continue; // an integer SUM that overflows int64
+        };
+        // The oracle: each value as i128 or f64, cast by hand.
+        let fits = |i: usize| -> Option<Vec<u8>> {
+            let w =
+                |k: usize| u64::from_le_bytes(base.values()[8 * k..8 * k + 8].try_into().unwrap());
+            let (int, real): (Option<i128>, f64) = match field {
+                "pattern" => (Some(1), 1.0),
+                "integer" => (Some(w(i) as i64 as i128), w(i) as i64 as f64),
+                _ => {
+                    let r = f64::from_bits(w(i));
+                    let int =
+                        (r.is_finite() && r.fract() == 0.0 && r.abs() < 1e30).then(|| r as i128);
+                    (int, r)
+                }
+            };
+            match tag {
+                0x04 => (field != "integer" || real as i128 == int.unwrap())
+                    .then(|| real.to_le_bytes().to_vec()),
+                0x03 => {
+                    let exact = field != "integer" || real as i128 == int.unwrap();
+                    (exact && f64::from(real as f32) == real)
+                        .then(|| (real as f32).to_le_bytes().to_vec())
+                }
+                _ => {
+                    let bits = [0x16, 0x14, 0x10, 0x11]
+                        .iter()
+                        .position(|&t| t == tag)
+                        .map(|k| [64, 32, 8, 8][k])
+                        .unwrap();
+                    let (lo, hi) = match tag {
+                        0x11 => (0i128, 255),
+                        _ => (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1),
+                    };
+                    let v = int.filter(|v| (lo..=hi).contains(v))?;
+                    Some((v as i64).to_le_bytes()[..bits / 8].to_vec())
+                }
+            }
+        };
+        let want: Vec<Option<Vec<u8>>> = (0..base.nnz() as usize).map(fits).collect();
+        match read_mtx(text.as_bytes(), &o) {
+            Ok((got, _)) => {
+                assert!(
+                    want.iter().all(Option::is_some),
+                    "round {round} {name}: accepted\n{text}"
+                );
+                assert_eq!(got.type_tag(), tag);
+                assert_eq!(got.indices(), base.indices());
+                let all: Vec<u8> = want.into_iter().flatten().flatten().collect();
+                assert_eq!(got.values(), &all[..], "round {round} {name}\n{text}");
+                oks += 1;
+            }
+            Err(e) => {
+                let first = want.iter().position(Option::is_none);
+                let Some(first) = first else {
+                    panic!("round {round} {name}: refused {e}\n{text}");
+                };
+                assert_eq!(e.status(), Status::Overflow, "{e}");
+                let c = base.entry(first);
+                let m = e.to_string();
+                assert!(
+                    m.starts_with(&format!(
+                        "entry {first} at ({}, {}) (counted from 1): ",
+                        c[0] + 1,
+                        c[1] + 1
+                    )),
+                    "{m}"
+                );
+                assert!(m.contains(name), "{m}");
+                refused += 1;
+            }
+        }
+    }
+    assert!(oks > 60 && refused > 40, "{oks} read, {refused} refused");
+    // Not a real or integer type: refused.
+    for bad in [0x51u8, 0x20, 0x05] {
+        let o = TextOptions {
+            value_type: Some(bad),
+            ..Default::default()
+        };
+        let e = read_mtx(
+            b"%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 2\n",
+            &o,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("value type"), "{e}");
+    }
+}

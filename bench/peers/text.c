@@ -43,7 +43,7 @@ static long peak_kb(void) {
 static int csr_once(uint32_t threads, const char *path) {
     hurray_coo *coo = NULL;
     hurray_compressed c;
-    hurray_text_options o = {sizeof(hurray_text_options), HURRAY_DUP_ERROR, 0, 0, 0};
+    hurray_text_options o = {sizeof(hurray_text_options), HURRAY_DUP_ERROR, 0, 0, 0, 0};
     hurray_status st;
     double t0 = now(), t;
     o.threads = threads;
@@ -85,7 +85,7 @@ int main(int argc, char **argv) {
             double best = 1e30;
             for (r = 0; r < reps; r++) {
                 double t0 = now();
-                hurray_text_options o = {sizeof(hurray_text_options), HURRAY_DUP_ERROR, 0, 0, 0};
+                hurray_text_options o = {sizeof(hurray_text_options), HURRAY_DUP_ERROR, 0, 0, 0, 0};
                 hurray_status st;
                 o.threads = threads;
                 st = hurray_coo_read_mtx_file(argv[i], &o, NULL, &coo);
@@ -105,7 +105,7 @@ int main(int argc, char **argv) {
             double best = 1e30;
             for (r = 0; r < reps; r++) {
                 double t0 = now();
-                hurray_text_options o = {sizeof(hurray_text_options), 0, 0, 0, 0};
+                hurray_text_options o = {sizeof(hurray_text_options), 0, 0, 0, 0, 0};
                 hurray_status st;
                 o.threads = wthreads;
                 st = hurray_coo_write_mtx_file(coo, out, &o);

@@ -144,7 +144,7 @@ static inline hurray_status ctest_from_compressed(uint32_t format, uint64_t rows
  * hurray_text_options that lives until the end of the enclosing block. */
 #define CTEST_TEXT(policy, flags, threads, precision)                          \
     (&(const hurray_text_options){sizeof(hurray_text_options), (policy), (flags),  \
-                                  (threads), (precision)})
+                                  (threads), (precision), 0})
 
 /* The assembly options as one expression (see CTEST_TEXT). */
 #define CTEST_ASSEMBLY(policy, flags, threads)                                 \

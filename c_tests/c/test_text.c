@@ -440,6 +440,47 @@ static int test_symmetric_writes(void) {
     return failures;
 }
 
+/* Values in the solver's type: float64 from an integer file, exactly or
+   not at all. */
+static int test_values_in_the_solvers_type(void) {
+    int failures = 0;
+    hurray_coo *coo = NULL;
+    static const char ints[] = "%%MatrixMarket matrix coordinate integer general\n"
+                               "2 2 2\n"
+                               "1 1 3\n"
+                               "2 2 9007199254740993\n";
+    static const char small[] = "%%MatrixMarket matrix coordinate integer general\n"
+                                "2 2 2\n"
+                                "1 1 3\n"
+                                "2 2 -7\n";
+    hurray_text_options o = {sizeof o, 0, 0, 1, 0, HURRAY_TYPE_FLOAT64};
+    CHECK_STATUS(hurray_coo_read_mtx(small, strlen(small), &o, NULL, &coo), HURRAY_OK, "");
+    CHECK(hurray_coo_type_tag(coo) == HURRAY_TYPE_FLOAT64);
+    {
+        size_t n = 0;
+        const double *v = (const double *)hurray_coo_values(coo, &n);
+        CHECK(n == 2 * sizeof(double) && v[0] == 3.0 && v[1] == -7.0);
+    }
+    hurray_coo_free(coo);
+    coo = NULL;
+    /* 2^53 + 1 has no float64. */
+    CHECK_STATUS(hurray_coo_read_mtx(ints, strlen(ints), &o, NULL, &coo), HURRAY_ERR_OVERFLOW,
+                 "entry 1 at (2, 2) (counted from 1): 9007199254740993 would become 9007199254740992.0");
+    CHECK(coo == NULL);
+    o.value_type = HURRAY_TYPE_INT32;
+    CHECK_STATUS(hurray_coo_read_mtx(small, strlen(small), &o, NULL, &coo), HURRAY_OK, "");
+    CHECK(hurray_coo_type_tag(coo) == HURRAY_TYPE_INT32);
+    hurray_coo_free(coo);
+    coo = NULL;
+    o.value_type = HURRAY_TYPE_COMPLEX128;
+    CHECK_STATUS(hurray_coo_read_mtx(small, strlen(small), &o, NULL, &coo), HURRAY_ERR_INVALID_ARGUMENT,
+                 "options->value_type 81");
+    o.value_type = 0x1234;
+    CHECK_STATUS(hurray_coo_read_mtx(small, strlen(small), &o, NULL, &coo), HURRAY_ERR_INVALID_ARGUMENT,
+                 "options->value_type 4660");
+    return failures;
+}
+
 static const struct {
     const char *name;
     ctest_fn fn;
@@ -451,6 +492,7 @@ static const struct {
     {"tns_from_memory", test_tns_from_memory},
     {"gzip_and_streams", test_gzip_and_streams},
     {"symmetric_writes", test_symmetric_writes},
+    {"values_in_the_solvers_type", test_values_in_the_solvers_type},
 };
 
 size_t ctest_text_count(void);

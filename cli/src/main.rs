@@ -66,6 +66,27 @@ fn policy(s: &str) -> Result<Duplicates, String> {
     })
 }
 
+/// A real or integer element type by its name, as its tag.
+fn value_type(s: &str) -> Result<u8, String> {
+    let real = |t: &&hurray_coo::TypeInfo| !t.name().starts_with("complex") && t.name() != "bool";
+    hurray_coo::TYPES
+        .iter()
+        .filter(real)
+        .find(|t| t.name() == s)
+        .map(|t| t.tag)
+        .ok_or_else(|| {
+            let names: Vec<&str> = hurray_coo::TYPES
+                .iter()
+                .filter(real)
+                .map(|t| t.name())
+                .collect();
+            format!(
+                "'{s}' is not a real or integer type; one of {}",
+                names.join(", ")
+            )
+        })
+}
+
 #[derive(clap::Args, Clone)]
 struct ReadArgs {
     /// What to do with entries that share coordinates: error, sum, first,
@@ -83,6 +104,11 @@ struct ReadArgs {
     /// Threads for parsing, sorting and writing.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Text input: read the values into this type (float64, float32,
+    /// int32, ...: any real or integer type), exactly or not at all (a
+    /// value that would be rounded or is out of range is an error).
+    #[arg(long, value_parser = value_type)]
+    values: Option<u8>,
     /// The tensor of a .hrry file to use (by default: every COO tensor for
     /// info and validate, the only one for convert and head).
     #[arg(long)]
@@ -395,6 +421,12 @@ fn options_apply(path: &Path, f: Format, a: &ReadArgs) -> Result<(), String> {
             "{p}: --keep-triangular applies to symmetric Matrix Market files; this is {kind}"
         ));
     }
+    if a.values.is_some() && f == Format::Hrry {
+        return Err(format!(
+            "{p}: --values reads a text file's values into a type; a Hurray file's tensors keep \
+             the type they were written with"
+        ));
+    }
     if a.tensor.is_some() && f != Format::Hrry {
         return Err(format!(
             "{p}: --tensor picks a tensor of a .hrry file; this is {kind}, which holds one"
@@ -420,6 +452,7 @@ fn load(path: &Path, a: &ReadArgs, mode: Progress, from: Option<Format>) -> Resu
             ..Default::default()
         },
         keep_triangular: a.keep_triangular,
+        value_type: a.values,
     };
     let shape = a.shape.as_deref();
     let r = if is_std(path) {

@@ -806,3 +806,31 @@ fn symmetry_and_pattern_outputs() {
         .contains("--symmetry and --pattern shape a Matrix Market output"));
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// `--values float64` gives an integer file's values as float64, and a
+/// value that float32 cannot hold exactly is an error naming its entry.
+#[test]
+fn values_are_read_into_the_type_asked_for() {
+    let ints = "%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 1 3\n2 2 -7\n";
+    let o = piped(
+        bin().args(["--from", "mtx", "info", "--values", "float64", "-"]),
+        ints.as_bytes(),
+    );
+    assert!(text(&o).0.contains("type     float64"), "{:?}", text(&o));
+    let reals = "%%MatrixMarket matrix coordinate real general\n2 2 1\n2 1 0.1\n";
+    let o = piped(
+        bin().args(["--from", "mtx", "validate", "--values", "float32", "-"]),
+        reals.as_bytes(),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o).1;
+    assert!(
+        err.contains("entry 0 at (2, 1) (counted from 1): 0.1 would become"),
+        "{err}"
+    );
+    let o = bin()
+        .args(["info", "--values", "complex128", "x.mtx"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "a usage error: {:?}", text(&o));
+}

@@ -410,7 +410,7 @@ static hurray_status parse_range(mtx_read *r) {
     n += snprintf((char *)buf + n, 80, "\n%llu %llu %llu\n", r->rows, r->cols, keep);
     memcpy(buf + n, r->text, (size_t)len);
     {
-        hurray_text_options o = {sizeof(hurray_text_options), 0, 0, 1, 0};
+        hurray_text_options o = {sizeof(hurray_text_options), 0, 0, 1, 0, 0};
         o.duplicates_policy = r->policy;
         o.flags = r->flags;
         st = hurray_coo_read_mtx(buf, (size_t)n + (size_t)len, &o, NULL, &r->local);

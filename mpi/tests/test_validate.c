@@ -37,7 +37,7 @@ static void write_text(const char *path, const char *text) {
  * the one-process result (ROWS_EQUAL), bit for bit. */
 static void read_mtx_like_one_process(const char *path, const char *what, uint32_t policy) {
     hurray_coo *mine = (hurray_coo *)&failures, *ref = NULL;
-    hurray_text_options o = {sizeof(hurray_text_options), 0, 0, 1, 0};
+    hurray_text_options o = {sizeof(hurray_text_options), 0, 0, 1, 0, 0};
     hurray_status want;
     char one[512];
     hurray_status got;

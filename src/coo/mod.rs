@@ -213,6 +213,30 @@ impl<'a> Coo<'a> {
         Ok(coo)
     }
 
+    /// This owned, sorted, validated tensor with other values (`values`,
+    /// of `type_tag`) at the same coordinates: the indices are moved, not
+    /// copied. Refused for a borrowed or unverified tensor.
+    pub(crate) fn with_values(
+        self,
+        type_tag: u8,
+        values: AlignedBuf,
+    ) -> Result<Coo<'static>, CooError> {
+        let Coo {
+            shape,
+            indices,
+            ordered,
+            ..
+        } = self;
+        match indices {
+            Storage::Owned(indices) if ordered => {
+                Coo::from_built(type_tag, &shape, values, indices)
+            }
+            _ => Err(CooError::Argument(
+                "internal: with_values takes an owned, validated, sorted tensor".into(),
+            )),
+        }
+    }
+
     fn owned(
         type_tag: u8,
         shape: &[u64],

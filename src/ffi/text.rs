@@ -86,6 +86,14 @@ pub struct hurray_text_options {
     /// back to the same value; 1 to HURRAY_TEXT_MAX_PRECISION that many
     /// significant digits.
     pub precision: u32,
+    /// Reading: 0 for the file's own value type (float64, int64,
+    /// complex128, bool), else the HURRAY_TYPE_* of any real or integer
+    /// type to read the values into (float64 from an integer or pattern
+    /// file, float32, int32...). Duplicates combine in the file's type;
+    /// every value must then fit exactly (never rounded or clamped), else
+    /// HURRAY_ERR_OVERFLOW names the first entry that does not. Pattern
+    /// entries are 1.
+    pub value_type: u32,
 }
 
 /// The caller's text options, or the defaults for NULL.
@@ -99,9 +107,25 @@ unsafe fn text_options(o: *const hurray_text_options) -> Result<hurray_text_opti
         flags: 0,
         threads: 1,
         precision: 0,
+        value_type: 0,
     };
     // SAFETY: per this function's contract.
     Ok(unsafe { read_sized(o, "options", "hurray_text_options") }?.unwrap_or(defaults))
+}
+
+/// A value type the readers can hand back, checked before anything is read.
+fn value_type(t: u32) -> Result<u8, CooError> {
+    u8::try_from(t)
+        .ok()
+        .and_then(crate::element::types::type_info)
+        .filter(|ty| crate::element::cast::is_target(ty))
+        .map(|ty| ty.tag)
+        .ok_or_else(|| CooError::OutOfRange {
+            what: "options->value_type",
+            value: u64::from(t),
+            allowed: "0 (the file's own type) or the HURRAY_TYPE_* of a real or integer type"
+                .into(),
+        })
 }
 
 fn read_options(o: &hurray_text_options) -> Result<TextOptions, CooError> {
@@ -120,6 +144,10 @@ fn read_options(o: &hurray_text_options) -> Result<TextOptions, CooError> {
             ..Default::default()
         },
         keep_triangular: flags & HURRAY_TEXT_KEEP_TRIANGULAR != 0,
+        value_type: match o.value_type {
+            0 => None,
+            t => Some(value_type(t)?),
+        },
     })
 }
 

@@ -207,7 +207,7 @@ pub(crate) fn assemble_entries(
     let mut ao = o.assemble;
     ao.skip_plan = true;
     match assemble(&t, &ao) {
-        Ok((coo, _)) => Ok(coo),
+        Ok((coo, _)) => retype(coo, o.value_type),
         Err(CooError::TripletDuplicate {
             second,
             first,
@@ -318,6 +318,76 @@ pub struct TextOptions {
     /// Keep a symmetric, skew-symmetric or hermitian file's stored entries
     /// as they are instead of adding their mirror images.
     pub keep_triangular: bool,
+    /// The type tag of the values to hand back, any real or integer type
+    /// (float64 from an `integer` or `pattern` file, float32, int32...),
+    /// or `None` for the file's own (float64, int64, complex128, bool).
+    /// Duplicates combine in the file's type first; then every value must
+    /// fit the type exactly, or the read fails naming the first entry that
+    /// does not (never rounded, never clamped). Pattern entries are 1.
+    pub value_type: Option<u8>,
+}
+
+/// `coo` (as a reader assembled it) with its values in `tag`, exactly
+/// (see [`TextOptions::value_type`]).
+pub(crate) fn retype(coo: Coo<'static>, tag: Option<u8>) -> Result<Coo<'static>, CooError> {
+    use crate::element::cast::{exactly, is_target, Exact};
+    let Some(tag) = tag.filter(|&t| t != coo.type_tag()) else {
+        return Ok(coo);
+    };
+    let to = crate::element::types::type_info(tag)
+        .filter(|t| is_target(t))
+        .ok_or_else(|| CooError::OutOfRange {
+            what: "value type",
+            value: u64::from(tag),
+            allowed: "the tag of a real or integer element type (float64 0x04, float32 0x03, \
+                      int32 0x14, ...)"
+                .into(),
+        })?;
+    let Some(from) = coo.type_info() else {
+        return Ok(coo);
+    };
+    if from.encoding == Encoding::Complex {
+        return Err(CooError::Argument(format!(
+            "a complex file's values have no exact {}; read it in its own type (complex128)",
+            to.name()
+        )));
+    }
+    let n = coo.nnz();
+    let bytes = crate::element::size::values_bytes(to, n)?;
+    let mut values = crate::aligned::AlignedBuf::zeroed(
+        crate::element::size::to_usize(bytes, "the values")?,
+        "the values in the value type",
+    )?;
+    let src = coo.values();
+    for i in 0..n as usize {
+        let mut st = [0u8; 16];
+        copy_element(from, src, i, &mut st);
+        let x = match from.encoding {
+            Encoding::F64 => {
+                Exact::Real(f64::from_le_bytes(st[..8].try_into().unwrap_or_default()))
+            }
+            Encoding::Bool => Exact::Int(i64::from(st[0] & 1)),
+            _ => Exact::Int(i64::from_le_bytes(st[..8].try_into().unwrap_or_default())),
+        };
+        match exactly(to, x) {
+            Ok(bits) => crate::element::encode::store_element(
+                to,
+                values.as_bytes_mut(),
+                i,
+                &bits.to_le_bytes(),
+            ),
+            Err(why) => {
+                return Err(CooError::ValueDoesNotFit {
+                    entry: i as u64,
+                    coords: crate::error::Coords(coo.entry(i).iter().map(|c| c + 1).collect()),
+                    value: x.to_string(),
+                    type_name: to.name(),
+                    why,
+                })
+            }
+        }
+    }
+    coo.with_values(tag, values)
 }
 
 /// How a tensor is written as text.

@@ -75,7 +75,7 @@ program assemble
   print '(a,4f6.1)', "re-assembled:", out
 
   ! Matrix Market: write the assembled matrix, read it back.
-  text_options = hurray_text_options(c_sizeof(text_options), HURRAY_DUP_ERROR, 0, 1, 0)
+  text_options = hurray_text_options(c_sizeof(text_options), HURRAY_DUP_ERROR, 0, 1, 0, 0)
   st = hurray_coo_write_mtx_file(coo, trim(path) // c_null_char, text_options)
   if (st /= HURRAY_OK) call fail("write_mtx: " // hurray_message())
   st = hurray_coo_read_mtx_file(trim(path) // c_null_char, text_options, c_loc(sym), back)

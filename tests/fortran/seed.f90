@@ -70,7 +70,7 @@ program seed
       text(k) = bad(k:k)
     end do
     h = c_null_ptr
-    options = hurray_text_options(c_sizeof(options), 0, 0, 1, 0)
+    options = hurray_text_options(c_sizeof(options), 0, 0, 1, 0, 0)
     st = hurray_coo_read_mtx(c_loc(text), int(len(bad), c_size_t), options, c_null_ptr, h)
     if (st /= HURRAY_ERR_PARSE) call fail("expected a parse error")
     where = hurray_error_where()

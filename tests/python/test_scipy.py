@@ -64,7 +64,8 @@ nnz = sig("hurray_coo_nnz", C.c_uint64, C.c_void_p)
 
 class TextOptions(C.Structure):
     _fields_ = [("size", C.c_size_t), ("duplicates_policy", C.c_uint32), ("flags", C.c_uint32),
-                ("threads", C.c_uint32), ("precision", C.c_uint32)]
+                ("threads", C.c_uint32), ("precision", C.c_uint32),
+                ("value_type", C.c_uint32)]
 
 
 read_mtx_raw = sig("hurray_coo_read_mtx_file", C.c_int32, C.c_char_p, C.POINTER(TextOptions),
@@ -79,7 +80,7 @@ def read_mtx_file(path, policy, flags, threads, out_symmetry, out):
 
 
 def write_mtx_file(h, path, precision, threads):
-    o = TextOptions(C.sizeof(TextOptions), 0, 0, threads, precision)
+    o = TextOptions(C.sizeof(TextOptions), 0, 0, threads, precision, 0)
     return write_mtx_raw(h, path, C.byref(o))
 free = sig("hurray_coo_free", None, C.c_void_p)
 last_error = sig("hurray_last_error_message", C.c_char_p)
