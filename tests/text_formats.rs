@@ -1245,7 +1245,7 @@ fn values_read_into_a_type_are_exact_or_refused() {
                 _ => {
                     let r = f64::from_bits(w(i));
                     let int =
-                        (r.is_finite() && r.fract() == 0.0 && r.abs() < 1e30).then(|| r as i128);
+                        (r.is_finite() && r.fract() == 0.0 && r.abs() < 1e30).then_some(r as i128);
                     (int, r)
                 }
             };
