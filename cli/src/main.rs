@@ -15,7 +15,7 @@ use hurray_coo::io::descriptor::StatsChoice;
 use hurray_coo::io::file::{
     FileWriter, HurrayFile, KvValue, OpenMode, WriteOptions as FileWriteOptions,
 };
-use hurray_coo::io::mtx::MtxSymmetry;
+use hurray_coo::io::mtx::{MtxField, MtxHeader, MtxSymmetry};
 use hurray_coo::io::{entry_text, mtx, stats, tns, TextOptions, WriteOptions};
 use hurray_coo::{Coo, CooError, Options};
 
@@ -396,8 +396,8 @@ fn read_bar(mode: Progress, what: String, bytes: u64) -> Option<indicatif::Progr
 /// An input: one tensor of a text file, or an open Hurray file whose
 /// tensors borrow it.
 enum Input {
-    /// The tensor and, for Matrix Market, the symmetry its banner declared.
-    Text(Coo<'static>, MtxSymmetry),
+    /// The tensor and, for Matrix Market, what its banner declared.
+    Text(Coo<'static>, Option<MtxHeader>),
     File(HurrayFile),
 }
 
@@ -458,8 +458,8 @@ fn load(path: &Path, a: &ReadArgs, mode: Progress, from: Option<Format>) -> Resu
     let r = if is_std(path) {
         let text = read_stdin()?;
         match f {
-            Format::Mtx => mtx::read_mtx(&text, &o).map(|(c, h)| (c, h.symmetry)),
-            _ => tns::read_tns(&text, shape, &o).map(|c| (c, MtxSymmetry::General)),
+            Format::Mtx => mtx::read_mtx(&text, &o).map(|(c, h)| (c, Some(h))),
+            _ => tns::read_tns(&text, shape, &o).map(|c| (c, None)),
         }
     } else {
         let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
@@ -471,10 +471,9 @@ fn load(path: &Path, a: &ReadArgs, mode: Progress, from: Option<Format>) -> Resu
         };
         let r = match f {
             Format::Mtx => {
-                mtx::read_mtx_file_reporting(path, &o, &report).map(|(c, h)| (c, h.symmetry))
+                mtx::read_mtx_file_reporting(path, &o, &report).map(|(c, h)| (c, Some(h)))
             }
-            _ => tns::read_tns_file_reporting(path, shape, &o, &report)
-                .map(|c| (c, MtxSymmetry::General)),
+            _ => tns::read_tns_file_reporting(path, shape, &o, &report).map(|c| (c, None)),
         };
         if let Some(bar) = bar {
             bar.finish_and_clear();
@@ -656,30 +655,201 @@ fn file_summary(out: &mut Out, file: &HurrayFile, path: &Path) -> Result<(), Fai
     Ok(())
 }
 
-fn info(out: &mut Out, coo: &Coo<'_>, label: &str, n: usize) -> Result<(), Fail> {
+/// `x` with 6 significant digits, as C's `%g` writes it: what a value's
+/// statistics need, not the 17 digits of a round trip.
+fn g(x: f64) -> String {
+    if !x.is_finite() || x == 0.0 {
+        return format!("{x}");
+    }
+    let e = x.abs().log10().floor() as i32;
+    if (-5..6).contains(&e) {
+        let s = format!("{:.*}", (5 - e).max(0) as usize, x);
+        let s = if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        };
+        return s;
+    }
+    let s = format!("{x:.5e}");
+    match s.split_once('e') {
+        Some((m, ex)) if m.contains('.') => {
+            format!("{}e{ex}", m.trim_end_matches('0').trim_end_matches('.'))
+        }
+        _ => s,
+    }
+}
+
+/// Entries per index of the first mode (per row of a matrix): min, mean
+/// and max over every row, and how many rows are empty.
+fn fill(coo: &Coo<'_>) -> (u64, f64, u64, u64) {
+    let rows = coo.shape().first().copied().unwrap_or(0);
+    let n = coo.nnz() as usize;
+    let mut counts: std::collections::HashMap<u64, u64> = std::collections::HashMap::new();
+    for i in 0..n {
+        *counts.entry(coo.entry(i)[0]).or_default() += 1;
+    }
+    let filled = counts.len() as u64;
+    let empty = rows - filled;
+    let min = if empty > 0 {
+        0
+    } else {
+        counts.values().copied().min().unwrap_or(0)
+    };
+    let max = counts.values().copied().max().unwrap_or(0);
+    let mean = if rows == 0 {
+        0.0
+    } else {
+        n as f64 / rows as f64
+    };
+    (min, mean, max, empty)
+}
+
+fn field_name(f: MtxField) -> &'static str {
+    match f {
+        MtxField::Real => "real",
+        MtxField::Integer => "integer",
+        MtxField::Complex => "complex",
+        MtxField::Pattern => "pattern",
+    }
+}
+
+fn symmetry_name(s: MtxSymmetry) -> &'static str {
+    match s {
+        MtxSymmetry::General => "general",
+        MtxSymmetry::Symmetric => "symmetric",
+        MtxSymmetry::SkewSymmetric => "skew-symmetric",
+        MtxSymmetry::Hermitian => "hermitian",
+    }
+}
+
+/// What a solver author asks of a tensor: the file's banner, stored and
+/// expanded entries, shape, rows' fill, the diagonal, the handle's memory,
+/// the stored values' statistics, the first entries.
+fn info(
+    out: &mut Out,
+    coo: &Coo<'_>,
+    banner: Option<&MtxHeader>,
+    label: &str,
+    n: usize,
+) -> Result<(), Fail> {
     let ty = coo.type_info().map_or("unknown", |t| t.name());
     say!(out, "{label}:");
+    if let Some(h) = banner {
+        say!(
+            out,
+            "  banner   matrix {} {} {}",
+            if h.array { "array" } else { "coordinate" },
+            field_name(h.field),
+            symmetry_name(h.symmetry)
+        );
+    }
     say!(out, "  type     {ty}");
     say!(out, "  shape    {} (rank {})", shape_text(coo), coo.rank());
-    say!(out, "  entries  {}", coo.nnz());
+    match banner {
+        Some(h) if h.stored < coo.nnz() => say!(
+            out,
+            "  entries  {} ({} stored in the file, {} added as mirror images)",
+            coo.nnz(),
+            h.stored,
+            coo.nnz() - h.stored
+        ),
+        Some(h) if h.stored > coo.nnz() => say!(
+            out,
+            "  entries  {} ({} stored in the file; duplicates combined or zeros dropped)",
+            coo.nnz(),
+            h.stored
+        ),
+        _ => say!(out, "  entries  {}", coo.nnz()),
+    }
     say!(
         out,
         "  sorted   {}",
         if coo.is_sorted() { "yes" } else { "no" }
     );
-    let s = stats::compute(coo);
-    say!(out, "  density  {:.3e}", 1.0 - s.sparsity_ratio);
-    if s.computed_mask & stats::mask::VALUE_STATS != 0 {
+    let s = stats::counts(coo);
+    say!(out, "  density  {}", g(1.0 - s.sparsity_ratio));
+    if coo.rank() >= 1 {
+        let (min, mean, max, empty) = fill(coo);
         say!(
             out,
-            "  values   min {} max {} mean {} stddev {}{}{}",
-            s.value_min,
-            s.value_max,
-            s.value_mean,
-            s.value_stddev,
-            if s.has_nan { ", has NaN" } else { "" },
-            if s.has_inf { ", has Inf" } else { "" }
+            "  {}     min {min}, mean {}, max {max} entries{}",
+            if coo.rank() == 2 { "rows" } else { "fill" },
+            g(mean),
+            match (coo.rank(), empty) {
+                (2, 0) => String::new(),
+                (2, e) => format!("; {e} empty row{}", if e == 1 { "" } else { "s" }),
+                (_, e) => format!(" per index of mode 1; {e} empty"),
+            }
         );
+    }
+    if coo.rank() == 2 && coo.shape()[0] == coo.shape()[1] {
+        let d = (0..coo.nnz() as usize)
+            .filter(|&i| coo.entry(i)[0] == coo.entry(i)[1])
+            .count();
+        let m = coo.shape()[0];
+        match d as u64 {
+            x if x == m => say!(out, "  diagonal all {m} stored"),
+            0 => say!(out, "  diagonal none of {m} stored"),
+            x => say!(out, "  diagonal {x} of {m} stored, {} missing", m - x),
+        }
+    }
+    let (v, c, x) = (
+        coo.values().len(),
+        std::mem::size_of_val(coo.indices()),
+        coo.index_bytes(),
+    );
+    say!(
+        out,
+        "  memory   {} bytes (values {v}, coordinates {c}{})",
+        v + c + x,
+        if x > 0 {
+            format!(", index {x}")
+        } else {
+            String::new()
+        }
+    );
+    if let Some(t) = coo.type_info().filter(|t| !t.name().starts_with("complex")) {
+        use hurray_coo::element::decode::{copy_element, to_f64};
+        let (mut lo, mut hi, mut sum, mut k) = (f64::INFINITY, f64::NEG_INFINITY, 0.0, 0u64);
+        let (mut nan, mut inf) = (false, false);
+        let vals: Vec<f64> = (0..coo.nnz() as usize)
+            .map(|i| {
+                let mut st = [0u8; 16];
+                copy_element(t, coo.values(), i, &mut st);
+                to_f64(t, &st).unwrap_or(f64::NAN)
+            })
+            .collect();
+        for &x in &vals {
+            nan |= x.is_nan();
+            inf |= x.is_infinite();
+            if x.is_finite() {
+                lo = lo.min(x);
+                hi = hi.max(x);
+                sum += x;
+                k += 1;
+            }
+        }
+        if k > 0 {
+            let mean = sum / k as f64;
+            let var = vals
+                .iter()
+                .filter(|x| x.is_finite())
+                .map(|x| (x - mean) * (x - mean))
+                .sum::<f64>()
+                / k as f64;
+            say!(
+                out,
+                "  values   min {}, max {}, mean {}, stddev {} (of the stored values{}){}{}",
+                g(lo),
+                g(hi),
+                g(mean),
+                g(var.sqrt()),
+                if nan || inf { ", finite ones" } else { "" },
+                if nan { ", has NaN" } else { "" },
+                if inf { ", has Inf" } else { "" }
+            );
+        }
     }
     let shown = n.min(coo.nnz() as usize);
     if shown > 0 {
@@ -774,7 +944,7 @@ fn output_symmetry(
     out_format: Format,
 ) -> Result<MtxSymmetry, Fail> {
     let symmetry = match source {
-        Input::Text(_, s) if a.keep_triangular => *s,
+        Input::Text(_, Some(h)) if a.keep_triangular => h.symmetry,
         _ => MtxSymmetry::General,
     };
     if symmetry != MtxSymmetry::General && out_format != Format::Mtx {
@@ -862,8 +1032,12 @@ fn run(cli: Cli, out: &mut Out) -> Result<(), Fail> {
             if let Input::File(file) = &input {
                 file_summary(out, file, f)?;
             }
+            let banner = match &input {
+                Input::Text(_, h) => h.as_ref(),
+                Input::File(_) => None,
+            };
             for (name, coo) in tensors(&input, f, &a, Pick::All, mode)? {
-                info(out, &coo, &label(f, &name), entries)?;
+                info(out, &coo, banner, &label(f, &name), entries)?;
             }
             Ok(())
         }),

@@ -78,7 +78,7 @@ fn info_validate_head_and_convert() {
         "shape    3 x 3 (rank 2)",
         "entries  4",
         "sorted   yes",
-        "min -1.5 max 4",
+        "min -1.5, max 4",
         "    2 1 -1.5",
     ] {
         assert!(out.contains(w), "info lacks {w:?}:\n{out}");
@@ -833,4 +833,54 @@ fn values_are_read_into_the_type_asked_for() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "a usage error: {:?}", text(&o));
+}
+
+/// `info` tells a symmetric file from a general one (banner, stored and
+/// expanded entries), and gives rows' fill, the diagonal, the handle's
+/// memory and value statistics in 6 significant digits.
+#[test]
+fn info_says_what_a_solver_author_asks() {
+    let d = dir().join("info");
+    std::fs::create_dir_all(&d).unwrap();
+    let (s, g) = (d.join("s.mtx"), d.join("g.mtx"));
+    std::fs::write(&s, SYM).unwrap();
+    std::fs::write(
+        &g,
+        "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 0.00000006\n2 1 -1.5\n1 3 2.0\n",
+    )
+    .unwrap();
+    let o = bin()
+        .args(["info", "-n", "0"])
+        .arg(&s)
+        .arg(&g)
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    let (si, gi) = out.split_once("g.mtx:").unwrap();
+    for (want, block) in [
+        ("banner   matrix coordinate real symmetric", si),
+        (
+            "entries  4 (3 stored in the file, 1 added as mirror images)",
+            si,
+        ),
+        ("rows     min 1, mean 1.33333, max 2 entries\n", si),
+        ("diagonal 2 of 3 stored, 1 missing", si),
+        ("memory   96 bytes (values 32, coordinates 64)", si),
+        (
+            "values   min -1.5, max 4, mean 0.75, stddev 2.3585 (of the stored values)",
+            si,
+        ),
+        ("banner   matrix coordinate real general", gi),
+        ("entries  3\n", gi),
+        ("rows     min 0, mean 1, max 2 entries; 1 empty row\n", gi),
+        ("diagonal 1 of 3 stored, 2 missing", gi),
+        (
+            "values   min -1.5, max 2, mean 0.166667, stddev 1.43372",
+            gi,
+        ),
+    ] {
+        assert!(block.contains(want), "{want:?} missing from\n{block}");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
 }

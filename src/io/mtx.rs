@@ -40,6 +40,9 @@ pub struct MtxHeader {
     pub array: bool,
     pub field: MtxField,
     pub symmetry: MtxSymmetry,
+    /// The entries the file stores (its entry lines, or an array's
+    /// values), before mirror images are added or duplicates combined.
+    pub stored: u64,
 }
 
 const BANNER: &str = "%%MatrixMarket";
@@ -118,6 +121,7 @@ fn parse_banner(lines: &mut Lines<'_>) -> Result<MtxHeader, CooError> {
         array,
         field,
         symmetry,
+        stored: 0,
     })
 }
 
@@ -325,7 +329,11 @@ fn finish(
         };
         (line_of_item(k), mirrored)
     })?;
-    Ok((coo, p.h))
+    let h = MtxHeader {
+        stored: p.read as u64,
+        ..p.h
+    };
+    Ok((coo, h))
 }
 
 /// The entries of a coordinate file by the fast path, or `None` when it
