@@ -2,7 +2,7 @@
 //! - every Fortran constant of include/hurray_coo.f90 has the header's value,
 //!   and every header constant is in the Fortran module;
 //! - every exported function has a Fortran interface with as many arguments;
-//! - every ccall of the README's Julia wrapper names a declared function with
+//! - every ccall of the Julia module (bindings/julia/HurrayCOO.jl) names a declared function with
 //!   the same return and argument types.
 
 mod common;
@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 const HEADER: &str = include_str!("../include/hurray_coo.h");
 const FORTRAN: &str = include_str!("../include/hurray_coo.f90");
-const README: &str = include_str!("../README.md");
+const JULIA: &str = include_str!("../bindings/julia/HurrayCOO.jl");
 
 fn header_defines() -> BTreeMap<String, i64> {
     common::header::defines(HEADER)
@@ -163,8 +163,7 @@ fn split_top(s: &str) -> Vec<String> {
 
 #[test]
 fn julia_ccalls_match_the_header() {
-    let block_start = README.find("```julia").expect("README has a Julia block");
-    let block = &README[block_start..README[block_start + 3..].find("```").unwrap() + block_start];
+    let block = JULIA;
     let funcs = header_functions();
     let mut checked = 0;
     let mut rest = block;
@@ -221,11 +220,10 @@ fn the_julia_checker_catches_a_wrong_type() {
     assert!(julia_matches("Int32", "hurray_status"));
 }
 
-/// The README's Julia module, split into its top-level `function`s (name,
+/// The Julia module, split into its top-level `function`s (name,
 /// body).
 fn julia_functions() -> Vec<(String, String)> {
-    let block_start = README.find("```julia").expect("README has a Julia block");
-    let block = &README[block_start..README[block_start + 3..].find("```").unwrap() + block_start];
+    let block = JULIA;
     let mut out = Vec::new();
     for part in block.split("\nfunction ").skip(1) {
         let name = part[..part.find('(').unwrap()].trim().to_string();

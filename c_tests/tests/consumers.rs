@@ -1,8 +1,11 @@
 //! Builds with `make`, then installs into a fresh prefix with `make install`
 //! run the way `sudo make install` runs it (no cargo on PATH: installing only
 //! copies what `make` built), and builds consumers the way users do: C with
-//! pkg-config (shared and static), C++ with CMake find_package, Fortran from
-//! the installed module source; then runs each. Needs make, pkg-config,
+//! pkg-config (shared, static, and fully static with `cc -static`), C++
+//! with CMake find_package, Fortran from the installed module source; then
+//! runs each. The prefix is moved after installing (the pkg-config and
+//! CMake files are relocatable), and nothing installed carries debug
+//! information. Needs make, pkg-config,
 //! cmake and gfortran (scripts/test.sh installs them): without them the test
 //! fails and says so; HURRAY_SKIP_CONSUMERS=1 skips it explicitly.
 
@@ -38,8 +41,10 @@ fn installed_library_serves_c_cpp_and_fortran_consumers() {
     let root = root();
     let work = target_dir().join("consumers");
     let _ = std::fs::remove_dir_all(&work);
+    // Installed into one prefix, then moved: the packages are relocatable.
+    let installed = work.join("installed-prefix");
     let prefix = work.join("prefix");
-    std::fs::create_dir_all(&prefix).unwrap();
+    std::fs::create_dir_all(&installed).unwrap();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let target = format!("CARGO_TARGET_DIR={}", target_dir().display());
     run(Command::new("make")
@@ -53,10 +58,11 @@ fn installed_library_serves_c_cpp_and_fortran_consumers() {
         .current_dir(&root)
         .env("PATH", path_without_cargo())
         .arg("install")
-        .arg(format!("PREFIX={}", prefix.display()))
+        .arg(format!("PREFIX={}", installed.display()))
         .arg("PROFILE=dev")
         .arg(no_cargo)
         .arg(&target));
+    std::fs::rename(&installed, &prefix).unwrap();
     // Nothing built and no cargo: a message that says what to do.
     let empty = work.join("empty-target");
     let out = Command::new("make")
@@ -106,6 +112,18 @@ fn installed_library_serves_c_cpp_and_fortran_consumers() {
         std::fs::read_link(lib.join(format!("libhurray_coo.so.{abi}"))).unwrap(),
         Path::new(&format!("libhurray_coo.so.{version}"))
     );
+    // No debug information in what is installed.
+    for f in [
+        format!("lib/libhurray_coo.so.{version}"),
+        "lib/libhurray_coo.a".into(),
+        "bin/hurray-coo".into(),
+    ] {
+        let sections = run(Command::new("readelf").arg("-S").arg(prefix.join(&f)));
+        assert!(
+            !sections.contains(".debug_info"),
+            "{f} has debug information"
+        );
+    }
     let soname = run(Command::new("readelf")
         .arg("-d")
         .arg(lib.join(format!("libhurray_coo.so.{version}"))));
@@ -134,7 +152,14 @@ fn installed_library_serves_c_cpp_and_fortran_consumers() {
         .arg("-Werror")
         .arg(src.join("consumer.c"))
         .args(pkg(&["--cflags", "--libs"]))
-        .arg(format!("-Wl,-rpath,{}", pkg(&["--variable=libdir"])[0]))
+        .arg(format!(
+            "-Wl,-rpath,{}",
+            // pkg-config gives the moved prefix's libdir as
+            // .../lib/pkgconfig/../../lib; the same directory.
+            std::fs::canonicalize(&pkg(&["--variable=libdir"])[0])
+                .unwrap()
+                .display()
+        ))
         .arg("-o")
         .arg(&c_exe));
     let out = run(&mut Command::new(&c_exe));
@@ -159,6 +184,22 @@ fn installed_library_serves_c_cpp_and_fortran_consumers() {
     let out = run(&mut Command::new(&c_static));
     assert!(out.contains("c consumer: (2, 0) = -0.5"), "{out}");
     assert!(!run(Command::new("ldd").arg(&c_static)).contains("libhurray_coo"));
+
+    // A fully static program (cc -static), as zstd users build them: the
+    // private libraries pkg-config gives are enough, unwinder included.
+    let c_full = work.join("consumer_c_full_static");
+    run(Command::new("cc")
+        .arg("-static")
+        .arg(src.join("consumer.c"))
+        .args(pkg(&["--cflags", "--libs", "--static"]))
+        .arg("-o")
+        .arg(&c_full));
+    let out = run(&mut Command::new(&c_full));
+    assert!(out.contains("c consumer: (2, 0) = -0.5"), "{out}");
+    let ldd = Command::new("ldd").arg(&c_full).output().unwrap();
+    let said =
+        String::from_utf8_lossy(&ldd.stdout).to_string() + &String::from_utf8_lossy(&ldd.stderr);
+    assert!(said.contains("not a dynamic executable"), "{said}");
 
     // C++ with CMake find_package, shared and static targets.
     let build = work.join("cmake-build");

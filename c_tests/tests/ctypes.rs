@@ -54,3 +54,27 @@ fn scipy_adopts_the_exported_csr() {
         "scipy test failed (scripts/test.sh installs numpy and scipy):\n{err}"
     );
 }
+
+/// The shipped Python module (bindings/python/hurray_coo.py), imported as
+/// the README says, reads files (gzip too) into scipy csr_arrays, reads
+/// values into the solver's type, assembles numpy triplets and writes
+/// symmetric files, against scipy's own results.
+#[test]
+fn the_python_module_serves_a_scipy_user() {
+    if std::env::var_os("HURRAY_SKIP_CONSUMERS").is_some_and(|v| v == "1") {
+        eprintln!("SKIPPED (HURRAY_SKIP_CONSUMERS=1): the Python module");
+        return;
+    }
+    let so = build_shared_library().join("libhurray_coo.so");
+    let out = Command::new("python3")
+        .arg(repo_root().join("tests/python/test_module.py"))
+        .env("HURRAY_COO_LIB", &so)
+        .env("PYTHONPATH", repo_root().join("bindings/python"))
+        .output()
+        .expect("python3 is needed");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && err.contains("Ran 4 tests") && err.contains("\nOK"),
+        "the Python module test failed (scripts/test.sh installs numpy and scipy):\n{err}"
+    );
+}
