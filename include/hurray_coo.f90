@@ -10,6 +10,8 @@
 !   type(hurray_tensor) :: t
 !   call t%create(HURRAY_TYPE_FLOAT64, shape, index1, values, status)  ! 1-based coordinates
 !   v = t%lookup([3_c_int64_t, 1_c_int64_t], found, status)           ! 1-based query
+!   call t%read_mtx("matrix.mtx.gz", status)                          ! float64 values
+!   call t%csr(row_ptr, col_ind, values, status)                      ! 1-based CSR
 !   call t%free()                                                     ! idempotent
 ! hurray_tensor owns its handle: free it explicitly (a final procedure also
 ! frees it, but gfortran does not finalize every variable). Assigning one
@@ -1005,6 +1007,8 @@ module hurray_coo
   contains
     procedure, private :: create_f64, create_f32, create_i32, create_i64
     generic :: create => create_f64, create_f32, create_i32, create_i64
+    procedure :: read_mtx => tensor_read_mtx
+    procedure :: csr => tensor_csr
     procedure :: validate => tensor_validate
     procedure :: lookup => tensor_lookup
     procedure :: rank => tensor_rank
@@ -1206,6 +1210,69 @@ contains
     options%shard_offset = c_null_ptr
     status = hurray_coo_create(parts, options, t%handle)
   end function create_raw
+
+  !> Read a Matrix Market file (gzip-compressed or not; symmetric files
+  !> mirrored) into t, its values as float64 (real, integer and pattern
+  !> files alike; a value float64 cannot hold exactly is an error, never
+  !> rounded), on `threads` threads (default 1). Duplicate entries are an
+  !> error. A previous handle in t is freed first. Messages name the file,
+  !> line and column.
+  subroutine tensor_read_mtx(t, path, status, threads)
+    class(hurray_tensor), intent(inout) :: t
+    character(len=*), intent(in) :: path
+    integer(c_int32_t), intent(out) :: status
+    integer, intent(in), optional :: threads
+    type(hurray_text_options) :: o
+    call t%free()
+    o%size = c_sizeof(o)
+    o%duplicates_policy = HURRAY_DUP_ERROR
+    o%flags = 0
+    o%threads = 1
+    if (present(threads)) o%threads = int(threads, c_int32_t)
+    o%precision = 0
+    o%value_type = int(HURRAY_TYPE_FLOAT64, c_int32_t)
+    status = hurray_coo_read_mtx_file(trim(path) // c_null_char, o, c_null_ptr, t%handle)
+  end subroutine tensor_read_mtx
+
+  !> The float64 matrix t as CSR with 1-based int32 indices, the way
+  !> Fortran solvers take it: row_ptr(rows + 1), col_ind(nnz) and
+  !> values(nnz) are allocated here (any earlier allocation is replaced);
+  !> columns sorted within each row. A matrix of another element type is
+  !> refused with HURRAY_ERR_INVALID_TYPE (read it with t%read_mtx, which
+  !> gives float64); one too large for int32 indices, by the library.
+  subroutine tensor_csr(t, row_ptr, col_ind, values, status, threads)
+    class(hurray_tensor), intent(in) :: t
+    integer(c_int32_t), allocatable, target, intent(out) :: row_ptr(:), col_ind(:)
+    real(c_double), allocatable, target, intent(out) :: values(:)
+    integer(c_int32_t), intent(out) :: status
+    integer, intent(in), optional :: threads
+    type(hurray_compressed) :: c
+    integer(c_int32_t) :: nt
+    if (c_associated(t%handle)) then
+      if (hurray_coo_type_tag(t%handle) /= HURRAY_TYPE_FLOAT64) then
+        status = HURRAY_ERR_INVALID_TYPE
+        library_then = hurray_string(hurray_last_error_message())
+        own_message = "hurray_tensor%csr: the matrix holds " // &
+                      hurray_string(hurray_type_name(hurray_coo_type_tag(t%handle))) // &
+                      " values; csr gives float64 (read the file with t%read_mtx)"
+        return
+      end if
+    end if
+    c%format = HURRAY_FORMAT_CSR
+    c%index_type = HURRAY_INDEX_INT32
+    c%base = 1
+    status = hurray_coo_compressed_size(t%handle, c)
+    if (status /= HURRAY_OK) return
+    allocate (row_ptr(c%offsets_bytes / 4), col_ind(c%indices_bytes / 4), values(c%values_bytes / 8))
+    c%offsets = c_loc(row_ptr)
+    c%indices = c_null_ptr
+    if (size(col_ind) > 0) c%indices = c_loc(col_ind)
+    c%values = c_null_ptr
+    if (size(values) > 0) c%values = c_loc(values)
+    nt = 1
+    if (present(threads)) nt = int(threads, c_int32_t)
+    status = hurray_coo_export_compressed(t%handle, c, nt)
+  end subroutine tensor_csr
 
   !> Run every rule of the specification.
   integer(c_int32_t) function tensor_validate(t) result(status)

@@ -226,7 +226,7 @@ fn installed_library_serves_c_cpp_and_fortran_consumers() {
         .current_dir(&fdir)
         .args(["-std=f2008", "-Wall", "-Werror", "-c"])
         .arg(prefix.join("include/hurray_coo.f90")));
-    for prog in ["seed", "copy_stops", "assemble"] {
+    for prog in ["seed", "copy_stops", "assemble", "read_csr"] {
         run(Command::new("gfortran")
             .current_dir(&fdir)
             .args(["-std=f2008", "-Wall", "-Werror"])
@@ -263,6 +263,18 @@ fn installed_library_serves_c_cpp_and_fortran_consumers() {
             "fortran assemble output lacks {line:?}:\n{out}"
         );
     }
+    let out = run(Command::new(fdir.join("read_csr")).current_dir(&fdir));
+    for line in [
+        "csr: 4 6 6",
+        "HURRAY_ERR_IO: no_such_file.mtx: cannot read: No such file or directory",
+        "HURRAY_ERR_PARSE: read_csr.mtx: line 3, column 3: column index out of range",
+        "fortran read_csr: all checks passed",
+    ] {
+        assert!(
+            out.contains(line),
+            "fortran read_csr output lacks {line:?}:\n{out}"
+        );
+    }
     let copy = Command::new(fdir.join("copy_stops"))
         .env_remove("LD_LIBRARY_PATH")
         .output()
@@ -274,6 +286,43 @@ fn installed_library_serves_c_cpp_and_fortran_consumers() {
     let err = String::from_utf8_lossy(&copy.stderr);
     assert!(err.contains("hurray_tensor cannot be copied"), "{err}");
     assert!(!String::from_utf8_lossy(&copy.stdout).contains("NOT REACHED"));
+
+    // The installed Python module finds the installed library from its
+    // own place in the (moved) prefix, as the README says to use it.
+    for f in [
+        "share/hurray_coo/python/hurray_coo.py",
+        "share/hurray_coo/julia/HurrayCOO.jl",
+    ] {
+        assert!(prefix.join(f).exists(), "{f} not installed");
+    }
+    let mtx = work.join("m.mtx");
+    std::fs::write(
+        &mtx,
+        "%%MatrixMarket matrix coordinate integer symmetric\n3 3 2\n1 1 4\n3 1 -2\n",
+    )
+    .unwrap();
+    let py = Command::new("python3")
+        .env("PYTHONPATH", prefix.join("share/hurray_coo/python"))
+        .env_remove("HURRAY_COO_LIB")
+        .env_remove("LD_LIBRARY_PATH")
+        .arg("-c")
+        .arg(format!(
+            "import numpy as np, hurray_coo; A = hurray_coo.read_mtx({:?}, value_type=np.float64); \
+             print(hurray_coo.library()._name, A.nnz, A.dtype, A[2, 0])",
+            mtx.display().to_string()
+        ))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&py.stdout);
+    assert!(
+        py.status.success(),
+        "{}",
+        String::from_utf8_lossy(&py.stderr)
+    );
+    assert!(
+        said.contains(&format!("{}", prefix.display())) && said.contains(" 3 float64 -2.0"),
+        "{said}"
+    );
 
     // The installed command-line tool runs on its own.
     let out = run(Command::new(prefix.join("bin/hurray-coo")).arg("--version"));
