@@ -135,6 +135,7 @@ module hurray_coo
   integer(c_int32_t), parameter, public :: HURRAY_TEXT_WRITE_SKEW_SYMMETRIC = 64
   integer(c_int32_t), parameter, public :: HURRAY_TEXT_WRITE_HERMITIAN = 128
   integer(c_int32_t), parameter, public :: HURRAY_TEXT_WRITE_PATTERN = 256
+  integer(c_int32_t), parameter, public :: HURRAY_TEXT_WRITE_ARRAY = 512
   integer(c_int32_t), parameter, public :: HURRAY_PARTITION_EQUAL_ROWS = 0
   integer(c_int32_t), parameter, public :: HURRAY_PARTITION_BALANCED_NNZ = 1
   integer(c_int32_t), parameter, public :: HURRAY_PARTITION_BOUNDARIES = 2

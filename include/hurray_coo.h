@@ -1643,6 +1643,13 @@ typedef ptrdiff_t (*hurray_read_fn)(void *user,
 #define HURRAY_TEXT_WRITE_PATTERN 256
 
 /**
+ * Writing flag (Matrix Market): write the matrix dense (format `array`):
+ * every value column by column, zeros included (with a symmetry flag, the
+ * lower triangle's columns). Not with HURRAY_TEXT_WRITE_PATTERN.
+ */
+#define HURRAY_TEXT_WRITE_ARRAY 512
+
+/**
  * Matrix Market symmetry: every entry is stored.
  */
 #define HURRAY_MTX_GENERAL 0
@@ -1825,7 +1832,8 @@ hurray_status hurray_coo_read_stream(hurray_read_fn read,
  * HURRAY_TEXT_MAX_PRECISION: that many significant digits), the threads
  * and the flags of hurray_text_options (HURRAY_TEXT_WRITE_SYMMETRIC,
  * HURRAY_TEXT_WRITE_SKEW_SYMMETRIC, HURRAY_TEXT_WRITE_HERMITIAN, at most
- * one; HURRAY_TEXT_WRITE_PATTERN; the reading flags are ignored); the
+ * one; HURRAY_TEXT_WRITE_PATTERN or HURRAY_TEXT_WRITE_ARRAY; the reading
+ * flags are ignored); the
  * text is the same on any number of threads.
  * out: capacity writable bytes (NULL only if capacity is 0). out_written (not NULL) receives the text's length; when capacity
  * is too small it receives the length needed and

@@ -264,6 +264,7 @@ fn threaded_writes_are_identical() {
                 precision,
                 threads: 1,
                 pattern: false,
+                array: false,
             },
             &mut one,
         )
@@ -274,6 +275,7 @@ fn threaded_writes_are_identical() {
                 precision,
                 threads: 3,
                 pattern: false,
+                array: false,
             },
             &mut many,
         )
@@ -287,6 +289,7 @@ fn threaded_writes_are_identical() {
                 precision,
                 threads: 1,
                 pattern: false,
+                array: false,
             },
             &mut t1,
         )
@@ -297,6 +300,7 @@ fn threaded_writes_are_identical() {
                 precision,
                 threads: 3,
                 pattern: false,
+                array: false,
             },
             &mut t3,
         )
@@ -312,6 +316,7 @@ fn threaded_writes_are_identical() {
                     precision: None,
                     threads: 2,
                     pattern: false,
+                    array: false,
                 },
                 &mut v,
             )
@@ -361,6 +366,7 @@ fn other_types_write_in_their_field() {
             precision: Some(3),
             threads: 1,
             pattern: false,
+            array: false,
         },
         &mut out,
     )
@@ -373,6 +379,7 @@ fn other_types_write_in_their_field() {
                 precision: Some(bad),
                 threads: 1,
                 pattern: false,
+                array: false,
             },
             &mut Vec::new(),
         )
@@ -1320,4 +1327,84 @@ fn values_read_into_a_type_are_exact_or_refused() {
         .unwrap_err();
         assert!(e.to_string().contains("value type"), "{e}");
     }
+}
+
+/// A matrix written dense (`array`, column by column, zeros included; a
+/// symmetric one as its lower triangle's columns) reads back as the same
+/// matrix once the zeros are dropped, for integer and real values; an
+/// array of a pattern, and FROSTT arrays, are refused.
+#[test]
+fn dense_array_writes_read_back_as_the_matrix() {
+    let mut rng = Rng::new(31);
+    for round in 0..60 {
+        let field = ["real", "integer"][round % 2];
+        let n = 1 + rng.below(5);
+        let symmetric = round % 3 == 0;
+        let mut entries = BTreeMap::new();
+        for r in 0..n {
+            for c in 0..n {
+                if rng.below(3) == 0 && (!symmetric || r >= c) {
+                    let v = 1 + rng.below(9) as i64 * if rng.below(2) == 0 { 1 } else { -1 };
+                    let v = if v == 0 { 3 } else { v };
+                    entries.insert((r, c), v);
+                    if symmetric {
+                        entries.insert((c, r), v);
+                    }
+                }
+            }
+        }
+        let mut text = format!(
+            "%%MatrixMarket matrix coordinate {field} general\n{n} {n} {}\n",
+            entries.len()
+        );
+        for ((r, c), v) in &entries {
+            text += &format!("{} {} {v}\n", r + 1, c + 1);
+        }
+        let m = mtx(&text).unwrap();
+        let o = WriteOptions {
+            array: true,
+            ..Default::default()
+        };
+        let s = if symmetric {
+            MtxSymmetry::Symmetric
+        } else {
+            MtxSymmetry::General
+        };
+        let mut out = Vec::new();
+        hurray_coo::io::mtx::write_mtx_symmetric(&m, s, &o, &mut out).unwrap();
+        let t = String::from_utf8(out.clone()).unwrap();
+        let values = t.lines().filter(|l| !l.starts_with('%')).count() - 1;
+        let want = if symmetric { n * (n + 1) / 2 } else { n * n };
+        assert_eq!(values as u64, want, "{t}");
+        let back = read_mtx(
+            &out,
+            &TextOptions {
+                assemble: hurray_coo::assemble::AssembleOptions {
+                    drop_zeros: true,
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+        )
+        .unwrap()
+        .0;
+        assert_eq!(as_map(&back), as_map(&m), "round {round}\n{t}");
+    }
+    let p = mtx("%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n").unwrap();
+    let o = WriteOptions {
+        array: true,
+        ..Default::default()
+    };
+    let e = write_mtx(&p, &o, &mut Vec::new()).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("a pattern is written as coordinates"),
+        "{e}"
+    );
+    let e = write_tns(&p, &o, &mut Vec::new()).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("dense array is written as Matrix Market"),
+        "{e}"
+    );
 }

@@ -406,6 +406,12 @@ static int test_symmetric_writes(void) {
                                       text, sizeof text, &written),
                  HURRAY_OK, "");
     CHECK(strncmp(text, "%%MatrixMarket matrix coordinate pattern symmetric\n", 51) == 0);
+    /* Dense: the lower triangle's columns, zeros included (3 + 2 + 1 values). */
+    CHECK_STATUS(hurray_coo_write_mtx(coo, CTEST_TEXT(0, HURRAY_TEXT_WRITE_SYMMETRIC | HURRAY_TEXT_WRITE_ARRAY, 1, 0),
+                                      text, sizeof text, &written),
+                 HURRAY_OK, "");
+    CHECK(strncmp(text, "%%MatrixMarket matrix array real symmetric\n", 43) == 0);
+    CHECK(written < sizeof text && strstr(text, "\n3 3\n4.0\n-1.0\n0.0\n0.0\n-1.0\n4.0\n") != NULL);
     /* Not skew-symmetric: the diagonal holds values. */
     CHECK_STATUS(hurray_coo_write_mtx(coo, CTEST_TEXT(0, HURRAY_TEXT_WRITE_SKEW_SYMMETRIC, 1, 0), text, sizeof text,
                                       &written),
@@ -422,8 +428,8 @@ static int test_symmetric_writes(void) {
     CHECK_STATUS(hurray_coo_write_tns(coo, CTEST_TEXT(0, HURRAY_TEXT_WRITE_SYMMETRIC, 1, 0), text, sizeof text,
                                       &written),
                  HURRAY_ERR_INVALID_ARGUMENT, "declares no symmetry");
-    CHECK_STATUS(hurray_coo_write_mtx(coo, CTEST_TEXT(0, 0x200, 1, 0), text, sizeof text, &written),
-                 HURRAY_ERR_INVALID_FLAGS, "HURRAY_TEXT_WRITE_PATTERN");
+    CHECK_STATUS(hurray_coo_write_mtx(coo, CTEST_TEXT(0, 0x400, 1, 0), text, sizeof text, &written),
+                 HURRAY_ERR_INVALID_FLAGS, "HURRAY_TEXT_WRITE_ARRAY");
     hurray_coo_free(coo);
     coo = NULL;
     {

@@ -204,6 +204,10 @@ enum Command {
         /// pattern), whatever the values.
         #[arg(long)]
         pattern: bool,
+        /// Matrix Market output: write the matrix dense (format array),
+        /// every value column by column, zeros included.
+        #[arg(long, conflicts_with = "pattern")]
+        array: bool,
     },
     /// The first entries, one per line, coordinates counted from 1.
     #[command(
@@ -1077,13 +1081,14 @@ fn run(cli: Cli, out: &mut Out) -> Result<(), Fail> {
             to,
             symmetry: asked,
             pattern,
+            array,
         } => {
             let out_format = format_of(&output, to, "--to")?;
             check_output(&input, &output, out_format, &hrry, precision)?;
-            if (asked.is_some() || pattern) && out_format != Format::Mtx {
+            if (asked.is_some() || pattern || array) && out_format != Format::Mtx {
                 return Err(Fail::Bad(format!(
-                    "{}: --symmetry and --pattern shape a Matrix Market output; this output is \
-                     not one",
+                    "{}: --symmetry, --pattern and --array shape a Matrix Market output; this \
+                     output is not one",
                     shown(&output)
                 )));
             }
@@ -1107,6 +1112,7 @@ fn run(cli: Cli, out: &mut Out) -> Result<(), Fail> {
                 precision,
                 threads: a.threads,
                 pattern,
+                array,
             };
             // The stored triangle (--keep-triangular), or the whole matrix
             // folded to the symmetry asked for.

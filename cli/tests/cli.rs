@@ -803,7 +803,7 @@ fn symmetry_and_pattern_outputs() {
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o)
         .1
-        .contains("--symmetry and --pattern shape a Matrix Market output"));
+        .contains("--symmetry, --pattern and --array shape a Matrix Market output"));
     std::fs::remove_dir_all(&d).unwrap();
 }
 

@@ -42,6 +42,11 @@ pub const HURRAY_TEXT_WRITE_HERMITIAN: u32 = 0x80;
 /// structure must be symmetric.
 pub const HURRAY_TEXT_WRITE_PATTERN: u32 = 0x100;
 
+/// Writing flag (Matrix Market): write the matrix dense (format `array`):
+/// every value column by column, zeros included (with a symmetry flag, the
+/// lower triangle's columns). Not with HURRAY_TEXT_WRITE_PATTERN.
+pub const HURRAY_TEXT_WRITE_ARRAY: u32 = 0x200;
+
 /// Matrix Market symmetry: every entry is stored.
 pub const HURRAY_MTX_GENERAL: u32 = 0;
 /// Matrix Market symmetry: a(j,i) = a(i,j); the lower triangle is stored.
@@ -161,6 +166,7 @@ fn write_options(o: &hurray_text_options) -> Result<(WriteOptions, MtxSymmetry),
         HURRAY_TEXT_WRITE_SKEW_SYMMETRIC,
         HURRAY_TEXT_WRITE_HERMITIAN,
         HURRAY_TEXT_WRITE_PATTERN,
+        HURRAY_TEXT_WRITE_ARRAY,
     )
     .check(o.flags)?;
     let kinds = [
@@ -185,6 +191,7 @@ fn write_options(o: &hurray_text_options) -> Result<(WriteOptions, MtxSymmetry),
         precision: (o.precision != 0).then_some(o.precision as usize),
         threads: o.threads as usize,
         pattern: flags & HURRAY_TEXT_WRITE_PATTERN != 0,
+        array: flags & HURRAY_TEXT_WRITE_ARRAY != 0,
     };
     Ok((w, symmetry))
 }
@@ -623,7 +630,8 @@ unsafe fn write_to_file(
 /// HURRAY_TEXT_MAX_PRECISION: that many significant digits), the threads
 /// and the flags of hurray_text_options (HURRAY_TEXT_WRITE_SYMMETRIC,
 /// HURRAY_TEXT_WRITE_SKEW_SYMMETRIC, HURRAY_TEXT_WRITE_HERMITIAN, at most
-/// one; HURRAY_TEXT_WRITE_PATTERN; the reading flags are ignored); the
+/// one; HURRAY_TEXT_WRITE_PATTERN or HURRAY_TEXT_WRITE_ARRAY; the reading
+/// flags are ignored); the
 /// text is the same on any number of threads.
 /// out: capacity writable bytes (NULL only if capacity is 0). out_written (not NULL) receives the text's length; when capacity
 /// is too small it receives the length needed and

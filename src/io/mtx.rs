@@ -614,6 +614,20 @@ fn write(
     if !pattern {
         check_integers_fit(coo, ty)?;
     }
+    if o.array {
+        if pattern {
+            return Err(CooError::Argument(
+                "a Matrix Market array holds values; a pattern is written as coordinates".into(),
+            ));
+        }
+        if !whole && symmetry != MtxSymmetry::General {
+            return Err(CooError::Argument(
+                "an array is written from the whole matrix; write the triangle as coordinates"
+                    .into(),
+            ));
+        }
+        return write_array(coo, ty, symmetry, field, o, out);
+    }
     let _ = writeln!(
         out,
         "{BANNER} matrix coordinate {field} {}",
@@ -628,6 +642,52 @@ fn write(
     let shape = coo.shape();
     let _ = writeln!(out, "{} {} {}", shape[0], shape[1], stored);
     text::write_entries(coo, ty, !pattern, keep, o, out)
+}
+
+/// The dense `array` form of the whole matrix `coo` (its symmetry checked
+/// already): every value column by column, zeros included; for a symmetry
+/// but `general`, each column from the diagonal down (below it, for
+/// skew-symmetric).
+fn write_array(
+    coo: &Coo<'_>,
+    ty: &crate::element::types::TypeInfo,
+    symmetry: MtxSymmetry,
+    field: &str,
+    o: &WriteOptions,
+    out: &mut Vec<u8>,
+) -> Result<(), CooError> {
+    use std::io::Write;
+    let bytes = crate::convert::dense_bytes(coo)?;
+    let bytes = crate::element::size::to_usize(bytes, "a dense array")?;
+    let mut dense = crate::aligned::try_vec::<u8>(bytes, "the dense array")?;
+    dense.resize(bytes, 0);
+    crate::convert::export_dense(coo, &mut dense, o.threads)?;
+    let (m, n) = (coo.shape()[0] as usize, coo.shape()[1] as usize);
+    let _ = writeln!(
+        out,
+        "{BANNER} matrix array {field} {}",
+        symmetry_name(symmetry)
+    );
+    let _ = writeln!(
+        out,
+        "% written by libhurray_coo {} from a {} tensor",
+        env!("CARGO_PKG_VERSION"),
+        ty.name()
+    );
+    let _ = writeln!(out, "{m} {n}");
+    let first = |c: usize| match symmetry {
+        MtxSymmetry::General => 0,
+        MtxSymmetry::SkewSymmetric => c + 1,
+        _ => c,
+    };
+    for c in 0..n {
+        for r in first(c)..m {
+            text::ensure(out, 2 * (text::MAX_PRECISION + 8) + 2, "the text")?;
+            text::write_value(out, ty, &dense, r * n + c, o.precision);
+            out.push(b'\n');
+        }
+    }
+    Ok(())
 }
 
 /// That every value of an unsigned 64-bit tensor fits the `integer` field

@@ -402,6 +402,10 @@ pub struct WriteOptions {
     /// Matrix Market only: write the coordinates alone (field `pattern`),
     /// whatever the values; FROSTT, which always has values, refuses it.
     pub pattern: bool,
+    /// Matrix Market only: write the matrix dense (format `array`): every
+    /// value column by column, zeros included (with a symmetry, the lower
+    /// triangle's columns). FROSTT refuses it.
+    pub array: bool,
 }
 
 /// The most significant digits a written value carries (a float64 needs

@@ -199,9 +199,11 @@ pub fn write_tns(coo: &Coo<'_>, o: &WriteOptions, out: &mut Vec<u8>) -> Result<(
         let _ = write!(out, " {d}");
     }
     out.push(b'\n');
-    if o.pattern {
+    if o.pattern || o.array {
         return Err(CooError::Argument(
-            "a FROSTT file has a value on every line; a pattern is written as Matrix Market".into(),
+            "a FROSTT file has a value on every line, one line per entry; a pattern or a dense \
+             array is written as Matrix Market"
+                .into(),
         ));
     }
     text::write_entries(coo, ty, true, text::ALL, o, out)
