@@ -976,8 +976,16 @@ pub fn write_mtx_file_as(
     path: &std::path::Path,
     o: &WriteOptions,
 ) -> Result<(), CooError> {
+    to_file(path, |out| write_mtx_as(coo, symmetry, o, out))
+}
+
+/// The text `write` appends, written to `path` through a temporary file.
+fn to_file(
+    path: &std::path::Path,
+    write: impl FnOnce(&mut Vec<u8>) -> Result<(), CooError>,
+) -> Result<(), CooError> {
     let mut out = Vec::new();
-    write_mtx_as(coo, symmetry, o, &mut out)?;
+    write(&mut out)?;
     text::write_file(path, &out)
 }
 
@@ -989,7 +997,5 @@ pub fn write_mtx_file_symmetric(
     path: &std::path::Path,
     o: &WriteOptions,
 ) -> Result<(), CooError> {
-    let mut out = Vec::new();
-    write_mtx_symmetric(coo, symmetry, o, &mut out)?;
-    text::write_file(path, &out)
+    to_file(path, |out| write_mtx_symmetric(coo, symmetry, o, out))
 }
