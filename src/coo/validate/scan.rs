@@ -47,16 +47,7 @@ fn first_sorted_violation_r<const R: usize>(idx: &[u64], shape: &[u64]) -> Optio
         let ok = if R == 2 {
             block_ok_r2(idx, start, end, s[R - 1])
         } else if R == 3 {
-            let key = |a: u64, b: u64| (u128::from(a) << 64) | u128::from(b);
-            let p = &idx[(start - 1) * 3..start * 3];
-            let (mut phi, mut plo) = (key(p[0], p[1]), p[2]);
-            let mut ok = true;
-            for e in block.chunks_exact(3) {
-                let (hi, lo) = (key(e[0], e[1]), e[2]);
-                ok &= ((hi > phi) | ((hi == phi) & (lo > plo))) & (e[1] < s[1]) & (lo < s[2]);
-                (phi, plo) = (hi, lo);
-            }
-            ok
+            block_ok_r3(idx, start, end, [s[1], s[2]])
         } else {
             let mut prev = entry::<R>(idx, start - 1);
             let mut ok = true;
@@ -95,6 +86,33 @@ fn block_ok_r2(idx: &[u64], start: usize, end: usize, cols: u64) -> bool {
         return unsafe { avx2::block_ok_r2(idx, start, end, cols) };
     }
     block_ok_r2_scalar(idx, start, end, cols)
+}
+
+/// Rank 3: as [`block_ok_r2`], the second and third coordinates below
+/// `bounds`.
+#[inline]
+fn block_ok_r3(idx: &[u64], start: usize, end: usize, bounds: [u64; 2]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if avx2::available() {
+        // SAFETY: the CPU has AVX2 (checked above); 1 <= start <= end and
+        // 3 * end <= idx.len(), as the caller's block is inside idx.
+        return unsafe { avx2::block_ok_r3(idx, start, end, bounds) };
+    }
+    block_ok_r3_scalar(idx, start, end, bounds)
+}
+
+/// [`block_ok_r3`] without vector instructions: the oracle of the kernel.
+fn block_ok_r3_scalar(idx: &[u64], start: usize, end: usize, bounds: [u64; 2]) -> bool {
+    let key = |a: u64, b: u64| (u128::from(a) << 64) | u128::from(b);
+    let p = &idx[(start - 1) * 3..start * 3];
+    let (mut phi, mut plo) = (key(p[0], p[1]), p[2]);
+    let mut ok = true;
+    for e in idx[start * 3..end * 3].chunks_exact(3) {
+        let (hi, lo) = (key(e[0], e[1]), e[2]);
+        ok &= ((hi > phi) | ((hi == phi) & (lo > plo))) & (e[1] < bounds[0]) & (lo < bounds[1]);
+        (phi, plo) = (hi, lo);
+    }
+    ok
 }
 
 /// [`block_ok_r2`] without vector instructions: the oracle of the kernel.
@@ -161,6 +179,72 @@ mod avx2 {
         }
         let all = _mm256_movemask_pd(_mm256_castsi256_pd(ok)) == 0xF;
         all && (i >= end || super::block_ok_r2_scalar(idx, i, end, cols))
+    }
+
+    /// Three vectors of four rank-3 entries (`[a0 b0 c0 a1] [b1 c1 a2 b2]
+    /// [c2 a3 b3 c3]`) as one vector per coordinate, each in the entry
+    /// order 0, 3, 2, 1.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn split3(v0: __m256i, v1: __m256i, v2: __m256i) -> [__m256i; 3] {
+        // blend_epi32 takes a 64-bit lane k from its second operand where
+        // bits 2k and 2k + 1 of the mask are set.
+        let a = _mm256_blend_epi32::<0x0C>(_mm256_blend_epi32::<0x30>(v0, v1), v2);
+        let b = _mm256_blend_epi32::<0x30>(_mm256_blend_epi32::<0xC3>(v0, v1), v2);
+        let c = _mm256_blend_epi32::<0x0C>(_mm256_blend_epi32::<0x30>(v2, v0), v1);
+        [
+            a,
+            _mm256_permute4x64_epi64::<0x39>(b),
+            _mm256_permute4x64_epi64::<0x4E>(c),
+        ]
+    }
+
+    /// [`super::block_ok_r3_scalar`], four entries at a time (see
+    /// [`split3`]), compared as unsigned numbers.
+    ///
+    /// # Safety
+    /// The CPU has AVX2; `1 <= start <= end` and `3 * end <= idx.len()`.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn block_ok_r3(
+        idx: &[u64],
+        start: usize,
+        end: usize,
+        bounds: [u64; 2],
+    ) -> bool {
+        let flip = _mm256_set1_epi64x(i64::MIN);
+        let u = |x: __m256i| _mm256_xor_si256(x, flip);
+        let lim_b = u(_mm256_set1_epi64x(bounds[0] as i64));
+        let lim_c = u(_mm256_set1_epi64x(bounds[1] as i64));
+        let p = idx.as_ptr();
+        let mut ok = _mm256_set1_epi64x(-1);
+        let mut i = start;
+        while i + 4 <= end {
+            // SAFETY: entries i - 1 ..= i + 3 are inside idx (i >= 1,
+            // i + 4 <= end); unaligned loads of 4 u64 each.
+            let (cur, prev) = unsafe {
+                let at = |k: usize| _mm256_loadu_si256(p.add(k).cast());
+                (
+                    split3(at(3 * i), at(3 * i + 4), at(3 * i + 8)),
+                    split3(at(3 * i - 3), at(3 * i + 1), at(3 * i + 5)),
+                )
+            };
+            let [a, b, c] = cur.map(u);
+            let [pa, pb, pc] = prev.map(u);
+            let gt = |x, y| _mm256_cmpgt_epi64(x, y);
+            let eq = |x, y| _mm256_cmpeq_epi64(x, y);
+            let after = _mm256_or_si256(
+                gt(a, pa),
+                _mm256_and_si256(
+                    eq(a, pa),
+                    _mm256_or_si256(gt(b, pb), _mm256_and_si256(eq(b, pb), gt(c, pc))),
+                ),
+            );
+            let inside = _mm256_and_si256(gt(lim_b, b), gt(lim_c, c));
+            ok = _mm256_and_si256(ok, _mm256_and_si256(after, inside));
+            i += 4;
+        }
+        let all = _mm256_movemask_pd(_mm256_castsi256_pd(ok)) == 0xF;
+        all && (i >= end || super::block_ok_r3_scalar(idx, i, end, bounds))
     }
 }
 
@@ -364,6 +448,79 @@ mod tests {
                 .collect();
             check(&idx, n, 5, "random");
             check(&idx, n, u64::MAX, "random, any column");
+        }
+    }
+
+    /// As the rank-2 test, for rank 3: every kind of violation at every
+    /// position, in each coordinate, and random blocks.
+    #[test]
+    fn the_rank3_kernel_agrees_with_its_scalar_oracle() {
+        let mut s = 29u64;
+        let bounds = [20u64, 30];
+        let check = |idx: &[u64], n: usize, bounds: [u64; 2], what: &str| {
+            let want = block_ok_r3_scalar(idx, 1, n + 1, bounds);
+            assert_eq!(block_ok_r3(idx, 1, n + 1, bounds), want, "{what}");
+            #[cfg(target_arch = "x86_64")]
+            if avx2::available() {
+                // SAFETY: the CPU has AVX2; 1 <= n + 1 and 3 * (n + 1) <= len.
+                let got = unsafe { avx2::block_ok_r3(idx, 1, n + 1, bounds) };
+                assert_eq!(got, want, "{what}");
+            }
+            want
+        };
+        for len in [1usize, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 64] {
+            let mut base: Vec<u64> = Vec::new();
+            let mut e = [rng(&mut s) % 3, rng(&mut s) % 4, rng(&mut s) % 5];
+            for _ in 0..=len {
+                base.extend(e);
+                match rng(&mut s) % 4 {
+                    0 => e = [e[0] + 1, rng(&mut s) % 4, rng(&mut s) % 5],
+                    1 if e[1] + 2 < bounds[0] => e = [e[0], e[1] + 1, rng(&mut s) % 5],
+                    _ if e[2] + 2 < bounds[1] => e[2] += 1 + rng(&mut s) % 2,
+                    _ => e = [e[0] + 1, 0, 0],
+                }
+            }
+            assert!(check(&base, len, bounds, "sorted"));
+            // Tight bounds: each coordinate's largest value in the block
+            // decides alone.
+            let block = &base[3..];
+            let mb = block.chunks_exact(3).map(|e| e[1]).max().unwrap();
+            let mc = block.chunks_exact(3).map(|e| e[2]).max().unwrap();
+            assert!(check(&base, len, [mb + 1, mc + 1], "tight"));
+            assert!(!check(&base, len, [mb, mc + 1], "second bound"));
+            assert!(!check(&base, len, [mb + 1, mc], "third bound"));
+            assert!(check(&base, len, [mb + 1, u64::MAX], "third free"));
+            for at in 1..=len {
+                for kind in 0..7 {
+                    let mut idx = base.clone();
+                    let p = [idx[3 * at - 3], idx[3 * at - 2], idx[3 * at - 1]];
+                    let e = &mut idx[3 * at..3 * at + 3];
+                    match kind {
+                        0 => e.copy_from_slice(&p),
+                        1 if p[0] > 0 => e[0] = p[0] - 1,
+                        2 if p[1] > 0 => e.copy_from_slice(&[p[0], p[1] - 1, p[2] + 1]),
+                        3 if p[2] > 0 => e.copy_from_slice(&[p[0], p[1], p[2] - 1]),
+                        4 => e[1] = bounds[0],
+                        5 => e[2] = bounds[1],
+                        _ => e[2] = u64::MAX,
+                    }
+                    check(&idx, len, bounds, &format!("{len} {at} {kind}"));
+                }
+            }
+        }
+        for _ in 0..3000 {
+            let n = 1 + (rng(&mut s) % 40) as usize;
+            let idx: Vec<u64> = (0..3 * (n + 1))
+                .map(|_| match rng(&mut s) % 7 {
+                    0 => u64::MAX - rng(&mut s) % 3,
+                    1 => (1 << 63) + rng(&mut s) % 3,
+                    _ => rng(&mut s) % 3,
+                })
+                .collect();
+            check(&idx, n, [3, 3], "random");
+            check(&idx, n, [2, 3], "random, a lower second bound");
+            check(&idx, n, [3, 2], "random, a lower third bound");
+            check(&idx, n, [u64::MAX, u64::MAX], "random, any bound");
         }
     }
 
