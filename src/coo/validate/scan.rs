@@ -211,35 +211,51 @@ mod avx2 {
         end: usize,
         bounds: [u64; 2],
     ) -> bool {
+        // No closures here: a closure does not take the function's target
+        // features, and its intrinsics would become calls.
         let flip = _mm256_set1_epi64x(i64::MIN);
-        let u = |x: __m256i| _mm256_xor_si256(x, flip);
-        let lim_b = u(_mm256_set1_epi64x(bounds[0] as i64));
-        let lim_c = u(_mm256_set1_epi64x(bounds[1] as i64));
+        let lim_b = _mm256_xor_si256(_mm256_set1_epi64x(bounds[0] as i64), flip);
+        let lim_c = _mm256_xor_si256(_mm256_set1_epi64x(bounds[1] as i64), flip);
         let p = idx.as_ptr();
         let mut ok = _mm256_set1_epi64x(-1);
         let mut i = start;
         while i + 4 <= end {
             // SAFETY: entries i - 1 ..= i + 3 are inside idx (i >= 1,
             // i + 4 <= end); unaligned loads of 4 u64 each.
-            let (cur, prev) = unsafe {
-                let at = |k: usize| _mm256_loadu_si256(p.add(k).cast());
-                (
-                    split3(at(3 * i), at(3 * i + 4), at(3 * i + 8)),
-                    split3(at(3 * i - 3), at(3 * i + 1), at(3 * i + 5)),
-                )
+            let [v0, v1, v2, w0, w1, w2] = unsafe {
+                [
+                    _mm256_loadu_si256(p.add(3 * i).cast()),
+                    _mm256_loadu_si256(p.add(3 * i + 4).cast()),
+                    _mm256_loadu_si256(p.add(3 * i + 8).cast()),
+                    _mm256_loadu_si256(p.add(3 * i - 3).cast()),
+                    _mm256_loadu_si256(p.add(3 * i + 1).cast()),
+                    _mm256_loadu_si256(p.add(3 * i + 5).cast()),
+                ]
             };
-            let [a, b, c] = cur.map(u);
-            let [pa, pb, pc] = prev.map(u);
-            let gt = |x, y| _mm256_cmpgt_epi64(x, y);
-            let eq = |x, y| _mm256_cmpeq_epi64(x, y);
+            // SAFETY: the CPU has AVX2, as this function's contract says.
+            let ([a, b, c], [pa, pb, pc]) = unsafe { (split3(v0, v1, v2), split3(w0, w1, w2)) };
+            let (a, b, c) = (
+                _mm256_xor_si256(a, flip),
+                _mm256_xor_si256(b, flip),
+                _mm256_xor_si256(c, flip),
+            );
+            let (pa, pb, pc) = (
+                _mm256_xor_si256(pa, flip),
+                _mm256_xor_si256(pb, flip),
+                _mm256_xor_si256(pc, flip),
+            );
             let after = _mm256_or_si256(
-                gt(a, pa),
+                _mm256_cmpgt_epi64(a, pa),
                 _mm256_and_si256(
-                    eq(a, pa),
-                    _mm256_or_si256(gt(b, pb), _mm256_and_si256(eq(b, pb), gt(c, pc))),
+                    _mm256_cmpeq_epi64(a, pa),
+                    _mm256_or_si256(
+                        _mm256_cmpgt_epi64(b, pb),
+                        _mm256_and_si256(_mm256_cmpeq_epi64(b, pb), _mm256_cmpgt_epi64(c, pc)),
+                    ),
                 ),
             );
-            let inside = _mm256_and_si256(gt(lim_b, b), gt(lim_c, c));
+            let inside =
+                _mm256_and_si256(_mm256_cmpgt_epi64(lim_b, b), _mm256_cmpgt_epi64(lim_c, c));
             ok = _mm256_and_si256(ok, _mm256_and_si256(after, inside));
             i += 4;
         }
