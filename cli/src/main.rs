@@ -339,20 +339,13 @@ fn format_of(path: &Path, given: Option<Format>, flag: &str) -> Result<Format, S
 fn read_stdin() -> Result<Vec<u8>, String> {
     use std::io::Read;
     let mut b = Vec::new();
-    std::io::stdin()
-        .lock()
-        .read_to_end(&mut b)
-        .map_err(|e| format!("-: cannot read standard input: {}", reason(&e)))?;
+    std::io::stdin().lock().read_to_end(&mut b).map_err(|e| {
+        format!(
+            "-: cannot read standard input: {}",
+            hurray_coo::io::reason(&e)
+        )
+    })?;
     Ok(b)
-}
-
-/// The system's reason in words, without Rust's "(os error N)".
-fn reason(e: &std::io::Error) -> String {
-    let m = e.to_string();
-    match m.rfind(" (os error ") {
-        Some(k) if m.ends_with(')') => m[..k].to_string(),
-        _ => m,
-    }
 }
 
 /// Whether to show progress for work on `bytes` bytes.
@@ -718,15 +711,6 @@ fn field_name(f: MtxField) -> &'static str {
     }
 }
 
-fn symmetry_name(s: MtxSymmetry) -> &'static str {
-    match s {
-        MtxSymmetry::General => "general",
-        MtxSymmetry::Symmetric => "symmetric",
-        MtxSymmetry::SkewSymmetric => "skew-symmetric",
-        MtxSymmetry::Hermitian => "hermitian",
-    }
-}
-
 /// What a solver author asks of a tensor: the file's banner, stored and
 /// expanded entries, shape, rows' fill, the diagonal, the handle's memory,
 /// the stored values' statistics, the first entries.
@@ -745,7 +729,7 @@ fn info(
             "  banner   matrix {} {} {}",
             if h.array { "array" } else { "coordinate" },
             field_name(h.field),
-            symmetry_name(h.symmetry)
+            mtx::symmetry_name(h.symmetry)
         );
     }
     say!(out, "  type     {ty}");

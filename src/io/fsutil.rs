@@ -13,7 +13,7 @@ use crate::error::CooError;
 
 /// The system's reason in words, without the "(os error N)" that Rust's
 /// `io::Error` appends (the number says nothing the words do not).
-pub(crate) fn reason(e: &std::io::Error) -> String {
+pub fn reason(e: &std::io::Error) -> String {
     let m = e.to_string();
     match m.rfind(" (os error ") {
         Some(k) if m.ends_with(')') => m[..k].to_string(),

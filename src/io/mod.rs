@@ -8,6 +8,7 @@ mod fastparse;
 pub mod file;
 pub(crate) mod fsutil;
 pub(crate) mod gzip;
+pub use fsutil::reason;
 pub use gzip::Report;
 pub mod mtx;
 pub mod stats;

@@ -470,7 +470,8 @@ fn first_row(c: u64, s: MtxSymmetry) -> u64 {
     }
 }
 
-pub(crate) fn symmetry_name(s: MtxSymmetry) -> &'static str {
+/// The banner word of a symmetry ("skew-symmetric").
+pub fn symmetry_name(s: MtxSymmetry) -> &'static str {
     match s {
         MtxSymmetry::General => "general",
         MtxSymmetry::Symmetric => "symmetric",
