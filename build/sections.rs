@@ -103,7 +103,7 @@ const SECTIONS: &[Section] = &[
     ),
     (
         "Conversion",
-        "CSR, CSC and dense arrays in the consumer's own format, and back.",
+        "CSR, CSC and dense arrays in the consumer's own format, and back; triplets straight into CSR or CSC.",
         |n| {
             n.starts_with("HURRAY_FORMAT_")
                 || matches!(
@@ -114,6 +114,7 @@ const SECTIONS: &[Section] = &[
                         | "hurray_coo_dense_size"
                         | "hurray_coo_export_dense"
                         | "hurray_coo_from_compressed"
+                        | "hurray_assemble_compressed"
                         | "hurray_coo_sort_modes"
                 )
         },

@@ -1370,7 +1370,7 @@ void hurray_assembly_plan_free(struct hurray_assembly_plan *plan);
 
 /* ======================================================================
  * 8. Conversion
- *    CSR, CSC and dense arrays in the consumer's own format, and back.
+ *    CSR, CSC and dense arrays in the consumer's own format, and back; triplets straight into CSR or CSC.
  * ====================================================================== */
 
 /**
@@ -1543,6 +1543,52 @@ hurray_status hurray_coo_sort_modes(const struct hurray_coo *coo,
                                     uint32_t rank,
                                     uint32_t threads,
                                     struct hurray_coo **out);
+
+/**
+ * Assemble triplets straight into the caller's CSR or CSC arrays (Eigen's
+ * setFromTriplets, scipy's coo_matrix(...).tocsr()): the same triplets,
+ * options, checks, errors and result as hurray_coo_assemble followed by
+ * hurray_coo_export_compressed, without the canonical handle in between
+ * (no 16 bytes of coordinates per entry written and read again).
+ *
+ * triplets (not NULL) and options (may be NULL): as hurray_coo_assemble;
+ * the triplets are rank 2. c (not NULL, read during the call): format,
+ * index_type and base as hurray_coo_export_compressed has them; offsets
+ * exactly (rows or columns) + 1 of c->index_type; indices and values with
+ * room for at least the result's entries: as many as there are triplets
+ * always suffice (indices: triplets x the index width; values:
+ * hurray_type_values_bytes of the triplet count), and untouched memory
+ * past the result is never written, so an over-sized malloc costs no
+ * more than the pages used. For a pattern (HURRAY_PATTERN) values may be
+ * NULL with 0 bytes: then none are written (every entry is true).
+ * The arrays are the caller's, written during the call only; on failure
+ * their contents are unspecified.
+ *
+ * out_nnz (not NULL): receives the number of entries (offsets[last] -
+ * base); 0 on failure. out_plan (may be NULL): receives a plan whose
+ * output order is c's values order (CSR and CSC alike), for
+ * hurray_assembly_plan_apply straight into c->values; NULL on failure.
+ * Without a plan, float32/float64 SUM, FIRST, LAST and ERROR run on row
+ * (CSR) or column (CSC) buckets that write c directly, using about 8 to 12
+ * bytes per triplet of scratch while they run; other cases assemble the
+ * canonical tensor and export it.
+ *
+ * Returns HURRAY_OK or: any status of hurray_coo_assemble,
+ * HURRAY_ERR_UNSUPPORTED_FEATURE (rank other than 2),
+ * HURRAY_ERR_INVALID_ARGUMENT (format, index type, base),
+ * HURRAY_ERR_BUFFER_SIZE (offsets not exactly (rows or columns) + 1),
+ * HURRAY_ERR_BUFFER_TOO_SMALL (indices or values without room for the
+ * result; the message gives the entry count and the bytes needed),
+ * HURRAY_ERR_OVERFLOW (the largest index, or nnz + base, does not fit
+ * c->index_type).
+ *
+ * Thread safety: may be called from any thread.
+ */
+hurray_status hurray_assemble_compressed(const struct hurray_triplets *triplets,
+                                         const struct hurray_assemble_options *options,
+                                         const struct hurray_compressed *c,
+                                         uint64_t *out_nnz,
+                                         struct hurray_assembly_plan **out_plan);
 
 /* ======================================================================
  * 9. Text files: Matrix Market and FROSTT

@@ -193,11 +193,13 @@ pub enum CooError {
         extent: u64,
     },
 
-    #[error("{what} has {got} bytes but {needed} are needed")]
+    #[error("{what} has {got} bytes but {needed} are needed{why}")]
     BufferTooSmall {
         what: &'static str,
         got: usize,
         needed: usize,
+        /// What needs them ("" or ": …").
+        why: String,
     },
 
     #[error("could not allocate {bytes} bytes for {what}")]

@@ -14,7 +14,8 @@
 //! 3. Threads over row ranges combine each row's equal columns in triplet
 //!    order (a marker per column says where the column's entry is), sort the
 //!    row's entries by column and compact them in place.
-//! 4. The same ranges write the canonical COO.
+//! 4. The same ranges write the result: the canonical COO (`CooSink`), or
+//!    the caller's CSR/CSC arrays (`compressed.rs`, through `Sink`).
 //!
 //! Anything else (an error to report, a repeat under ERROR, a plan, other
 //! types or policies, memory that cannot be had) returns `None` before any
@@ -37,13 +38,61 @@ use crate::element::types::{Encoding, TypeInfo};
 use crate::threads::{self, Scatter};
 use bytemuck::Pod;
 
+/// Where the kernel's result goes once the triplets are checked, counted
+/// and combined: the canonical COO (`CooSink`), or the caller's own CSR or
+/// CSC arrays (`compressed.rs`). The input is valid by then: every
+/// coordinate in bounds, no repeat under ERROR.
+pub(super) trait Sink {
+    type Out;
+    /// Whether this sink can take values of type `T` (the caller's arrays
+    /// aligned for it); checked before any work.
+    fn takes<T: Pod>(&self) -> bool;
+    /// Strictly sorted input, every triplet kept.
+    fn sorted<T: Pod + Send + Sync, A: Fn(usize) -> (usize, usize) + Sync>(
+        self,
+        s: SortedInput<'_, T, A>,
+    ) -> Option<Self::Out>;
+    /// Combined rows.
+    fn rows<T: Pod + Send + Sync>(self, r: Rows<'_, T>) -> Option<Self::Out>;
+}
+
+/// Strictly sorted input: `at(i)` is triplet `i`'s 0-based (row, column).
+pub(super) struct SortedInput<'a, T, A> {
+    pub n: usize,
+    pub ty: &'static TypeInfo,
+    pub shape: &'a [u64],
+    pub drop_zeros: bool,
+    pub threads: usize,
+    pub vals: Values<'a, T>,
+    pub at: &'a A,
+}
+
+/// Combined rows: part `k` covers rows `cuts[k]..cuts[k + 1]`, with
+/// `entries` entries whose columns and values are the first `entries` of
+/// `cols` and `vals` (none for a pattern), `per_row[r - cuts[k]]` of them
+/// in row `r`, columns increasing within a row.
+pub(super) struct Rows<'a, T> {
+    pub ty: &'static TypeInfo,
+    pub shape: &'a [u64],
+    pub cuts: Vec<usize>,
+    pub parts: Vec<Part<'a, T>>,
+}
+
+pub(super) struct Part<'a, T> {
+    pub entries: usize,
+    pub per_row: Vec<u32>,
+    pub cols: &'a mut [u32],
+    pub vals: &'a mut [T],
+}
+
 /// The result, or `None` when this path does not apply.
-pub(super) fn try_run<R>(
+pub(super) fn try_run<R, S: Sink>(
     t: &Triplets<'_>,
     o: &AssembleOptions,
     ty: &'static TypeInfo,
     read: &R,
-) -> Option<Assembled>
+    sink: S,
+) -> Option<S::Out>
 where
     R: Fn(usize) -> (i64, i64) + Sync,
 {
@@ -52,7 +101,7 @@ where
     }
     if t.values.is_none() {
         // A pattern: no values to carry, every stored entry true.
-        return kernel::<(), R>(t, o, ty, read, |a, _| a);
+        return kernel::<(), R, S>(t, o, ty, read, sink, |a, _| a);
     }
     if ty.is_sub_byte() {
         return None;
@@ -60,12 +109,12 @@ where
     let last = o.duplicates == Duplicates::Last;
     macro_rules! keep_one {
         ($w:literal) => {
-            kernel::<[u8; $w], R>(t, o, ty, read, move |a, b| if last { b } else { a })
+            kernel::<[u8; $w], R, S>(t, o, ty, read, sink, move |a, b| if last { b } else { a })
         };
     }
     match (ty.encoding, o.duplicates) {
-        (Encoding::F64, Duplicates::Sum) => kernel::<f64, R>(t, o, ty, read, |a, b| a + b),
-        (Encoding::F32, Duplicates::Sum) => kernel::<f32, R>(t, o, ty, read, |a, b| a + b),
+        (Encoding::F64, Duplicates::Sum) => kernel::<f64, R, S>(t, o, ty, read, sink, |a, b| a + b),
+        (Encoding::F32, Duplicates::Sum) => kernel::<f32, R, S>(t, o, ty, read, sink, |a, b| a + b),
         (_, Duplicates::First | Duplicates::Last | Duplicates::Error) => match ty.lookup_bytes() {
             1 => keep_one!(1),
             2 => keep_one!(2),
@@ -80,14 +129,14 @@ where
 
 /// The triplets' values: the caller's, or none (a pattern, `T = ()`).
 #[derive(Clone, Copy)]
-enum Values<'a, T> {
+pub(super) enum Values<'a, T> {
     Given(&'a [T]),
     Pattern(T),
 }
 
 impl<T: Copy> Values<'_, T> {
     #[inline(always)]
-    fn at(&self, i: usize) -> T {
+    pub(super) fn at(&self, i: usize) -> T {
         match *self {
             Values::Given(v) => v[i],
             Values::Pattern(one) => one,
@@ -171,17 +220,21 @@ fn count<R: Fn(usize) -> (i64, i64)>(
     })
 }
 
-fn kernel<T, R>(
+fn kernel<T, R, S: Sink>(
     t: &Triplets<'_>,
     o: &AssembleOptions,
     ty: &'static TypeInfo,
     read: &R,
+    sink: S,
     combine: impl Fn(T, T) -> T + Sync,
-) -> Option<Assembled>
+) -> Option<S::Out>
 where
     T: Pod + Send + Sync,
     R: Fn(usize) -> (i64, i64) + Sync,
 {
+    if !sink.takes::<T>() {
+        return None;
+    }
     let n = t.n;
     let vals = match t.values {
         Some(v) => Values::Given(bytemuck::try_cast_slice::<u8, T>(v).ok()?),
@@ -205,14 +258,7 @@ where
         base: i64::from(t.base),
         skip_negative: o.skip_negative && matches!(t.index_type, IndexType::I32 | IndexType::I64),
     };
-    let zero = |v: &T| {
-        if size_of::<T>() == 0 {
-            return false; // a pattern's entries are true
-        }
-        let mut s = [0u8; 16];
-        s[..size_of::<T>()].copy_from_slice(bytemuck::bytes_of(v));
-        is_zero(ty, &s)
-    };
+    let zero = |v: &T| zero(ty, v);
     let range = |k: usize| (n * k / threads, n * (k + 1) / threads);
 
     // Pass 1.
@@ -226,7 +272,20 @@ where
     let sorted = counts.iter().all(|c| c.sorted) && ends.windows(2).all(|w| w[0].1 < w[1].0);
     if sorted {
         drop(counts);
-        return copy_sorted(t, o, ty, &keep, read, vals, threads, &zero);
+        let b = keep.base;
+        let at = |i: usize| {
+            let (r, c) = read(i);
+            ((r - b) as usize, (c - b) as usize)
+        };
+        return sink.sorted(SortedInput {
+            n,
+            ty,
+            shape: t.shape,
+            drop_zeros: o.drop_zeros,
+            threads,
+            vals,
+            at: &at,
+        });
     }
 
     // Each row's start in the buckets, and each range's positions in it.
@@ -332,43 +391,132 @@ where
             }
             per_row[r - r0] = (w - before) as u32;
         }
-        Some((w, per_row, cs, vs))
+        Some(Part {
+            entries: w,
+            per_row,
+            cols: cs,
+            vals: vs,
+        })
     })
     .into_iter()
     .collect::<Option<Vec<_>>>()?;
+    sink.rows(Rows {
+        ty,
+        shape: t.shape,
+        cuts,
+        parts: combined,
+    })
+}
 
-    // Pass 4.
-    let nnz: usize = combined.iter().map(|c| c.0).sum();
-    let mut indices = AlignedBuf::zeroed(nnz.checked_mul(16)?, "the assembled indices").ok()?;
-    let mut values = values_for::<T>(nnz)?;
-    {
-        let (mut irest, mut vrest): (&mut [u64], &mut [T]) = (
-            bytemuck::cast_slice_mut(indices.as_bytes_mut()),
-            typed(&mut values),
-        );
-        let mut parts = Vec::new();
-        for (c, part) in cuts.windows(2).zip(combined) {
-            let (im, it) = std::mem::take(&mut irest).split_at_mut(part.0 * 2);
-            let mine = vrest.len().min(part.0); // none for a pattern
-            let (vm, vt) = std::mem::take(&mut vrest).split_at_mut(mine);
-            (irest, vrest) = (it, vt);
-            parts.push((c[0], part, im, vm));
-        }
-        threads::run(parts, |_, (r0, (entries, per_row, cs, vs), im, vm)| {
-            if !vm.is_empty() {
-                vm.copy_from_slice(&vs[..entries]);
+/// Whether `v` is zero (either sign) in `ty`; never for a pattern, whose
+/// entries are true.
+fn zero<T: Pod>(ty: &TypeInfo, v: &T) -> bool {
+    if size_of::<T>() == 0 {
+        return false;
+    }
+    let mut s = [0u8; 16];
+    s[..size_of::<T>()].copy_from_slice(bytemuck::bytes_of(v));
+    is_zero(ty, &s)
+}
+
+/// Values of the sorted input that are kept: all, or the nonzero ones.
+pub(super) fn kept_sorted<T: Pod, A>(s: &SortedInput<'_, T, A>) -> usize {
+    match s.drop_zeros {
+        true => (0..s.n).filter(|&i| !zero(s.ty, &s.vals.at(i))).count(),
+        false => s.n,
+    }
+}
+
+/// Whether entry value `v` of the sorted input is left out.
+pub(super) fn dropped<T: Pod, A>(s: &SortedInput<'_, T, A>, v: &T) -> bool {
+    s.drop_zeros && zero(s.ty, v)
+}
+
+/// The canonical COO.
+pub(super) struct CooSink;
+
+impl Sink for CooSink {
+    type Out = Assembled;
+
+    fn takes<T: Pod>(&self) -> bool {
+        true
+    }
+
+    fn rows<T: Pod + Send + Sync>(self, r: Rows<'_, T>) -> Option<Assembled> {
+        let nnz: usize = r.parts.iter().map(|p| p.entries).sum();
+        let mut indices = AlignedBuf::zeroed(nnz.checked_mul(16)?, "the assembled indices").ok()?;
+        let mut values = values_for::<T>(nnz)?;
+        {
+            let (mut irest, mut vrest): (&mut [u64], &mut [T]) = (
+                bytemuck::cast_slice_mut(indices.as_bytes_mut()),
+                typed(&mut values),
+            );
+            let mut parts = Vec::new();
+            for (c, part) in r.cuts.windows(2).zip(r.parts) {
+                let (im, it) = std::mem::take(&mut irest).split_at_mut(part.entries * 2);
+                let mine = vrest.len().min(part.entries); // none for a pattern
+                let (vm, vt) = std::mem::take(&mut vrest).split_at_mut(mine);
+                (irest, vrest) = (it, vt);
+                parts.push((c[0], part, im, vm));
             }
-            let mut q = 0usize;
-            for (r, &k) in (r0..).zip(&per_row) {
-                for &c in &cs[q..q + k as usize] {
-                    im[2 * q] = r as u64;
-                    im[2 * q + 1] = u64::from(c);
+            threads::run(parts, |_, (r0, part, im, vm)| {
+                if !vm.is_empty() {
+                    vm.copy_from_slice(&part.vals[..part.entries]);
+                }
+                let mut q = 0usize;
+                for (r, &k) in (r0..).zip(&part.per_row) {
+                    for &c in &part.cols[q..q + k as usize] {
+                        im[2 * q] = r as u64;
+                        im[2 * q + 1] = u64::from(c);
+                        q += 1;
+                    }
+                }
+            });
+        }
+        Some(Coo::from_built(r.ty.tag, r.shape, values, indices).map(|c| (c, None)))
+    }
+
+    /// The result is the input, 0-based and widened (zeros left out if
+    /// asked).
+    fn sorted<T: Pod + Send + Sync, A: Fn(usize) -> (usize, usize) + Sync>(
+        self,
+        s: SortedInput<'_, T, A>,
+    ) -> Option<Assembled> {
+        let at = |i: usize| {
+            let (r, c) = (s.at)(i);
+            [r as u64, c as u64]
+        };
+        let nnz = kept_sorted(&s);
+        let mut indices = AlignedBuf::zeroed(nnz.checked_mul(16)?, "the assembled indices").ok()?;
+        let mut values = values_for::<T>(nnz)?;
+        let im: &mut [[u64; 2]] = bytemuck::cast_slice_mut(indices.as_bytes_mut());
+        let vm: &mut [T] = typed(&mut values);
+        if s.drop_zeros {
+            let mut q = 0;
+            for i in 0..s.n {
+                let v = s.vals.at(i);
+                if !dropped(&s, &v) {
+                    im[q] = at(i);
+                    if let Some(out) = vm.get_mut(q) {
+                        *out = v;
+                    }
                     q += 1;
                 }
             }
-        });
+        } else {
+            if let Values::Given(v) = s.vals {
+                vm.copy_from_slice(v);
+            }
+            let per = s.n.div_ceil(s.threads).max(1);
+            let parts: Vec<_> = im.chunks_mut(per).collect();
+            threads::run(parts, |k, part| {
+                for (j, out) in part.iter_mut().enumerate() {
+                    *out = at(k * per + j);
+                }
+            });
+        }
+        Some(Coo::from_built(s.ty.tag, s.shape, values, indices).map(|c| (c, None)))
     }
-    Some(Coo::from_built(ty.tag, t.shape, values, indices).map(|c| (c, None)))
 }
 
 /// The result's values buffer for `nnz` entries: zeroed for the kernel to
@@ -413,62 +561,4 @@ fn sort_by_column<T: Copy>(row: &mut [(u32, T)]) {
         }
         row[j] = x;
     }
-}
-
-/// Strictly sorted input, every triplet kept: the result is the input,
-/// 0-based and widened (zeros left out if asked).
-#[allow(clippy::too_many_arguments)] // the kernel's state, passed on
-fn copy_sorted<T, R>(
-    t: &Triplets<'_>,
-    o: &AssembleOptions,
-    ty: &'static TypeInfo,
-    keep: &Keep,
-    read: &R,
-    vals: Values<'_, T>,
-    threads: usize,
-    zero: &(impl Fn(&T) -> bool + Sync),
-) -> Option<Assembled>
-where
-    T: Pod + Send + Sync,
-    R: Fn(usize) -> (i64, i64) + Sync,
-{
-    let b = keep.base;
-    let at = |i: usize| {
-        let (r, c) = read(i);
-        [(r - b) as u64, (c - b) as u64]
-    };
-    let n = t.n;
-    let nnz = match o.drop_zeros {
-        true => (0..n).filter(|&i| !zero(&vals.at(i))).count(),
-        false => n,
-    };
-    let mut indices = AlignedBuf::zeroed(nnz.checked_mul(16)?, "the assembled indices").ok()?;
-    let mut values = values_for::<T>(nnz)?;
-    let im: &mut [[u64; 2]] = bytemuck::cast_slice_mut(indices.as_bytes_mut());
-    let vm: &mut [T] = typed(&mut values);
-    if o.drop_zeros {
-        let mut q = 0;
-        for i in 0..n {
-            let v = vals.at(i);
-            if !zero(&v) {
-                im[q] = at(i);
-                if let Some(out) = vm.get_mut(q) {
-                    *out = v;
-                }
-                q += 1;
-            }
-        }
-    } else {
-        if let Values::Given(v) = vals {
-            vm.copy_from_slice(v);
-        }
-        let per = n.div_ceil(threads).max(1);
-        let parts: Vec<_> = im.chunks_mut(per).collect();
-        threads::run(parts, |k, part| {
-            for (j, out) in part.iter_mut().enumerate() {
-                *out = at(k * per + j);
-            }
-        });
-    }
-    Some(Coo::from_built(ty.tag, t.shape, values, indices).map(|c| (c, None)))
 }

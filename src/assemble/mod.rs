@@ -9,11 +9,14 @@
 
 mod buckets;
 mod combine;
+mod compressed;
 mod plan;
 mod rank2;
 mod read;
 
+pub(crate) use compressed::{compressed_room, try_compressed, CompressedArrays};
 pub use plan::Plan;
+pub(crate) use read::Narrow;
 pub use read::{CoordArrays, IndexType};
 
 use crate::aligned::AlignedBuf;
@@ -120,6 +123,22 @@ pub fn assemble(
     t: &Triplets<'_>,
     o: &AssembleOptions,
 ) -> Result<(Coo<'static>, Option<Plan>), CooError> {
+    let (ty, reader) = prepare(t, o)?;
+    if let Some(done) = rank2::try_assemble(t, o, ty, &reader) {
+        return done;
+    }
+    let kept = reader.check_all(o.skip_negative)?;
+    let order = reader.sorted(&kept, o.threads)?;
+    build(t, o, ty, &reader, &order)
+}
+
+/// The checks every assembly makes before it reads a coordinate: the
+/// result's type, the policy for it, the shape and coordinate arrays, the
+/// values' size.
+fn prepare<'a>(
+    t: &Triplets<'a>,
+    o: &AssembleOptions,
+) -> Result<(&'static TypeInfo, Reader<'a>), CooError> {
     let ty = element_type(t)?;
     combine::check_policy(ty, t.values.is_some(), o.duplicates, o.rounded_sum)?;
     let reader = Reader::new(t)?;
@@ -134,12 +153,15 @@ pub fn assemble(
             });
         }
     }
-    if let Some(done) = rank2::try_assemble(t, o, ty, &reader) {
-        return done;
-    }
-    let kept = reader.check_all(o.skip_negative)?;
-    let order = reader.sorted(&kept, o.threads)?;
-    build(t, o, ty, &reader, &order)
+    Ok((ty, reader))
+}
+
+/// The result's element type, after the checks `prepare` makes.
+pub(crate) fn checked_type(
+    t: &Triplets<'_>,
+    o: &AssembleOptions,
+) -> Result<&'static TypeInfo, CooError> {
+    Ok(prepare(t, o)?.0)
 }
 
 /// The result's element type.

@@ -95,6 +95,24 @@ impl Plan {
         Ok(())
     }
 
+    /// The same plan writing its entries in `order` (entry `order[k]`
+    /// becomes output `k`): a CSC result's plan from the canonical one.
+    pub(crate) fn reordered(&self, order: &[usize]) -> Result<Plan, CooError> {
+        let mut p = Plan::new(self.triplets, self.ty, self.dup, self.has_values, self.base)?;
+        p.starts
+            .try_reserve_exact(order.len())
+            .map_err(|_| CooError::Alloc {
+                bytes: order.len().saturating_mul(8),
+                what: "the re-assembly plan",
+            })?;
+        for &e in order {
+            let (lo, hi) = (self.starts[e] as usize, self.starts[e + 1] as usize);
+            p.members.extend((lo..hi).map(|k| self.members.get(k)));
+            p.starts.push(p.members.len() as u64);
+        }
+        Ok(p)
+    }
+
     /// Number of triplets the plan was built from.
     pub fn triplets(&self) -> usize {
         self.triplets
@@ -319,6 +337,14 @@ impl Members {
             v.try_reserve_exact(n)?;
             Members::Wide(v)
         })
+    }
+
+    /// Triplet number `k`.
+    fn get(&self, k: usize) -> u64 {
+        match self {
+            Members::Narrow(v) => u64::from(v[k]),
+            Members::Wide(v) => v[k],
+        }
     }
 
     fn len(&self) -> usize {

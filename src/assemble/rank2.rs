@@ -32,26 +32,59 @@ pub(super) fn try_assemble(
     ty: &'static TypeInfo,
     reader: &Reader<'_>,
 ) -> Option<Assembled> {
-    let &[rows, cols] = t.shape else {
-        return None;
-    };
-    // Patterns go only as far as the row buckets (`buckets.rs`).
-    let fits = t.shape.len() == 2
-        && (!ty.is_sub_byte() || t.values.is_none())
-        && (t.n as u64) < u32::MAX as u64
-        && cols <= u32::MAX as u64
-        && rows as u128 <= t.n as u128 * 2 + 4096;
-    if !fits {
+    struct Job<'a, 'b> {
+        t: &'a Triplets<'b>,
+        o: &'a AssembleOptions,
+        ty: &'static TypeInfo,
+        reader: &'a Reader<'b>,
+    }
+    impl WithRead for Job<'_, '_> {
+        type Out = Assembled;
+        fn call<R: Fn(usize) -> (i64, i64) + Sync>(self, read: R) -> Option<Assembled> {
+            run(self.t, self.o, self.ty, self.reader, read)
+        }
+    }
+    if !fits(t, ty, t.shape) {
         return None;
     }
+    with_read(t, false, Job { t, o, ty, reader })
+}
+
+/// Whether the rank-2 paths take `t`, whose major extent is `shape[0]`.
+pub(super) fn fits(t: &Triplets<'_>, ty: &TypeInfo, shape: &[u64]) -> bool {
+    let &[rows, cols] = shape else {
+        return false;
+    };
+    // Patterns go only as far as the row buckets (`buckets.rs`).
+    (!ty.is_sub_byte() || t.values.is_none())
+        && (t.n as u64) < u32::MAX as u64
+        && cols <= u32::MAX as u64
+        && rows as u128 <= t.n as u128 * 2 + 4096
+}
+
+/// What runs with the triplets' coordinates read in their own integer type.
+pub(super) trait WithRead {
+    type Out;
+    fn call<R: Fn(usize) -> (i64, i64) + Sync>(self, read: R) -> Option<Self::Out>;
+}
+
+/// Run `job` with `read(i)`: triplet `i`'s (row, column) as written, or
+/// (column, row) when `transposed` (a CSC result is the CSR of the
+/// transpose). One reader per index type and layout; the transposition is
+/// which dimension is read first, not another reader.
+pub(super) fn with_read<J: WithRead>(t: &Triplets<'_>, transposed: bool, job: J) -> Option<J::Out> {
+    let (d0, d1) = if transposed { (1, 0) } else { (0, 1) };
     macro_rules! with_reader {
         ($get:expr) => {{
             let get = $get;
             match t.coords {
                 CoordArrays::Interleaved(b) => {
-                    run(t, o, ty, reader, |i| (get(b, 2 * i), get(b, 2 * i + 1)))
+                    job.call(move |i| (get(b, 2 * i + d0), get(b, 2 * i + d1)))
                 }
-                CoordArrays::PerDim(a) => run(t, o, ty, reader, |i| (get(a[0], i), get(a[1], i))),
+                CoordArrays::PerDim(a) => {
+                    let (x, y) = (*a.get(d0)?, *a.get(d1)?);
+                    job.call(move |i| (get(x, i), get(y, i)))
+                }
             }
         }};
     }
@@ -81,7 +114,7 @@ fn run(
     reader: &Reader<'_>,
     read: impl Fn(usize) -> (i64, i64) + Sync,
 ) -> Option<Assembled> {
-    if let Some(done) = super::buckets::try_run(t, o, ty, &read) {
+    if let Some(done) = super::buckets::try_run(t, o, ty, &read, super::buckets::CooSink) {
         return Some(done);
     }
     t.values?;

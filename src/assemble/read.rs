@@ -16,6 +16,25 @@ pub enum IndexType {
     U64,
 }
 
+/// An index type from a `u64` already checked to fit it (the largest
+/// value written is checked before any is), as plain a conversion as the
+/// compiler can vectorise.
+pub(crate) trait Narrow {
+    fn narrow(v: u64) -> Self;
+}
+
+macro_rules! narrow {
+    ($($t:ty),*) => {$(
+        impl Narrow for $t {
+            #[inline(always)]
+            fn narrow(v: u64) -> $t {
+                v as $t
+            }
+        }
+    )*};
+}
+narrow!(i32, u32, i64, u64);
+
 impl IndexType {
     pub fn width(self) -> usize {
         match self {
@@ -30,6 +49,16 @@ impl IndexType {
             IndexType::I64 => "int64",
             IndexType::U32 => "uint32",
             IndexType::U64 => "uint64",
+        }
+    }
+
+    /// The largest value an index of this type may hold.
+    pub fn max(self) -> u64 {
+        match self {
+            IndexType::I32 => i32::MAX as u64,
+            IndexType::U32 => u32::MAX as u64,
+            IndexType::I64 => i64::MAX as u64,
+            IndexType::U64 => u64::MAX,
         }
     }
 

@@ -2,7 +2,7 @@
 //! arrays, and the import back into a canonical tensor.
 
 use super::{rank_two, value_type, CompressedSizes, Format};
-use crate::assemble::{assemble, AssembleOptions, CoordArrays, IndexType, Triplets};
+use crate::assemble::{assemble, AssembleOptions, CoordArrays, IndexType, Narrow, Triplets};
 use crate::coo::Coo;
 use crate::element::decode::copy_element;
 use crate::element::encode::{clear_padding, store_element};
@@ -33,16 +33,6 @@ pub fn compressed_sizes(
             .ok_or_else(|| overflow("indices"))?,
         values: size::values_bytes(ty, coo.nnz())?,
     })
-}
-
-/// The largest value an index of `index_type` may hold.
-fn index_max(index_type: IndexType) -> u64 {
-    match index_type {
-        IndexType::I32 => i32::MAX as u64,
-        IndexType::U32 => u32::MAX as u64,
-        IndexType::I64 => i64::MAX as u64,
-        IndexType::U64 => u64::MAX,
-    }
 }
 
 fn put_index(index_type: IndexType, out: &mut [u8], k: usize, v: u64) {
@@ -98,7 +88,7 @@ pub fn export_compressed(
     let shape = coo.shape();
     // Every value written must fit the index type: the last offset and the
     // largest minor index.
-    let limit = index_max(index_type);
+    let limit = index_type.max();
     let b = u64::from(base);
     if coo.nnz().checked_add(b).is_none_or(|v| v > limit) {
         return Err(CooError::Overflow {
@@ -277,30 +267,11 @@ where
     true
 }
 
-/// An index type from a `u64` already checked to fit it (`export_compressed`
-/// checks the largest value written before any is), as plain a conversion
-/// as the compiler can vectorise.
-trait Narrow {
-    fn narrow(v: u64) -> Self;
-}
-
-macro_rules! narrow {
-    ($($t:ty),*) => {$(
-        impl Narrow for $t {
-            #[inline(always)]
-            fn narrow(v: u64) -> $t {
-                v as $t
-            }
-        }
-    )*};
-}
-narrow!(i32, u32, i64, u64);
-
 /// Entry numbers in (major, minor) order (export_compressed needs none for
 /// a validated sorted tensor exported as CSR): a stable counting sort on the
 /// major index, then each major's entries sorted by minor index (already so
 /// for CSC of a sorted tensor).
-fn compressed_order(coo: &Coo<'_>, format: Format) -> Result<Vec<usize>, CooError> {
+pub(crate) fn compressed_order(coo: &Coo<'_>, format: Format) -> Result<Vec<usize>, CooError> {
     let n = coo.nnz() as usize;
     let alloc = |bytes: usize| CooError::Alloc {
         bytes,

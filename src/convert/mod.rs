@@ -11,10 +11,12 @@ use crate::error::CooError;
 
 mod compressed;
 mod dense;
+mod from_triplets;
 mod modes;
 
 pub use compressed::{compressed_sizes, export_compressed, from_compressed};
 pub use dense::{dense_bytes, export_dense};
+pub use from_triplets::{assemble_compressed, CompressedOut};
 pub use modes::sort_by_modes;
 
 /// Compressed sparse row or column.
@@ -27,7 +29,7 @@ pub enum Format {
 }
 
 impl Format {
-    pub(super) fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Format::Csr => "CSR",
             Format::Csc => "CSC",
@@ -43,7 +45,7 @@ impl Format {
     }
 
     /// (major dimension, minor dimension).
-    pub(super) fn dims(self) -> (usize, usize) {
+    pub(crate) fn dims(self) -> (usize, usize) {
         match self {
             Format::Csr => (0, 1),
             Format::Csc => (1, 0),

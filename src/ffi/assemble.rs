@@ -2,11 +2,11 @@
 
 use std::ffi::c_void;
 
+use super::choose;
 use super::guard::{
     array_mut, box_handle, bytes, free_handle, guard, guard_value, live, read_ptrs, read_sized,
     read_struct, read_u64s, write_opt, write_req,
 };
-use super::{choose, flag_set};
 use super::{hurray_coo, hurray_status};
 use crate::assemble::{
     assemble, AssembleOptions, CoordArrays, Duplicates, IndexType, Plan, Triplets,
@@ -103,7 +103,7 @@ pub struct hurray_triplets {
 /// A re-assembly plan: maps every triplet of an assembly to its canonical
 /// entry. Immutable; may be used from many threads at once.
 pub struct hurray_assembly_plan {
-    plan: Plan,
+    pub(super) plan: Plan,
 }
 
 /// The index type of a `HURRAY_INDEX_*` code.
@@ -152,6 +152,111 @@ pub struct hurray_assemble_options {
     pub threads: u32,
 }
 
+/// Read the caller's triplets and options (the checks both assembly
+/// entries make, in the same order) and run `job` on them.
+///
+/// # Safety
+/// `triplets` and `options` as hurray_coo_assemble's contract has them.
+pub(super) unsafe fn with_triplets<R>(
+    who: &'static str,
+    triplets: *const hurray_triplets,
+    options: *const hurray_assemble_options,
+    skip_plan: bool,
+    job: impl FnOnce(&Triplets<'_>, &AssembleOptions) -> Result<R, CooError>,
+) -> Result<R, CooError> {
+    // SAFETY: NULL or a hurray_assemble_options of its declared size.
+    let o = unsafe { read_sized(options, "options", "hurray_assemble_options") }?;
+    let (duplicates_policy, flags, threads) = o.map_or((HURRAY_DUP_ERROR, 0, 1), |o| {
+        (o.duplicates_policy, o.flags, o.threads)
+    });
+    super::FlagSet::new(
+        who,
+        &[
+            (
+                "HURRAY_ASSEMBLE_SKIP_NEGATIVE",
+                HURRAY_ASSEMBLE_SKIP_NEGATIVE,
+            ),
+            ("HURRAY_ASSEMBLE_DROP_ZEROS", HURRAY_ASSEMBLE_DROP_ZEROS),
+            ("HURRAY_ASSEMBLE_ROUNDED_SUM", HURRAY_ASSEMBLE_ROUNDED_SUM),
+        ],
+    )
+    .check(flags)?;
+    let opts = AssembleOptions {
+        duplicates: duplicates(duplicates_policy)?,
+        skip_negative: flags & HURRAY_ASSEMBLE_SKIP_NEGATIVE != 0,
+        drop_zeros: flags & HURRAY_ASSEMBLE_DROP_ZEROS != 0,
+        threads: threads as usize,
+        skip_plan,
+        rounded_sum: flags & HURRAY_ASSEMBLE_ROUNDED_SUM != 0,
+    };
+    // SAFETY: NULL or a readable hurray_triplets, per the contract.
+    let t = unsafe { read_struct(triplets, "triplets") }?;
+    check_rank(t.rank)?;
+    // SAFETY: the struct's pointers are valid for what it declares.
+    let shape = unsafe { read_u64s(t.shape, t.rank, "triplets->shape") }?;
+    let it = index_type(t.index_type)?;
+    let base = index_base(t.index_base)?;
+    let n = size::to_usize(t.n, "the triplet count")?;
+    let rank = t.rank as usize;
+    let dims;
+    let coords = match (t.indices.is_null(), t.dim_indices.is_null()) {
+        (false, true) => {
+            // SAFETY: indices_bytes readable bytes at indices, per the
+            // contract; the reader checks them against n and rank.
+            CoordArrays::Interleaved(unsafe {
+                bytes(t.indices, t.indices_bytes, "triplets->indices")
+            }?)
+        }
+        (true, false) => {
+            // SAFETY: rank pointers at dim_indices, per the contract.
+            let ptrs = unsafe { read_ptrs(t.dim_indices, rank, "triplets->dim_indices") }?;
+            let mut arrays: [&[u8]; 64] = [&[]; 64];
+            for (d, p) in ptrs[..rank].iter().enumerate() {
+                // SAFETY: dim_indices_bytes readable bytes in each array,
+                // per the contract; the reader checks them against n.
+                arrays[d] = unsafe { bytes(*p, t.dim_indices_bytes, "triplets->dim_indices[d]") }?;
+            }
+            dims = arrays;
+            CoordArrays::PerDim(&dims[..rank])
+        }
+        (true, true) if n == 0 => CoordArrays::Interleaved(&[]),
+        _ => {
+            return Err(CooError::NullPointer {
+                what: "triplets->indices or triplets->dim_indices",
+                hint: ": exactly one of them must be given (not NULL)",
+            })
+        }
+    };
+    let values = if t.type_tag == HURRAY_PATTERN {
+        // A pattern has no values: values given with it are refused, so a
+        // forgotten type_tag (a zero-initialised struct) never drops them.
+        if t.values_bytes != 0 {
+            return Err(CooError::BufferSize {
+                buffer: "triplets->values",
+                got: t.values_bytes as u64,
+                expected: 0,
+                expected_why: "type_tag HURRAY_PATTERN (0: a pattern, no values; give the \
+                               values' HURRAY_TYPE_* to assemble them)"
+                    .into(),
+            });
+        }
+        None
+    } else {
+        // SAFETY: values_bytes readable bytes at values, per the contract.
+        Some(unsafe { bytes(t.values, t.values_bytes, "triplets->values") }?)
+    };
+    let triplets = Triplets {
+        shape: shape.as_slice(),
+        n,
+        index_type: it,
+        base,
+        coords,
+        type_tag: t.type_tag,
+        values,
+    };
+    job(&triplets, &opts)
+}
+
 /// Assemble triplets into a new, library-owned, canonical handle: sorted,
 /// duplicate-free, validated (copies made; the triplets may be freed when
 /// this returns).
@@ -194,92 +299,17 @@ pub unsafe extern "C" fn hurray_coo_assemble(
         unsafe { write_opt(out_plan, std::ptr::null_mut()) };
         // SAFETY: NULL-checked by write_req; writable per the contract.
         unsafe { write_req(out, std::ptr::null_mut(), "out")? };
-        // SAFETY: NULL or a hurray_assemble_options of its declared size.
-        let o = unsafe { read_sized(options, "options", "hurray_assemble_options") }?;
-        let (duplicates_policy, flags, threads) = o.map_or((HURRAY_DUP_ERROR, 0, 1), |o| {
-            (o.duplicates_policy, o.flags, o.threads)
-        });
-        flag_set!("hurray_coo_assemble":
-            HURRAY_ASSEMBLE_SKIP_NEGATIVE,
-            HURRAY_ASSEMBLE_DROP_ZEROS,
-            HURRAY_ASSEMBLE_ROUNDED_SUM,
-        )
-        .check(flags)?;
-        let opts = AssembleOptions {
-            duplicates: duplicates(duplicates_policy)?,
-            skip_negative: flags & HURRAY_ASSEMBLE_SKIP_NEGATIVE != 0,
-            drop_zeros: flags & HURRAY_ASSEMBLE_DROP_ZEROS != 0,
-            threads: threads as usize,
-            skip_plan: out_plan.is_null(),
-            rounded_sum: flags & HURRAY_ASSEMBLE_ROUNDED_SUM != 0,
-        };
-        // SAFETY: NULL or a readable hurray_triplets, per the contract.
-        let t = unsafe { read_struct(triplets, "triplets") }?;
-        check_rank(t.rank)?;
-        // SAFETY: the struct's pointers are valid for what it declares.
-        let shape = unsafe { read_u64s(t.shape, t.rank, "triplets->shape") }?;
-        let it = index_type(t.index_type)?;
-        let base = index_base(t.index_base)?;
-        let n = size::to_usize(t.n, "the triplet count")?;
-        let rank = t.rank as usize;
-        let dims;
-        let coords = match (t.indices.is_null(), t.dim_indices.is_null()) {
-            (false, true) => {
-                // SAFETY: indices_bytes readable bytes at indices, per the
-                // contract; the reader checks them against n and rank.
-                CoordArrays::Interleaved(unsafe {
-                    bytes(t.indices, t.indices_bytes, "triplets->indices")
-                }?)
-            }
-            (true, false) => {
-                // SAFETY: rank pointers at dim_indices, per the contract.
-                let ptrs = unsafe { read_ptrs(t.dim_indices, rank, "triplets->dim_indices") }?;
-                let mut arrays: [&[u8]; 64] = [&[]; 64];
-                for (d, p) in ptrs[..rank].iter().enumerate() {
-                    // SAFETY: dim_indices_bytes readable bytes in each array,
-                    // per the contract; the reader checks them against n.
-                    arrays[d] =
-                        unsafe { bytes(*p, t.dim_indices_bytes, "triplets->dim_indices[d]") }?;
-                }
-                dims = arrays;
-                CoordArrays::PerDim(&dims[..rank])
-            }
-            (true, true) if n == 0 => CoordArrays::Interleaved(&[]),
-            _ => {
-                return Err(CooError::NullPointer {
-                    what: "triplets->indices or triplets->dim_indices",
-                    hint: ": exactly one of them must be given (not NULL)",
-                })
-            }
-        };
-        let values = if t.type_tag == HURRAY_PATTERN {
-            // A pattern has no values: values given with it are refused, so a
-            // forgotten type_tag (a zero-initialised struct) never drops them.
-            if t.values_bytes != 0 {
-                return Err(CooError::BufferSize {
-                    buffer: "triplets->values",
-                    got: t.values_bytes as u64,
-                    expected: 0,
-                    expected_why: "type_tag HURRAY_PATTERN (0: a pattern, no values; give the \
-                                   values' HURRAY_TYPE_* to assemble them)"
-                        .into(),
-                });
-            }
-            None
-        } else {
-            // SAFETY: values_bytes readable bytes at values, per the contract.
-            Some(unsafe { bytes(t.values, t.values_bytes, "triplets->values") }?)
-        };
-        let triplets = Triplets {
-            shape: shape.as_slice(),
-            n,
-            index_type: it,
-            base,
-            coords,
-            type_tag: t.type_tag,
-            values,
-        };
-        let (coo, plan) = assemble(&triplets, &opts)?;
+        // SAFETY: as the contract has them.
+        let (coo, plan, base) = unsafe {
+            with_triplets(
+                "hurray_coo_assemble",
+                triplets,
+                options,
+                out_plan.is_null(),
+                |t, o| Ok((assemble(t, o)?, t.base)),
+            )
+        }
+        .map(|((coo, plan), base)| (coo, plan, base))?;
         let h = box_handle(hurray_coo {
             coo,
             desc: None,

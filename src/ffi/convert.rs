@@ -2,13 +2,17 @@
 
 use std::ffi::c_void;
 
-use super::assemble::{index_base, index_type};
+use super::assemble::{
+    hurray_assemble_options, hurray_assembly_plan, hurray_triplets, index_base, index_type,
+    with_triplets,
+};
 use super::choose;
+use super::guard::box_handle;
 use super::guard::{array, array_mut, bytes, guard, handle, read_struct, write_opt, write_req};
 use super::handle::hand_out;
 use super::{hurray_coo, hurray_status};
 use crate::assemble::IndexType;
-use crate::convert::{self, Format};
+use crate::convert::{self, assemble_compressed, CompressedOut, Format};
 use crate::error::CooError;
 
 /// Compressed format: CSR (rows compressed; offsets has rows + 1 entries,
@@ -266,5 +270,97 @@ pub unsafe extern "C" fn hurray_coo_sort_modes(
         let sorted = convert::sort_by_modes(&h.coo, m, threads as usize).map_err(|e| h.err(e))?;
         // SAFETY: checked non-null above.
         unsafe { hand_out(sorted, h.one_based, out) }
+    })
+}
+
+/// Assemble triplets straight into the caller's CSR or CSC arrays (Eigen's
+/// setFromTriplets, scipy's coo_matrix(...).tocsr()): the same triplets,
+/// options, checks, errors and result as hurray_coo_assemble followed by
+/// hurray_coo_export_compressed, without the canonical handle in between
+/// (no 16 bytes of coordinates per entry written and read again).
+///
+/// triplets (not NULL) and options (may be NULL): as hurray_coo_assemble;
+/// the triplets are rank 2. c (not NULL, read during the call): format,
+/// index_type and base as hurray_coo_export_compressed has them; offsets
+/// exactly (rows or columns) + 1 of c->index_type; indices and values with
+/// room for at least the result's entries: as many as there are triplets
+/// always suffice (indices: triplets x the index width; values:
+/// hurray_type_values_bytes of the triplet count), and untouched memory
+/// past the result is never written, so an over-sized malloc costs no
+/// more than the pages used. For a pattern (HURRAY_PATTERN) values may be
+/// NULL with 0 bytes: then none are written (every entry is true).
+/// The arrays are the caller's, written during the call only; on failure
+/// their contents are unspecified.
+///
+/// out_nnz (not NULL): receives the number of entries (offsets[last] -
+/// base); 0 on failure. out_plan (may be NULL): receives a plan whose
+/// output order is c's values order (CSR and CSC alike), for
+/// hurray_assembly_plan_apply straight into c->values; NULL on failure.
+/// Without a plan, float32/float64 SUM, FIRST, LAST and ERROR run on row
+/// (CSR) or column (CSC) buckets that write c directly, using about 8 to 12
+/// bytes per triplet of scratch while they run; other cases assemble the
+/// canonical tensor and export it.
+///
+/// Returns HURRAY_OK or: any status of hurray_coo_assemble,
+/// HURRAY_ERR_UNSUPPORTED_FEATURE (rank other than 2),
+/// HURRAY_ERR_INVALID_ARGUMENT (format, index type, base),
+/// HURRAY_ERR_BUFFER_SIZE (offsets not exactly (rows or columns) + 1),
+/// HURRAY_ERR_BUFFER_TOO_SMALL (indices or values without room for the
+/// result; the message gives the entry count and the bytes needed),
+/// HURRAY_ERR_OVERFLOW (the largest index, or nnz + base, does not fit
+/// c->index_type).
+///
+/// Thread safety: may be called from any thread.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_assemble_compressed(
+    triplets: *const hurray_triplets,
+    options: *const hurray_assemble_options,
+    c: *const hurray_compressed,
+    out_nnz: *mut u64,
+    out_plan: *mut *mut hurray_assembly_plan,
+) -> hurray_status {
+    guard(|| {
+        // SAFETY: NULL or writable per the contract.
+        unsafe { write_opt(out_plan, std::ptr::null_mut()) };
+        // SAFETY: NULL-checked by write_req; writable per the contract.
+        unsafe { write_req(out_nnz, 0, "out_nnz")? };
+        // SAFETY: NULL or a caller's struct, per the contract.
+        let k = unsafe { read_struct(c, "c") }?;
+        let (format, it, b) = compressed_kind(&k)?;
+        // SAFETY: each writable for its byte count, per the contract.
+        let (o, i, v) = unsafe {
+            (
+                array_mut::<u8>(k.offsets.cast(), k.offsets_bytes, "c->offsets")?,
+                array_mut::<u8>(k.indices.cast(), k.indices_bytes, "c->indices")?,
+                array_mut::<u8>(k.values.cast(), k.values_bytes, "c->values")?,
+            )
+        };
+        let out = CompressedOut {
+            format,
+            index_type: it,
+            base: b,
+            offsets: o,
+            indices: i,
+            values: v,
+        };
+        // SAFETY: as the contract has them.
+        let (nnz, plan) = unsafe {
+            with_triplets(
+                "hurray_assemble_compressed",
+                triplets,
+                options,
+                out_plan.is_null(),
+                |t, o| assemble_compressed(t, o, out),
+            )
+        }?;
+        if let Some(plan) = plan {
+            let p = box_handle(hurray_assembly_plan { plan })?;
+            // SAFETY: non-null (a plan is built only when out_plan is
+            // given) and writable per the contract.
+            unsafe { write_opt(out_plan, p) };
+        }
+        // SAFETY: checked non-null above.
+        unsafe { write_opt(out_nnz, nnz) };
+        Ok(())
     })
 }

@@ -234,6 +234,7 @@ pub unsafe extern "C" fn hurray_coo_encode_descriptor(
                 what: "the descriptor output buffer",
                 got: capacity,
                 needed: need,
+                why: String::new(),
             });
         }
         if out.is_null() {

@@ -580,6 +580,7 @@ unsafe fn write_to_memory(
                 what: "the text output buffer",
                 got: capacity,
                 needed: text.len(),
+                why: String::new(),
             });
         }
         if text.is_empty() {

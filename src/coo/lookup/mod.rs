@@ -260,6 +260,7 @@ impl<'a> Coo<'a> {
                 what: "out_value",
                 got: out.len(),
                 needed: need,
+                why: String::new(),
             });
         }
         match self.find(query)? {

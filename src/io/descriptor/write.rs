@@ -61,6 +61,7 @@ pub fn encode(coo: &Coo<'_>, stats: StatsChoice, out: &mut [u8]) -> Result<usize
             what: "the descriptor output buffer",
             got: out.len(),
             needed: need,
+            why: String::new(),
         });
     }
     if coo.type_info().is_none() {
