@@ -634,6 +634,19 @@ module hurray_coo
       integer(c_int32_t), value :: threads
     end function hurray_coo_export_compressed
 
+    ! out_plan: c_null_ptr for none (the fast path), or c_loc of a
+    ! type(c_ptr) that receives the plan.
+    integer(c_int32_t) function hurray_assemble_compressed(triplets, options, c, out_nnz, &
+        out_plan) bind(C, name="hurray_assemble_compressed")
+      import :: c_int32_t, c_int64_t, c_ptr, hurray_triplets, hurray_assemble_options, &
+          hurray_compressed
+      type(hurray_triplets), intent(in) :: triplets
+      type(hurray_assemble_options), intent(in) :: options
+      type(hurray_compressed), intent(in) :: c
+      integer(c_int64_t), intent(out) :: out_nnz
+      type(c_ptr), value :: out_plan
+    end function hurray_assemble_compressed
+
     integer(c_int32_t) function hurray_coo_dense_size(coo, out_bytes) &
         bind(C, name="hurray_coo_dense_size")
       import :: c_int32_t, c_ptr, c_size_t

@@ -316,10 +316,151 @@ static int test_sort_modes(void) {
     return failures;
 }
 
+/* Triplets straight into CSR and CSC (hurray_assemble_compressed): the
+ * result of assemble + export, nothing written past it, a plan in the
+ * CSC order, and the refusals. */
+static int test_assemble_into_csr_and_csc(void) {
+    int failures = 0;
+    const uint64_t shape[2] = {3, 3};
+    const int32_t rows[8] = {1, 1, 2, 2, 3, 1, -1, 2};
+    const int32_t cols[8] = {1, 2, 2, 2, 3, 1, 2, 1};
+    const double vals[8] = {1.0, 2.0, 3.0, 4.0, 5.0, 10.0, 99.0, 6.0};
+    const void *dims[2] = {rows, cols};
+    hurray_triplets t;
+    hurray_compressed c;
+    hurray_assembly_plan *plan = NULL;
+    int32_t o32[4], i32[8];
+    int64_t o64[4], i64[8];
+    double v[8];
+    uint64_t nnz = 99;
+    size_t k;
+    memset(&t, 0, sizeof t);
+    t.rank = 2;
+    t.shape = shape;
+    t.n = 8;
+    t.index_type = HURRAY_INDEX_INT32;
+    t.index_base = 1;
+    t.dim_indices = dims;
+    t.dim_indices_bytes = sizeof rows;
+    t.type_tag = HURRAY_TYPE_FLOAT64;
+    t.values = vals;
+    t.values_bytes = sizeof vals;
+    memset(&c, 0, sizeof c);
+    c.format = HURRAY_FORMAT_CSR;
+    c.index_type = HURRAY_INDEX_INT32;
+    c.offsets = o32;
+    c.offsets_bytes = sizeof o32;
+    c.indices = i32;
+    c.indices_bytes = sizeof i32; /* room for every triplet */
+    c.values = v;
+    c.values_bytes = sizeof v;
+    memset(i32, 0x7F, sizeof i32);
+    memset(v, 0x7F, sizeof v);
+    CHECK_STATUS(hurray_assemble_compressed(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, HURRAY_ASSEMBLE_SKIP_NEGATIVE, 1),
+                                            &c, &nnz, NULL),
+                 HURRAY_OK, "");
+    {
+        const int32_t wo[4] = {0, 2, 4, 5}, wi[5] = {0, 1, 0, 1, 2};
+        const double wv[5] = {11.0, 2.0, 6.0, 7.0, 5.0};
+        CHECK(nnz == 5);
+        CHECK(memcmp(o32, wo, sizeof wo) == 0 && memcmp(i32, wi, sizeof wi) == 0);
+        CHECK(memcmp(v, wv, sizeof wv) == 0);
+        /* Past the result: untouched. */
+        CHECK(i32[5] == 0x7F7F7F7F && i32[7] == 0x7F7F7F7F);
+        {
+            unsigned char past[3 * sizeof(double)];
+            memset(past, 0x7F, sizeof past);
+            CHECK(memcmp(&v[5], past, sizeof past) == 0);
+        }
+    }
+    /* CSC, int64, 1-based, with a plan whose order is the CSC values'. */
+    c.format = HURRAY_FORMAT_CSC;
+    c.index_type = HURRAY_INDEX_INT64;
+    c.base = 1;
+    c.offsets = o64;
+    c.offsets_bytes = sizeof o64;
+    c.indices = i64;
+    c.indices_bytes = 5 * sizeof(int64_t); /* exactly the result */
+    c.values_bytes = 5 * sizeof(double);
+    CHECK_STATUS(hurray_assemble_compressed(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, HURRAY_ASSEMBLE_SKIP_NEGATIVE, 2),
+                                            &c, &nnz, &plan),
+                 HURRAY_OK, "");
+    {
+        const int64_t wo[4] = {1, 3, 5, 6}, wi[5] = {1, 2, 1, 2, 3};
+        const double wv[5] = {11.0, 6.0, 2.0, 7.0, 5.0};
+        const double v2[8] = {2.0, 4.0, 6.0, 8.0, 10.0, 20.0, 1e300, 12.0};
+        const double w2[5] = {22.0, 12.0, 4.0, 14.0, 10.0};
+        double out[5];
+        CHECK(nnz == 5 && plan != NULL);
+        CHECK(memcmp(o64, wo, sizeof wo) == 0 && memcmp(i64, wi, sizeof wi) == 0);
+        CHECK(memcmp(v, wv, sizeof wv) == 0);
+        CHECK(hurray_assembly_plan_nnz(plan) == 5);
+        CHECK_STATUS(hurray_assembly_plan_apply(plan, v2, sizeof v2, out, sizeof out, 1), HURRAY_OK, "");
+        for (k = 0; k < 5; k++) CHECK(out[k] == w2[k]);
+    }
+    hurray_assembly_plan_free(plan);
+    plan = NULL;
+    /* One entry short: the count and the bytes needed. */
+    c.indices_bytes = 4 * sizeof(int64_t);
+    CHECK_STATUS(hurray_assemble_compressed(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, HURRAY_ASSEMBLE_SKIP_NEGATIVE, 1),
+                                            &c, &nnz, &plan),
+                 HURRAY_ERR_BUFFER_TOO_SMALL, "has 32 bytes but 40 are needed for the assembled CSC's 5 int64 indices");
+    CHECK(nnz == 0 && plan == NULL);
+    c.indices_bytes = 5 * sizeof(int64_t);
+    /* The triplets' errors are hurray_coo_assemble's, in the caller's base. */
+    CHECK_STATUS(hurray_assemble_compressed(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, 0, 1), &c, &nnz, NULL),
+                 HURRAY_ERR_INDEX_OUT_OF_BOUNDS, "triplet 7: coordinate -1 in dimension 1");
+    CHECK_STATUS(hurray_assemble_compressed(&t, CTEST_ASSEMBLY(HURRAY_DUP_ERROR, HURRAY_ASSEMBLE_SKIP_NEGATIVE, 1),
+                                            &c, &nnz, NULL),
+                 HURRAY_ERR_DUPLICATE, "triplet 4 duplicates triplet 3 at (2, 2)");
+    /* Offsets of the wrong size, NULL arguments, rank 3. */
+    c.offsets_bytes = 3 * sizeof(int64_t);
+    CHECK_STATUS(hurray_assemble_compressed(&t, NULL, &c, &nnz, NULL), HURRAY_ERR_BUFFER_SIZE, "offsets");
+    c.offsets_bytes = sizeof o64;
+    CHECK_STATUS(hurray_assemble_compressed(&t, NULL, &c, NULL, NULL), HURRAY_ERR_NULL_POINTER, "out_nnz");
+    CHECK_STATUS(hurray_assemble_compressed(&t, NULL, NULL, &nnz, NULL), HURRAY_ERR_NULL_POINTER, "c");
+    CHECK_STATUS(hurray_assemble_compressed(NULL, NULL, &c, &nnz, NULL), HURRAY_ERR_NULL_POINTER, "triplets");
+    c.format = 7;
+    CHECK_STATUS(hurray_assemble_compressed(&t, NULL, &c, &nnz, NULL), HURRAY_ERR_INVALID_ARGUMENT, "format");
+    c.format = HURRAY_FORMAT_CSR;
+    {
+        const uint64_t shape3[3] = {3, 3, 3};
+        hurray_triplets t3 = t;
+        const void *dims3[3] = {rows, cols, cols};
+        t3.rank = 3;
+        t3.shape = shape3;
+        t3.dim_indices = dims3;
+        CHECK_STATUS(hurray_assemble_compressed(&t3, CTEST_ASSEMBLY(HURRAY_DUP_SUM, HURRAY_ASSEMBLE_SKIP_NEGATIVE, 1),
+                                                &c, &nnz, NULL),
+                     HURRAY_ERR_UNSUPPORTED_FEATURE, "rank 3");
+    }
+    /* A pattern into CSR without values. */
+    t.type_tag = HURRAY_PATTERN;
+    t.values = NULL;
+    t.values_bytes = 0;
+    c.index_type = HURRAY_INDEX_INT32;
+    c.base = 0;
+    c.offsets = o32;
+    c.offsets_bytes = sizeof o32;
+    c.indices = i32;
+    c.indices_bytes = sizeof i32;
+    c.values = NULL;
+    c.values_bytes = 0;
+    CHECK_STATUS(hurray_assemble_compressed(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, HURRAY_ASSEMBLE_SKIP_NEGATIVE, 1),
+                                            &c, &nnz, NULL),
+                 HURRAY_OK, "");
+    {
+        const int32_t wo[4] = {0, 2, 4, 5}, wi[5] = {0, 1, 0, 1, 2};
+        CHECK(nnz == 5 && memcmp(o32, wo, sizeof wo) == 0 && memcmp(i32, wi, sizeof wi) == 0);
+    }
+    return failures;
+}
+
 static const struct {
     const char *name;
     ctest_fn fn;
 } TESTS[] = {
+    {"assemble_into_csr_and_csc", test_assemble_into_csr_and_csc},
     {"sort_modes", test_sort_modes},
     {"fem_assembly_sum_and_plan", test_fem_assembly_sum_and_plan},
     {"assembly_arguments_are_checked", test_assembly_arguments_are_checked},
