@@ -264,6 +264,20 @@ public:
                         std::uint32_t base = 0, std::uint32_t flags = 0,
                         plan *out_plan = nullptr, std::uint32_t threads = 1);
 
+    /// Triplets (rows[k], cols[k], values[k]) in index type I counted from
+    /// base, straight into CSR (or CSC) in the same index type and base,
+    /// duplicates by policy, with no handle in between
+    /// (hurray_assemble_compressed).
+    template <typename I, typename T>
+    static compressed<I, T> assemble_compressed(type t, std::uint64_t nrows, std::uint64_t ncols,
+                                                const std::vector<I> &rows,
+                                                const std::vector<I> &cols,
+                                                const std::vector<T> &values,
+                                                duplicates policy = duplicates::error,
+                                                std::uint32_t format = HURRAY_FORMAT_CSR,
+                                                std::uint32_t base = 0, std::uint32_t flags = 0,
+                                                std::uint32_t threads = 1);
+
     /// This matrix as CSR (or CSC) in index type I, counted from base.
     template <typename I, typename T>
     compressed<I, T> export_compressed(std::uint32_t format = HURRAY_FORMAT_CSR,
@@ -720,6 +734,56 @@ coo coo::assemble(type t, std::uint64_t nrows, std::uint64_t ncols, const std::v
         *out_plan = std::move(fresh);
     }
     return coo(h);
+}
+
+template <typename I, typename T>
+compressed<I, T> coo::assemble_compressed(type t, std::uint64_t nrows, std::uint64_t ncols,
+                                          const std::vector<I> &rows, const std::vector<I> &cols,
+                                          const std::vector<T> &values, duplicates policy,
+                                          std::uint32_t format, std::uint32_t base,
+                                          std::uint32_t flags, std::uint32_t threads) {
+    if (rows.size() != cols.size() || rows.size() != values.size()) {
+        throw error(HURRAY_ERR_BUFFER_SIZE,
+                    "hurray::coo::assemble_compressed: rows, cols and values differ in length");
+    }
+    detail::require<T>(t, false, "hurray::coo::assemble_compressed");
+    const std::uint64_t shape[2] = {nrows, ncols};
+    const void *dims[2] = {rows.data(), cols.data()};
+    hurray_triplets tr{};
+    tr.rank = 2;
+    tr.shape = shape;
+    tr.n = rows.size();
+    tr.index_type = detail::index_code<I>();
+    tr.index_base = base;
+    tr.dim_indices = dims;
+    tr.dim_indices_bytes = rows.size() * sizeof(I);
+    tr.type_tag = static_cast<std::uint8_t>(t);
+    tr.values = values.data();
+    tr.values_bytes = values.size() * sizeof(T);
+    hurray_assemble_options o{};
+    o.size = sizeof o;
+    o.duplicates_policy = static_cast<std::uint32_t>(policy);
+    o.flags = flags;
+    o.threads = threads;
+    const std::uint64_t majors = format == HURRAY_FORMAT_CSC ? ncols : nrows;
+    // Room for every triplet: the result never has more entries.
+    compressed<I, T> c{std::vector<I>(static_cast<std::size_t>(majors) + 1),
+                       std::vector<I>(rows.size()), std::vector<T>(values.size())};
+    hurray_compressed arrays{};
+    arrays.format = format;
+    arrays.index_type = detail::index_code<I>();
+    arrays.base = base;
+    arrays.offsets = c.offsets.data();
+    arrays.offsets_bytes = c.offsets.size() * sizeof(I);
+    arrays.indices = c.indices.data();
+    arrays.indices_bytes = c.indices.size() * sizeof(I);
+    arrays.values = c.values.data();
+    arrays.values_bytes = c.values.size() * sizeof(T);
+    std::uint64_t nnz = 0;
+    check(hurray_assemble_compressed(&tr, &o, &arrays, &nnz, nullptr));
+    c.indices.resize(static_cast<std::size_t>(nnz));
+    c.values.resize(static_cast<std::size_t>(nnz));
+    return c;
 }
 
 } // namespace hurray

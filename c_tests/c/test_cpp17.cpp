@@ -158,6 +158,17 @@ extern "C" int ctest_cpp17(void) {
         std::vector<double> out;
         p.apply(std::vector<double>{2.0, 4.0, 6.0, 8.0}, out);
         CHECK((out == std::vector<double>{2.0, 8.0, 10.0}));
+        // Straight into CSR and CSC, 1-based like the triplets.
+        auto csr1 = hurray::coo::assemble_compressed(hurray::type::float64, 2, 3, rows, cols, vals,
+                                                     hurray::duplicates::sum, HURRAY_FORMAT_CSR, 1);
+        CHECK((csr1.offsets == std::vector<std::int32_t>{1, 3, 4}));
+        CHECK((csr1.indices == std::vector<std::int32_t>{1, 3, 2}));
+        CHECK((csr1.values == std::vector<double>{1.0, 4.0, 5.0}));
+        auto csc1 = hurray::coo::assemble_compressed(hurray::type::float64, 2, 3, rows, cols, vals,
+                                                     hurray::duplicates::sum, HURRAY_FORMAT_CSC, 1);
+        CHECK((csc1.offsets == std::vector<std::int32_t>{1, 2, 3, 4}));
+        CHECK((csc1.indices == std::vector<std::int32_t>{1, 2, 1}));
+        CHECK((csc1.values == std::vector<double>{1.0, 5.0, 4.0}));
         try {
             (void)hurray::coo::assemble(hurray::type::float64, 2, 3, rows, cols, vals,
                                         hurray::duplicates::error, 1);
