@@ -82,6 +82,10 @@ def _declare(lib):
                                                   C.POINTER(_TextOptions)]),
         "hurray_coo_assemble": (C.c_int32, [C.POINTER(_Triplets), C.POINTER(_AssembleOptions),
                                             C.POINTER(C.c_void_p), C.c_void_p]),
+        "hurray_assemble_compressed": (C.c_int32, [C.POINTER(_Triplets),
+                                                   C.POINTER(_AssembleOptions),
+                                                   C.POINTER(_Compressed),
+                                                   C.POINTER(C.c_uint64), C.c_void_p]),
         "hurray_coo_compressed_size": (C.c_int32, [C.c_void_p, C.POINTER(_Compressed)]),
         "hurray_coo_export_compressed": (C.c_int32, [C.c_void_p, C.POINTER(_Compressed),
                                                      C.c_uint32]),
@@ -178,8 +182,9 @@ def read_mtx(path, *, value_type=None, duplicates="error", threads=1, keep_trian
         lib.hurray_coo_free(h)
 
 
-def _assemble(rows, cols, vals, shape, duplicates, threads):
-    lib = library()
+def _triplets(rows, cols, vals, shape):
+    """The triplets as numpy arrays the library reads, and their struct
+    (which points into them: keep the arrays alive while it is used)."""
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     cols = np.ascontiguousarray(cols, dtype=np.int64)
     vals = np.ascontiguousarray(vals)
@@ -192,6 +197,12 @@ def _assemble(rows, cols, vals, shape, duplicates, threads):
     ext = (C.c_uint64 * 2)(*shape)
     t = _Triplets(2, ext, len(rows), 2, 0, None, 0, dims, rows.nbytes, _TYPES[vals.dtype],
                   vals.ctypes.data, vals.nbytes)
+    return (rows, cols, vals, dims, ext), t
+
+
+def _assemble(rows, cols, vals, shape, duplicates, threads):
+    lib = library()
+    _keep, t = _triplets(rows, cols, vals, shape)
     o = _AssembleOptions(C.sizeof(_AssembleOptions), _policy(duplicates), 0, threads)
     h = C.c_void_p()
     _check(lib.hurray_coo_assemble(C.byref(t), C.byref(o), C.byref(h), None))
@@ -202,12 +213,28 @@ def assemble(rows, cols, vals, shape, *, duplicates="sum", threads=1):
     """Assemble triplets (numpy arrays, counted from 0) into a csr_array of
     shape (rows, cols): every coordinate checked against the shape,
     duplicates combined by `duplicates` (error, sum, first, last, min,
-    max), values kept in their numpy type."""
-    h = _assemble(rows, cols, vals, shape, duplicates, threads)
-    try:
-        return _csr(h, threads)
-    finally:
-        library().hurray_coo_free(h)
+    max), values kept in their numpy type. The library writes the CSR
+    arrays straight into arrays numpy owns (hurray_assemble_compressed):
+    no handle in between, no copy after."""
+    lib = library()
+    keep, t = _triplets(rows, cols, vals, shape)
+    n, vals = t.n, keep[2]
+    o = _AssembleOptions(C.sizeof(_AssembleOptions), _policy(duplicates), 0, threads)
+    wide = max(shape[0], shape[1], n) >= 2**31
+    itype = np.int64 if wide else np.int32
+    # Room for every triplet: the result never has more entries, and the
+    # pages past it are never touched; trimmed in place below.
+    indptr = np.empty(shape[0] + 1, dtype=itype)
+    indices = np.empty(n, dtype=itype)
+    data = np.empty(n, dtype=vals.dtype)
+    c = _Compressed(1, 2 if wide else 1, 0, indptr.ctypes.data, indptr.nbytes,
+                    indices.ctypes.data, indices.nbytes, data.ctypes.data, data.nbytes)
+    nnz = C.c_uint64()
+    _check(lib.hurray_assemble_compressed(C.byref(t), C.byref(o), C.byref(c), C.byref(nnz),
+                                          None))
+    indices.resize(nnz.value, refcheck=False)
+    data.resize(nnz.value, refcheck=False)
+    return sp.csr_array((data, indices, indptr), shape=tuple(shape), copy=False)
 
 
 def write_mtx(path, A, *, symmetry="general", precision=0, threads=1):
