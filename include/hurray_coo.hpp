@@ -697,36 +697,54 @@ private:
     hurray_file_writer *w_ = nullptr;
 };
 
+namespace detail {
+/// The C structs over a matrix's triplet vectors, for both assembly calls.
+/// They point into the vectors and into this object: keep both alive while
+/// a call uses them.
+template <typename I, typename T> struct matrix_triplets {
+    std::uint64_t shape[2];
+    const void *dims[2];
+    hurray_triplets tr{};
+    hurray_assemble_options o{};
+    matrix_triplets(const char *who, type t, std::uint64_t nrows, std::uint64_t ncols,
+                    const std::vector<I> &rows, const std::vector<I> &cols,
+                    const std::vector<T> &values, duplicates policy, std::uint32_t base,
+                    std::uint32_t flags, std::uint32_t threads)
+        : shape{nrows, ncols}, dims{rows.data(), cols.data()} {
+        if (rows.size() != cols.size() || rows.size() != values.size()) {
+            throw error(HURRAY_ERR_BUFFER_SIZE,
+                        std::string(who) + ": rows, cols and values differ in length");
+        }
+        require<T>(t, false, who);
+        tr.rank = 2;
+        tr.shape = shape;
+        tr.n = rows.size();
+        tr.index_type = index_code<I>();
+        tr.index_base = base;
+        tr.dim_indices = dims;
+        tr.dim_indices_bytes = rows.size() * sizeof(I);
+        tr.type_tag = static_cast<std::uint8_t>(t);
+        tr.values = values.data();
+        tr.values_bytes = values.size() * sizeof(T);
+        o.size = sizeof o;
+        o.duplicates_policy = static_cast<std::uint32_t>(policy);
+        o.flags = flags;
+        o.threads = threads;
+    }
+    matrix_triplets(const matrix_triplets &) = delete;
+    matrix_triplets &operator=(const matrix_triplets &) = delete;
+};
+} // namespace detail
+
 template <typename I, typename T>
 coo coo::assemble(type t, std::uint64_t nrows, std::uint64_t ncols, const std::vector<I> &rows,
                   const std::vector<I> &cols, const std::vector<T> &values, duplicates policy,
                   std::uint32_t base, std::uint32_t flags, plan *out_plan, std::uint32_t threads) {
-    if (rows.size() != cols.size() || rows.size() != values.size()) {
-        throw error(HURRAY_ERR_BUFFER_SIZE,
-                    "hurray::coo::assemble: rows, cols and values differ in length");
-    }
-    detail::require<T>(t, false, "hurray::coo::assemble");
-    const std::uint64_t shape[2] = {nrows, ncols};
-    const void *dims[2] = {rows.data(), cols.data()};
-    hurray_triplets tr{};
-    tr.rank = 2;
-    tr.shape = shape;
-    tr.n = rows.size();
-    tr.index_type = detail::index_code<I>();
-    tr.index_base = base;
-    tr.dim_indices = dims;
-    tr.dim_indices_bytes = rows.size() * sizeof(I);
-    tr.type_tag = static_cast<std::uint8_t>(t);
-    tr.values = values.data();
-    tr.values_bytes = values.size() * sizeof(T);
+    detail::matrix_triplets<I, T> m("hurray::coo::assemble", t, nrows, ncols, rows, cols, values,
+                                    policy, base, flags, threads);
     hurray_coo *h = nullptr;
     hurray_assembly_plan *p = nullptr;
-    hurray_assemble_options o{};
-    o.size = sizeof o;
-    o.duplicates_policy = static_cast<std::uint32_t>(policy);
-    o.flags = flags;
-    o.threads = threads;
-    check(hurray_coo_assemble(&tr, &o, &h, out_plan ? &p : nullptr));
+    check(hurray_coo_assemble(&m.tr, &m.o, &h, out_plan ? &p : nullptr));
     if (out_plan) {
         plan fresh;
         fresh.p_ = p;
@@ -742,29 +760,8 @@ compressed<I, T> coo::assemble_compressed(type t, std::uint64_t nrows, std::uint
                                           const std::vector<T> &values, duplicates policy,
                                           std::uint32_t format, std::uint32_t base,
                                           std::uint32_t flags, std::uint32_t threads) {
-    if (rows.size() != cols.size() || rows.size() != values.size()) {
-        throw error(HURRAY_ERR_BUFFER_SIZE,
-                    "hurray::coo::assemble_compressed: rows, cols and values differ in length");
-    }
-    detail::require<T>(t, false, "hurray::coo::assemble_compressed");
-    const std::uint64_t shape[2] = {nrows, ncols};
-    const void *dims[2] = {rows.data(), cols.data()};
-    hurray_triplets tr{};
-    tr.rank = 2;
-    tr.shape = shape;
-    tr.n = rows.size();
-    tr.index_type = detail::index_code<I>();
-    tr.index_base = base;
-    tr.dim_indices = dims;
-    tr.dim_indices_bytes = rows.size() * sizeof(I);
-    tr.type_tag = static_cast<std::uint8_t>(t);
-    tr.values = values.data();
-    tr.values_bytes = values.size() * sizeof(T);
-    hurray_assemble_options o{};
-    o.size = sizeof o;
-    o.duplicates_policy = static_cast<std::uint32_t>(policy);
-    o.flags = flags;
-    o.threads = threads;
+    detail::matrix_triplets<I, T> m("hurray::coo::assemble_compressed", t, nrows, ncols, rows,
+                                    cols, values, policy, base, flags, threads);
     const std::uint64_t majors = format == HURRAY_FORMAT_CSC ? ncols : nrows;
     // Room for every triplet: the result never has more entries.
     compressed<I, T> c{std::vector<I>(static_cast<std::size_t>(majors) + 1),
@@ -780,7 +777,7 @@ compressed<I, T> coo::assemble_compressed(type t, std::uint64_t nrows, std::uint
     arrays.values = c.values.data();
     arrays.values_bytes = c.values.size() * sizeof(T);
     std::uint64_t nnz = 0;
-    check(hurray_assemble_compressed(&tr, &o, &arrays, &nnz, nullptr));
+    check(hurray_assemble_compressed(&m.tr, &m.o, &arrays, &nnz, nullptr));
     c.indices.resize(static_cast<std::size_t>(nnz));
     c.values.resize(static_cast<std::size_t>(nnz));
     return c;

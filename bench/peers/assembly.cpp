@@ -81,25 +81,32 @@ void row(const char *what, double ours, const char *peer, double theirs) {
                 theirs * 1e3, theirs / ours);
 }
 
-hurray_coo *assemble(const Triplets &t, uint32_t threads, hurray_assembly_plan **plan) {
-    const uint64_t shape[2] = {t.n, t.n};
-    const void *dims[2] = {t.i.data(), t.j.data()};
+/* The C structs over t (they point into t and into this object). */
+struct Call {
+    uint64_t shape[2];
+    const void *dims[2];
     hurray_triplets tr{};
-    tr.rank = 2;
-    tr.shape = shape;
-    tr.n = t.v.size();
-    tr.index_type = HURRAY_INDEX_INT32;
-    tr.dim_indices = dims;
-    tr.dim_indices_bytes = t.i.size() * sizeof(int32_t);
-    tr.type_tag = HURRAY_TYPE_FLOAT64;
-    tr.values = t.v.data();
-    tr.values_bytes = t.v.size() * sizeof(double);
-    hurray_coo *h = nullptr;
     hurray_assemble_options o{};
-    o.size = sizeof o;
-    o.duplicates_policy = HURRAY_DUP_SUM;
-    o.threads = static_cast<std::uint32_t>(threads);
-    if (hurray_coo_assemble(&tr, &o, &h, plan) != HURRAY_OK) {
+    Call(const Triplets &t, uint32_t threads) : shape{t.n, t.n}, dims{t.i.data(), t.j.data()} {
+        tr.rank = 2;
+        tr.shape = shape;
+        tr.n = t.v.size();
+        tr.index_type = HURRAY_INDEX_INT32;
+        tr.dim_indices = dims;
+        tr.dim_indices_bytes = t.i.size() * sizeof(int32_t);
+        tr.type_tag = HURRAY_TYPE_FLOAT64;
+        tr.values = t.v.data();
+        tr.values_bytes = t.v.size() * sizeof(double);
+        o.size = sizeof o;
+        o.duplicates_policy = HURRAY_DUP_SUM;
+        o.threads = threads;
+    }
+};
+
+hurray_coo *assemble(const Triplets &t, uint32_t threads, hurray_assembly_plan **plan) {
+    Call call(t, threads);
+    hurray_coo *h = nullptr;
+    if (hurray_coo_assemble(&call.tr, &call.o, &h, plan) != HURRAY_OK) {
         std::fprintf(stderr, "assemble: %s\n", hurray_last_error_message());
         std::exit(1);
     }
@@ -110,22 +117,7 @@ hurray_coo *assemble(const Triplets &t, uint32_t threads, hurray_assembly_plan *
    arrays allocated in the timed region as Eigen allocates its own: room for
    every triplet, of which only the result's pages are touched. */
 void assemble_csr(const Triplets &t, uint32_t threads) {
-    const uint64_t shape[2] = {t.n, t.n};
-    const void *dims[2] = {t.i.data(), t.j.data()};
-    hurray_triplets tr{};
-    tr.rank = 2;
-    tr.shape = shape;
-    tr.n = t.v.size();
-    tr.index_type = HURRAY_INDEX_INT32;
-    tr.dim_indices = dims;
-    tr.dim_indices_bytes = t.i.size() * sizeof(int32_t);
-    tr.type_tag = HURRAY_TYPE_FLOAT64;
-    tr.values = t.v.data();
-    tr.values_bytes = t.v.size() * sizeof(double);
-    hurray_assemble_options o{};
-    o.size = sizeof o;
-    o.duplicates_policy = HURRAY_DUP_SUM;
-    o.threads = threads;
+    Call call(t, threads);
     hurray_compressed c{};
     c.format = HURRAY_FORMAT_CSR;
     c.index_type = HURRAY_INDEX_INT32;
@@ -136,7 +128,7 @@ void assemble_csr(const Triplets &t, uint32_t threads) {
     c.indices = std::malloc(c.indices_bytes);
     c.values = std::malloc(c.values_bytes);
     uint64_t nnz = 0;
-    if (hurray_assemble_compressed(&tr, &o, &c, &nnz, nullptr) != HURRAY_OK) {
+    if (hurray_assemble_compressed(&call.tr, &call.o, &c, &nnz, nullptr) != HURRAY_OK) {
         std::fprintf(stderr, "assemble_compressed: %s\n", hurray_last_error_message());
         std::exit(1);
     }

@@ -124,43 +124,25 @@ pub fn assemble_compressed(
         write_values.then_some(out.values.len()),
     )?;
     let iw = (nnz * w) as usize;
-    let vw = match write_values {
-        true => size::values_bytes(ty, nnz)? as usize,
-        false => 0,
-    };
-    let mut no_values = [0u8; 0];
-    let values: &mut [u8] = match write_values {
-        true => &mut out.values[..vw],
-        false => &mut no_values,
-    };
-    if write_values {
-        export_compressed(
-            &coo,
-            out.format,
-            out.index_type,
-            out.base,
-            out.offsets,
-            &mut out.indices[..iw],
-            values,
-            o.threads,
-        )?;
+    let vw = size::values_bytes(ty, nnz)? as usize;
+    // A pattern without values: the export writes them into scratch.
+    let mut scratch;
+    let values: &mut [u8] = if write_values {
+        &mut out.values[..vw]
     } else {
-        // A pattern without values: the export writes them into scratch.
-        let mut scratch = crate::aligned::AlignedBuf::zeroed(
-            size::values_bytes(ty, nnz)? as usize,
-            "the pattern's values",
-        )?;
-        export_compressed(
-            &coo,
-            out.format,
-            out.index_type,
-            out.base,
-            out.offsets,
-            &mut out.indices[..iw],
-            scratch.as_bytes_mut(),
-            o.threads,
-        )?;
-    }
+        scratch = crate::aligned::AlignedBuf::zeroed(vw, "the pattern's values")?;
+        scratch.as_bytes_mut()
+    };
+    export_compressed(
+        &coo,
+        out.format,
+        out.index_type,
+        out.base,
+        out.offsets,
+        &mut out.indices[..iw],
+        values,
+        o.threads,
+    )?;
     let plan = match (plan, out.format) {
         (Some(p), Format::Csc) => Some(p.reordered(&compressed_order(&coo, Format::Csc)?)?),
         (p, _) => p,
