@@ -252,7 +252,9 @@ impl Sink for CompressedSink<'_> {
         s: SortedInput<'_, T, A>,
     ) -> Option<Self::Out> {
         if s.drop_zeros && kept_sorted(&s) != s.n {
-            return None; // rare: the row buckets' general pass does it
+            // Rare: decline, and `assemble_compressed` takes the general
+            // path (assemble, then export), which drops the zeros.
+            return None;
         }
         let nnz = s.n;
         if let Err(e) = self.check(s.ty, nnz) {
