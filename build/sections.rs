@@ -121,13 +121,14 @@ const SECTIONS: &[Section] = &[
     ),
     (
         "Text files: Matrix Market and FROSTT",
-        "Read .mtx and .tns files, gzip-compressed or not (path, memory or a read callback), into a canonical handle; write a handle as text.",
+        "Read .mtx and .tns files, gzip-compressed or not (path, memory or a read callback), into a canonical handle or a .mtx file straight into CSR or CSC; write a handle as text.",
         |n| {
             n.starts_with("HURRAY_MTX_")
                 || n.starts_with("HURRAY_TEXT_")
                 || n == "hurray_text_options"
                 || n == "hurray_read_fn"
                 || n.starts_with("hurray_coo_read_")
+                || n.starts_with("hurray_read_mtx_compressed")
                 || n.starts_with("hurray_coo_write_")
         },
     ),

@@ -357,7 +357,7 @@ module hurray_coo
   public :: hurray_coo_export_dense, hurray_coo_from_compressed, hurray_coo_sort_modes
   public :: hurray_coo_read_mtx, hurray_coo_read_mtx_file, hurray_coo_read_tns
   public :: hurray_coo_read_tns_file, hurray_coo_read_stream, hurray_coo_write_mtx
-  public :: hurray_coo_write_mtx_file
+  public :: hurray_coo_write_mtx_file, hurray_read_mtx_compressed_size, hurray_read_mtx_compressed
   public :: hurray_coo_write_tns, hurray_coo_write_tns_file
   public :: hurray_coo_to_local, hurray_coo_lookup_global_f64
   public :: hurray_coo_partition, hurray_coo_concat
@@ -708,6 +708,26 @@ module hurray_coo
       type(c_ptr), value :: out_symmetry
       type(c_ptr), intent(out) :: out
     end function hurray_coo_read_mtx_file
+
+    integer(c_int32_t) function hurray_read_mtx_compressed_size(path, options, c, out_shape, &
+        out_type_tag) bind(C, name="hurray_read_mtx_compressed_size")
+      import :: c_int32_t, c_ptr, c_char, hurray_text_options, hurray_compressed
+      character(kind=c_char), intent(in) :: path(*)
+      type(hurray_text_options), intent(in) :: options
+      type(hurray_compressed), intent(inout) :: c
+      type(c_ptr), value :: out_shape
+      type(c_ptr), value :: out_type_tag
+    end function hurray_read_mtx_compressed_size
+
+    integer(c_int32_t) function hurray_read_mtx_compressed(path, options, c, out_nnz, &
+        out_symmetry) bind(C, name="hurray_read_mtx_compressed")
+      import :: c_int32_t, c_int64_t, c_ptr, c_char, hurray_text_options, hurray_compressed
+      character(kind=c_char), intent(in) :: path(*)
+      type(hurray_text_options), intent(in) :: options
+      type(hurray_compressed), intent(in) :: c
+      integer(c_int64_t), intent(out) :: out_nnz
+      type(c_ptr), value :: out_symmetry
+    end function hurray_read_mtx_compressed
 
     integer(c_int32_t) function hurray_coo_read_tns(bytes, len, shape, rank, options, out) &
         bind(C, name="hurray_coo_read_tns")

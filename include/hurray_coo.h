@@ -1592,7 +1592,7 @@ hurray_status hurray_assemble_compressed(const struct hurray_triplets *triplets,
 
 /* ======================================================================
  * 9. Text files: Matrix Market and FROSTT
- *    Read .mtx and .tns files, gzip-compressed or not (path, memory or a read callback), into a canonical handle; write a handle as text.
+ *    Read .mtx and .tns files, gzip-compressed or not (path, memory or a read callback), into a canonical handle or a .mtx file straight into CSR or CSC; write a handle as text.
  * ====================================================================== */
 
 /**
@@ -1792,6 +1792,75 @@ hurray_status hurray_coo_read_mtx_file(const char *path,
                                        const struct hurray_text_options *options,
                                        uint32_t *out_symmetry,
                                        struct hurray_coo **out);
+
+/**
+ * Set c->offsets_bytes, c->indices_bytes and c->values_bytes (c not NULL;
+ * c->format and c->index_type are read, nothing else) to the room
+ * hurray_read_mtx_compressed needs to read the Matrix Market file at path
+ * (NUL-terminated, not NULL) with these options (NULL for the defaults):
+ * (rows or columns) + 1 offsets exactly; indices and values for the most
+ * entries the file can give (the size line's count, twice that when a
+ * symmetric, skew-symmetric or hermitian file is mirrored), which always
+ * suffices. Only the banner and the size line are read (decompressed, when
+ * gzip); an entry line is not checked until the read.
+ *
+ * out_shape (may be NULL): receives rows and columns (2 values).
+ * out_type_tag (may be NULL): receives the HURRAY_TYPE_* the values will
+ * have (options->value_type, or the file's own: float64, int64,
+ * complex128, bool for pattern).
+ *
+ * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER (path, c),
+ * HURRAY_ERR_INVALID_ARGUMENT (format, index type, options),
+ * HURRAY_ERR_INVALID_FLAGS, HURRAY_ERR_PARSE (the banner or the size line),
+ * HURRAY_ERR_OVERFLOW (a size that does not fit), HURRAY_ERR_IO,
+ * HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC.
+ * Thread safety: may be called from any thread.
+ */
+hurray_status hurray_read_mtx_compressed_size(const char *path,
+                                              const struct hurray_text_options *options,
+                                              struct hurray_compressed *c,
+                                              uint64_t *out_shape,
+                                              uint8_t *out_type_tag);
+
+/**
+ * Read the Matrix Market file at path (NUL-terminated, not NULL) as
+ * hurray_coo_read_mtx_file reads it (the same lines, checks, duplicate
+ * policy, mirror images, value type and errors) straight into the
+ * caller's CSR or CSC arrays, as hurray_coo_export_compressed would write
+ * that handle, without the handle in between (scipy's
+ * mmread(path).tocsr()).
+ *
+ * options (may be NULL): as hurray_coo_read_mtx_file. c (not NULL, read
+ * during the call): format, index_type and base as
+ * hurray_coo_export_compressed has them; offsets exactly (rows or
+ * columns) + 1 of c->index_type; indices and values with room for at
+ * least the result's entries: what hurray_read_mtx_compressed_size
+ * reports always suffices, and untouched memory past the result is never
+ * written, so an over-sized malloc costs no more than the pages used. For
+ * a pattern file read as bool, values may be NULL with 0 bytes: then none
+ * are written (every entry is true). The arrays are the caller's, written
+ * during the call only; on failure their contents are unspecified.
+ *
+ * out_nnz (not NULL): receives the number of entries; 0 on failure.
+ * out_symmetry (may be NULL): receives HURRAY_MTX_* as the banner
+ * declares. The parsed entries take 24 bytes each while they are
+ * assembled (mirror images included), plus the assembly's scratch (8 to
+ * 12 bytes per entry); the text is read 32 MiB at a time.
+ *
+ * Returns HURRAY_OK or: any status of hurray_coo_read_mtx_file,
+ * HURRAY_ERR_INVALID_ARGUMENT (format, index type, base),
+ * HURRAY_ERR_BUFFER_SIZE (offsets not exactly (rows or columns) + 1),
+ * HURRAY_ERR_BUFFER_TOO_SMALL (indices or values without room for the
+ * result; the message gives the entry count and the bytes needed),
+ * HURRAY_ERR_OVERFLOW (the largest index, or nnz + base, does not fit
+ * c->index_type).
+ * Thread safety: may be called from any thread.
+ */
+hurray_status hurray_read_mtx_compressed(const char *path,
+                                         const struct hurray_text_options *options,
+                                         const struct hurray_compressed *c,
+                                         uint64_t *out_nnz,
+                                         uint32_t *out_symmetry);
 
 /**
  * Read a FROSTT tensor (.tns: one entry per line, its coordinates counted

@@ -713,6 +713,128 @@ fn a_file_read_in_pieces_reads_as_the_whole_file() {
     assert!(oks > 300 && errs > 200, "{oks} accepted, {errs} refused");
 }
 
+/// A file read straight into CSR or CSC (`read_mtx_file_compressed`) is
+/// what the handle reader gives exported (`read_mtx_file`, then
+/// `export_compressed`): the same bytes, or the same error, for valid and
+/// corrupted files of every field and symmetry, every policy, mirrored or
+/// kept triangular, in the file's type or another, CSR and CSC in every
+/// index type and base, on 1 and 2 threads; the room `mtx_file_size`
+/// reports always suffices and nothing past the result is written.
+#[test]
+fn a_file_read_into_csr_is_the_export_of_its_handle() {
+    use hurray_coo::assemble::IndexType;
+    use hurray_coo::convert::{compressed_sizes, export_compressed, CompressedOut, Format};
+    use hurray_coo::io::mtx::{mtx_file_size, read_mtx_file, read_mtx_file_compressed};
+    let dir = std::env::temp_dir().join(format!("hurray_into_csr_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("m.mtx");
+    let mut rng = Rng::new(2121);
+    let its = [
+        IndexType::I32,
+        IndexType::I64,
+        IndexType::U32,
+        IndexType::U64,
+    ];
+    let (mut oks, mut errs, mut short) = (0, 0, 0);
+    for round in 0..600 {
+        let text = random_text(&mut rng, false, round % 150 == 0);
+        std::fs::write(&path, &text).unwrap();
+        let other = [Duplicates::Sum, Duplicates::Last, Duplicates::First][round % 3];
+        let mut o = text_options(round, other, 1 + round % 2);
+        o.keep_triangular = rng.below(4) == 0;
+        o.assemble.drop_zeros = rng.below(5) == 0;
+        o.value_type =
+            [None, None, None, Some(0x04), Some(0x03), Some(0x14)][rng.below(6) as usize];
+        let format = [Format::Csr, Format::Csc][rng.below(2) as usize];
+        let it = its[rng.below(4) as usize];
+        let base = rng.below(2) as u8;
+        let want = read_mtx_file(&path, &o).and_then(|(coo, h)| {
+            let s = compressed_sizes(&coo, format, it)?;
+            let mut a = [s.offsets, s.indices, s.values].map(|n| vec![0u8; n as usize]);
+            let [off, idx, val] = &mut a;
+            export_compressed(&coo, format, it, base, off, idx, val, 1)?;
+            Ok((a, coo.nnz(), h))
+        });
+        let size = mtx_file_size(&path, &o);
+        let room = match &size {
+            Ok(sz) => sz.room(format, it).unwrap(),
+            Err(e) => {
+                let w = want.as_ref().err().map(|w| w.to_string());
+                assert_eq!(w, Some(e.to_string()), "round {round}: size {e}\n{text}");
+                continue;
+            }
+        };
+        // Room as reported, or, now and then, exactly the result or one
+        // entry short of it.
+        let (mut ri, mut rv) = (room.indices as usize, room.values as usize);
+        let tight = rng.below(4) == 0;
+        if let (true, Ok((a, nnz, _))) = (tight, &want) {
+            ri = a[1].len();
+            rv = a[2].len();
+            if *nnz > 0 && rng.below(2) == 0 {
+                ri -= it.width();
+                short += 1;
+            }
+        }
+        let mut off = vec![0xABu8; room.offsets as usize];
+        let mut idx = vec![0xABu8; ri];
+        let mut val = vec![0xABu8; rv];
+        let got = read_mtx_file_compressed(
+            &path,
+            &o,
+            CompressedOut {
+                format,
+                index_type: it,
+                base,
+                offsets: &mut off,
+                indices: &mut idx,
+                values: &mut val,
+            },
+        );
+        match (&want, &got) {
+            (Ok((a, nnz, h)), Ok((n, gh))) => {
+                oks += 1;
+                assert_eq!((nnz, h), (n, gh), "round {round}");
+                assert_eq!(off, a[0], "round {round}: offsets\n{text}");
+                assert_eq!(
+                    &idx[..a[1].len()],
+                    &a[1][..],
+                    "round {round}: indices\n{text}"
+                );
+                assert_eq!(
+                    &val[..a[2].len()],
+                    &a[2][..],
+                    "round {round}: values\n{text}"
+                );
+                assert!(
+                    idx[a[1].len()..].iter().all(|&b| b == 0xAB),
+                    "round {round}"
+                );
+                assert!(
+                    val[a[2].len()..].iter().all(|&b| b == 0xAB),
+                    "round {round}"
+                );
+                let sz = size.as_ref().unwrap();
+                assert!(sz.most >= *nnz && sz.header.symmetry == h.symmetry);
+            }
+            (Err(a), Err(b)) => {
+                errs += 1;
+                assert_eq!(a.to_string(), b.to_string(), "round {round}\n{text}");
+            }
+            (Ok(_), Err(b)) if ri < want.as_ref().unwrap().0[1].len() => {
+                assert_eq!(b.status(), Status::BufferTooSmall, "round {round}: {b}");
+                assert!(b.to_string().contains("entries the file gives"), "{b}");
+            }
+            _ => panic!("round {round}: {:?} vs {got:?}\n{text}", want.map(|w| w.1)),
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(
+        oks > 200 && errs > 100 && short > 10,
+        "{oks} read, {errs} refused, {short} short"
+    );
+}
+
 #[test]
 fn an_extent_of_2_pow_64_minus_1_is_a_parse_error_naming_the_line() {
     // 2^64 - 1 is the dynamic-dimension sentinel: no stored tensor has it.

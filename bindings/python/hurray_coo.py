@@ -86,9 +86,14 @@ def _declare(lib):
                                                    C.POINTER(_AssembleOptions),
                                                    C.POINTER(_Compressed),
                                                    C.POINTER(C.c_uint64), C.c_void_p]),
-        "hurray_coo_compressed_size": (C.c_int32, [C.c_void_p, C.POINTER(_Compressed)]),
-        "hurray_coo_export_compressed": (C.c_int32, [C.c_void_p, C.POINTER(_Compressed),
-                                                     C.c_uint32]),
+        "hurray_read_mtx_compressed_size": (C.c_int32, [C.c_char_p, C.POINTER(_TextOptions),
+                                                        C.POINTER(_Compressed),
+                                                        C.POINTER(C.c_uint64),
+                                                        C.POINTER(C.c_uint8)]),
+        "hurray_read_mtx_compressed": (C.c_int32, [C.c_char_p, C.POINTER(_TextOptions),
+                                                   C.POINTER(_Compressed),
+                                                   C.POINTER(C.c_uint64),
+                                                   C.POINTER(C.c_uint32)]),
         "hurray_coo_shape": (C.POINTER(C.c_uint64), [C.c_void_p]),
         "hurray_coo_rank": (C.c_uint32, [C.c_void_p]),
         "hurray_coo_type_tag": (C.c_uint8, [C.c_void_p]),
@@ -134,37 +139,14 @@ def _policy(name):
     return _POLICIES[name]
 
 
-def _csr(h, threads):
-    """The handle (rank 2) as a scipy csr_array over arrays numpy owns and
-    the library filled (no copy after the export)."""
-    lib = library()
-    if lib.hurray_coo_rank(h) != 2:
-        raise ValueError("a CSR matrix needs a rank-2 tensor")
-    rows, cols = lib.hurray_coo_shape(h)[0], lib.hurray_coo_shape(h)[1]
-    tag = lib.hurray_coo_type_tag(h)
-    if tag == 0x20:
-        raise ValueError("a pattern matrix: read it with value_type='float64' for ones")
-    wide = max(rows, cols) >= 2**31
-    c = _Compressed(1, 2 if wide else 1, 0)
-    _check(lib.hurray_coo_compressed_size(h, C.byref(c)))
-    itype = np.int64 if wide else np.int32
-    dtype = _DTYPES[tag]
-    indptr = np.empty(rows + 1, dtype=itype)
-    indices = np.empty(c.indices_bytes // np.dtype(itype).itemsize, dtype=itype)
-    data = np.empty(c.values_bytes // dtype.itemsize, dtype=dtype)
-    c.offsets, c.offsets_bytes = indptr.ctypes.data, indptr.nbytes
-    c.indices, c.indices_bytes = indices.ctypes.data, indices.nbytes
-    c.values, c.values_bytes = data.ctypes.data, data.nbytes
-    _check(lib.hurray_coo_export_compressed(h, C.byref(c), threads))
-    return sp.csr_array((data, indices, indptr), shape=(rows, cols), copy=False)
-
-
 def read_mtx(path, *, value_type=None, duplicates="error", threads=1, keep_triangular=False):
     """Read a Matrix Market file (gzip-compressed or not) into a
     scipy.sparse.csr_array with sorted indices. value_type: a numpy dtype
     (np.float64 for an integer or pattern file): every value must fit it
     exactly, or HurrayError (HURRAY_ERR_OVERFLOW) names the entry.
-    Symmetric files are mirrored unless keep_triangular."""
+    Symmetric files are mirrored unless keep_triangular. The file is read
+    straight into the arrays numpy owns (hurray_read_mtx_compressed): no
+    handle in between."""
     lib = library()
     vt = 0
     if value_type is not None:
@@ -174,12 +156,33 @@ def read_mtx(path, *, value_type=None, duplicates="error", threads=1, keep_trian
         vt = _TYPES[dt]
     o = _TextOptions(C.sizeof(_TextOptions), _policy(duplicates),
                      0x10 if keep_triangular else 0, threads, 0, vt)
-    h = C.c_void_p()
-    _check(lib.hurray_coo_read_mtx_file(os.fsencode(path), C.byref(o), None, C.byref(h)))
-    try:
-        return _csr(h, threads)
-    finally:
-        lib.hurray_coo_free(h)
+    name = os.fsencode(path)
+    shape = (C.c_uint64 * 2)()
+    tag = C.c_uint8()
+    c = _Compressed(1, 1, 0)
+    _check(lib.hurray_read_mtx_compressed_size(name, C.byref(o), C.byref(c), shape,
+                                               C.byref(tag)))
+    rows, cols = shape[0], shape[1]
+    if tag.value == 0x20:
+        raise ValueError("a pattern matrix: read it with value_type='float64' for ones")
+    wide = max(rows, cols) >= 2**31
+    itype = np.int64 if wide else np.int32
+    if wide:
+        c = _Compressed(1, 2, 0)
+        _check(lib.hurray_read_mtx_compressed_size(name, C.byref(o), C.byref(c), None, None))
+    dtype = _DTYPES[tag.value]
+    # Room for every entry the file can give: pages past the result are
+    # never touched, so they cost no memory.
+    indptr = np.empty(rows + 1, dtype=itype)
+    indices = np.empty(c.indices_bytes // np.dtype(itype).itemsize, dtype=itype)
+    data = np.empty(c.values_bytes // dtype.itemsize, dtype=dtype)
+    c.offsets, c.offsets_bytes = indptr.ctypes.data, indptr.nbytes
+    c.indices, c.indices_bytes = indices.ctypes.data, indices.nbytes
+    c.values, c.values_bytes = data.ctypes.data, data.nbytes
+    nnz = C.c_uint64()
+    _check(lib.hurray_read_mtx_compressed(name, C.byref(o), C.byref(c), C.byref(nnz), None))
+    n = nnz.value
+    return sp.csr_array((data[:n], indices[:n], indptr), shape=(rows, cols), copy=False)
 
 
 def _triplets(rows, cols, vals, shape):

@@ -487,10 +487,152 @@ static int test_values_in_the_solvers_type(void) {
     return failures;
 }
 
+/* Write text to a fresh temporary file; its path in path. */
+static int write_temp(char *path, size_t len, const char *tag, const char *text) {
+    FILE *f;
+    snprintf(path, len, "/tmp/hurray_ctest_%s_%ld.mtx", tag, (long)getpid());
+    f = fopen(path, "wb");
+    if (f == NULL) return 1;
+    fputs(text, f);
+    return fclose(f) != 0;
+}
+
+/* One read straight into CSR or CSC, compared with the handle's export:
+ * the same offsets, indices and values, byte for byte. */
+static int csr_agrees_with_export(const char *path, const hurray_text_options *o, uint32_t format,
+                                  uint32_t index_type, uint32_t base, uint64_t expect_nnz) {
+    int failures = 0;
+    hurray_coo *coo = NULL;
+    hurray_compressed room = ctest_compressed(format, index_type, base, NULL, 0, NULL, 0, NULL, 0);
+    hurray_compressed want = room;
+    uint64_t shape[2] = {0, 0}, nnz = 99;
+    uint8_t tag = 0;
+    uint32_t sym = 99;
+    void *wo, *wi, *wv, *go, *gi, *gv;
+    CHECK_STATUS(hurray_read_mtx_compressed_size(path, o, &room, shape, &tag), HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_read_mtx_file(path, o, NULL, &coo), HURRAY_OK, "");
+    if (coo == NULL) return failures + 1;
+    CHECK(shape[0] == hurray_coo_shape(coo)[0] && shape[1] == hurray_coo_shape(coo)[1]);
+    CHECK(tag == hurray_coo_type_tag(coo));
+    CHECK_STATUS(hurray_coo_compressed_size(coo, &want), HURRAY_OK, "");
+    CHECK(room.offsets_bytes == want.offsets_bytes);
+    CHECK(room.indices_bytes >= want.indices_bytes && room.values_bytes >= want.values_bytes);
+    wo = malloc(want.offsets_bytes);
+    wi = malloc(want.indices_bytes + 1);
+    wv = malloc(want.values_bytes + 1);
+    go = malloc(room.offsets_bytes);
+    gi = malloc(room.indices_bytes + 1);
+    gv = malloc(room.values_bytes + 1);
+    if (!wo || !wi || !wv || !go || !gi || !gv) {
+        failures++;
+    } else {
+        want.offsets = wo, want.indices = wi, want.values = wv;
+        room.offsets = go, room.indices = gi, room.values = gv;
+        /* Bytes past the result are never written. */
+        memset(gi, 0xA5, room.indices_bytes);
+        memset(gv, 0xA5, room.values_bytes);
+        CHECK_STATUS(hurray_coo_export_compressed(coo, &want, 1), HURRAY_OK, "");
+        CHECK_STATUS(hurray_read_mtx_compressed(path, o, &room, &nnz, &sym), HURRAY_OK, "");
+        CHECK(nnz == hurray_coo_nnz(coo) && nnz == expect_nnz);
+        CHECK(memcmp(go, wo, want.offsets_bytes) == 0);
+        CHECK(memcmp(gi, wi, want.indices_bytes) == 0);
+        CHECK(memcmp(gv, wv, want.values_bytes) == 0);
+        CHECK(room.indices_bytes == want.indices_bytes ||
+              ((unsigned char *)gi)[want.indices_bytes] == 0xA5);
+        CHECK(room.values_bytes == want.values_bytes ||
+              ((unsigned char *)gv)[want.values_bytes] == 0xA5);
+    }
+    free(wo), free(wi), free(wv), free(go), free(gi), free(gv);
+    hurray_coo_free(coo);
+    return failures;
+}
+
+static int test_mtx_straight_into_csr(void) {
+    int failures = 0;
+    char sym[96], dup[96], pat[96];
+    static const char dups[] = "%%MatrixMarket matrix coordinate real general\n"
+                               "3 4 5\n"
+                               "3 4 1.5\n"
+                               "1 2 2\n"
+                               "3 4 0.25\n"
+                               "2 1 -1\n"
+                               "1 1 7\n";
+    static const char pattern[] = "%%MatrixMarket matrix coordinate pattern symmetric\n"
+                                  "3 3 3\n"
+                                  "2 1\n"
+                                  "3 3\n"
+                                  "3 2\n";
+    hurray_text_options sum = {sizeof sum, HURRAY_DUP_SUM, 0, 1, 0, 0};
+    hurray_text_options f32 = {sizeof f32, HURRAY_DUP_SUM, 0, 2, 0, HURRAY_TYPE_FLOAT32};
+    hurray_compressed c;
+    uint64_t nnz = 99, shape[2] = {0, 0};
+    uint32_t offs[5] = {0}, cols[5] = {0};
+    double vals[5] = {0};
+    uint8_t tag = 0;
+    if (write_temp(sym, sizeof sym, "sym", SYM) || write_temp(dup, sizeof dup, "dup", dups) ||
+        write_temp(pat, sizeof pat, "pat", pattern))
+        return 1;
+    failures += csr_agrees_with_export(sym, NULL, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 0, 6);
+    failures += csr_agrees_with_export(sym, NULL, HURRAY_FORMAT_CSC, HURRAY_INDEX_UINT64, 1, 6);
+    failures += csr_agrees_with_export(sym, CTEST_TEXT(HURRAY_DUP_ERROR, HURRAY_TEXT_KEEP_TRIANGULAR, 1, 0),
+                                       HURRAY_FORMAT_CSR, HURRAY_INDEX_INT64, 1, 4);
+    failures += csr_agrees_with_export(dup, &sum, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 1, 4);
+    failures += csr_agrees_with_export(dup, &f32, HURRAY_FORMAT_CSC, HURRAY_INDEX_INT32, 0, 4);
+    failures += csr_agrees_with_export(pat, NULL, HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 0, 5);
+
+    /* What the size says: rows + 1 offsets, room for 2 x 4 mirrored entries. */
+    c = ctest_compressed(HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 0, NULL, 0, NULL, 0, NULL, 0);
+    CHECK_STATUS(hurray_read_mtx_compressed_size(sym, NULL, &c, shape, &tag), HURRAY_OK, "");
+    CHECK(c.offsets_bytes == 4 * 4 && c.indices_bytes == 8 * 4 && c.values_bytes == 8 * 8);
+    CHECK(shape[0] == 3 && shape[1] == 3 && tag == HURRAY_TYPE_FLOAT64);
+    CHECK_STATUS(hurray_read_mtx_compressed_size(dup, &f32, &c, NULL, &tag), HURRAY_OK, "");
+    CHECK(c.offsets_bytes == 4 * 4 && c.indices_bytes == 5 * 4 && c.values_bytes == 5 * 4);
+    CHECK(tag == HURRAY_TYPE_FLOAT32);
+    CHECK_STATUS(hurray_read_mtx_compressed_size(NULL, NULL, &c, NULL, NULL), HURRAY_ERR_NULL_POINTER, "path");
+    CHECK_STATUS(hurray_read_mtx_compressed_size(sym, NULL, NULL, NULL, NULL), HURRAY_ERR_NULL_POINTER, "c");
+    CHECK_STATUS(hurray_read_mtx_compressed_size("/nonexistent/a.mtx", NULL, &c, NULL, NULL), HURRAY_ERR_IO,
+                 "/nonexistent/a.mtx");
+    c.format = 7;
+    CHECK_STATUS(hurray_read_mtx_compressed_size(sym, NULL, &c, NULL, NULL), HURRAY_ERR_INVALID_ARGUMENT,
+                 "format");
+
+    /* Four entries after SUM fit room for four: exactly the result. */
+    c = ctest_compressed(HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 0, offs, 4 * 4, cols, 4 * 4, vals, 4 * 8);
+    CHECK_STATUS(hurray_read_mtx_compressed(dup, &sum, &c, &nnz, NULL), HURRAY_OK, "");
+    CHECK(nnz == 4 && offs[0] == 0 && offs[1] == 2 && offs[2] == 3 && offs[3] == 4);
+    CHECK(cols[0] == 0 && cols[1] == 1 && cols[2] == 0 && cols[3] == 3);
+    CHECK(vals[0] == 7 && vals[1] == 2 && vals[2] == -1 && vals[3] == 1.75);
+    /* Room for three is too little, and the message says what suffices. */
+    c.indices_bytes = 3 * 4;
+    CHECK_STATUS(hurray_read_mtx_compressed(dup, &sum, &c, &nnz, NULL), HURRAY_ERR_BUFFER_TOO_SMALL,
+                 "room for the 5 entries the file gives");
+    CHECK(nnz == 0);
+    c.indices_bytes = 4 * 4;
+    c.offsets_bytes = 3 * 4;
+    CHECK_STATUS(hurray_read_mtx_compressed(dup, &sum, &c, &nnz, NULL), HURRAY_ERR_BUFFER_SIZE, "offsets");
+    c.offsets_bytes = 4 * 4;
+    /* The duplicate is named by its lines, as the handle reader names it. */
+    CHECK_STATUS(hurray_read_mtx_compressed(dup, NULL, &c, &nnz, NULL), HURRAY_ERR_DUPLICATE, "line 5");
+    CHECK_STATUS(hurray_read_mtx_compressed(NULL, NULL, &c, &nnz, NULL), HURRAY_ERR_NULL_POINTER, "path");
+    CHECK_STATUS(hurray_read_mtx_compressed(dup, NULL, NULL, &nnz, NULL), HURRAY_ERR_NULL_POINTER, "c");
+    CHECK_STATUS(hurray_read_mtx_compressed(dup, NULL, &c, NULL, NULL), HURRAY_ERR_NULL_POINTER, "out_nnz");
+    c.base = 2;
+    CHECK_STATUS(hurray_read_mtx_compressed(dup, &sum, &c, &nnz, NULL), HURRAY_ERR_INVALID_ARGUMENT, "base");
+    /* A pattern read as bool may leave its values out. */
+    c = ctest_compressed(HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 0, offs, 4 * 4, cols, 5 * 4, NULL, 0);
+    CHECK_STATUS(hurray_read_mtx_compressed(pat, NULL, &c, &nnz, NULL), HURRAY_OK, "");
+    CHECK(nnz == 5 && offs[3] == 5 && cols[0] == 1 && cols[4] == 2);
+    remove(sym);
+    remove(dup);
+    remove(pat);
+    return failures;
+}
+
 static const struct {
     const char *name;
     ctest_fn fn;
 } TESTS[] = {
+    {"mtx_straight_into_csr", test_mtx_straight_into_csr},
     {"failed_writes_leave_no_temporary", test_failed_writes_leave_no_temporary},
     {"mtx_from_memory", test_mtx_from_memory},
     {"mtx_errors_name_line_and_column", test_mtx_errors_name_line_and_column},

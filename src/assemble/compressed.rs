@@ -101,6 +101,9 @@ impl WithRead for Job<'_, '_, '_> {
     }
 }
 
+/// What a lack of room for the result says always suffices.
+pub(crate) const ROOM_HINT: &str = "room for as many as there are triplets always suffices";
+
 /// The checks that need the entry count: `indices` and `values` bytes
 /// (`values` `None`: not written) have room for `nnz` entries, and the
 /// last offset, nnz + base, fits the index type.
@@ -114,12 +117,7 @@ pub(crate) fn compressed_room(
     indices: usize,
     values: Option<usize>,
 ) -> Result<(), CooError> {
-    let why = |what: &str| {
-        format!(
-            " for the assembled {name}'s {nnz} {what} (room for as many as there are triplets \
-             always suffices)"
-        )
-    };
+    let why = |what: &str| format!(" for the assembled {name}'s {nnz} {what} ({ROOM_HINT})");
     let need = nnz.saturating_mul(index_type.width() as u64);
     if (indices as u64) < need {
         return Err(CooError::BufferTooSmall {

@@ -14,7 +14,7 @@ mod plan;
 mod rank2;
 mod read;
 
-pub(crate) use compressed::{compressed_room, try_compressed, CompressedArrays};
+pub(crate) use compressed::{compressed_room, try_compressed, CompressedArrays, ROOM_HINT};
 pub use plan::Plan;
 pub(crate) use read::Narrow;
 pub use read::{CoordArrays, IndexType};

@@ -7,6 +7,7 @@ use crate::coo::Coo;
 use crate::element::decode::copy_element;
 use crate::element::encode::{clear_padding, store_element};
 use crate::element::size;
+use crate::element::types::TypeInfo;
 use crate::error::CooError;
 
 /// The sizes of `coo` exported as `format` with `index_type` indices.
@@ -17,6 +18,18 @@ pub fn compressed_sizes(
 ) -> Result<CompressedSizes, CooError> {
     let (rows, cols) = rank_two(coo, format.name())?;
     let ty = value_type(coo, "export")?;
+    compressed_sizes_of([rows, cols], coo.nnz(), ty, format, index_type)
+}
+
+/// The sizes of a `shape` matrix of `nnz` entries of type `ty` as `format`
+/// with `index_type` indices.
+pub fn compressed_sizes_of(
+    [rows, cols]: [u64; 2],
+    nnz: u64,
+    ty: &TypeInfo,
+    format: Format,
+    index_type: IndexType,
+) -> Result<CompressedSizes, CooError> {
     let major = if format == Format::Csr { rows } else { cols };
     let w = index_type.width() as u64;
     let overflow = |what: &str| CooError::Overflow {
@@ -27,11 +40,8 @@ pub fn compressed_sizes(
             .checked_add(1)
             .and_then(|m| m.checked_mul(w))
             .ok_or_else(|| overflow("offsets"))?,
-        indices: coo
-            .nnz()
-            .checked_mul(w)
-            .ok_or_else(|| overflow("indices"))?,
-        values: size::values_bytes(ty, coo.nnz())?,
+        indices: nnz.checked_mul(w).ok_or_else(|| overflow("indices"))?,
+        values: size::values_bytes(ty, nnz)?,
     })
 }
 

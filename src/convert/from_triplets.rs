@@ -113,6 +113,25 @@ pub fn assemble_compressed(
     }
     // The general path: the canonical tensor, then its export.
     let (coo, plan) = assemble(t, o)?;
+    let format = out.format;
+    let nnz = export_into(&coo, out, write_values, o.threads)?;
+    let plan = match (plan, format) {
+        (Some(p), Format::Csc) => Some(p.reordered(&compressed_order(&coo, Format::Csc)?)?),
+        (p, _) => p,
+    };
+    Ok((nnz, plan))
+}
+
+/// Export the canonical `coo` (rank 2) into `out`, whose indices and values
+/// need only room for its entries (`write_values` false: a pattern's values
+/// are not written); the entry count.
+pub fn export_into(
+    coo: &crate::coo::Coo<'_>,
+    out: CompressedOut<'_>,
+    write_values: bool,
+    threads: usize,
+) -> Result<u64, CooError> {
+    let ty = super::value_type(coo, "export")?;
     let nnz = coo.nnz();
     compressed_room(
         ty,
@@ -123,7 +142,7 @@ pub fn assemble_compressed(
         out.indices.len(),
         write_values.then_some(out.values.len()),
     )?;
-    let iw = (nnz * w) as usize;
+    let iw = (nnz * out.index_type.width() as u64) as usize;
     let vw = size::values_bytes(ty, nnz)? as usize;
     // A pattern without values: the export writes them into scratch.
     let mut scratch;
@@ -134,18 +153,14 @@ pub fn assemble_compressed(
         scratch.as_bytes_mut()
     };
     export_compressed(
-        &coo,
+        coo,
         out.format,
         out.index_type,
         out.base,
         out.offsets,
         &mut out.indices[..iw],
         values,
-        o.threads,
+        threads,
     )?;
-    let plan = match (plan, out.format) {
-        (Some(p), Format::Csc) => Some(p.reordered(&compressed_order(&coo, Format::Csc)?)?),
-        (p, _) => p,
-    };
-    Ok((nnz, plan))
+    Ok(nnz)
 }

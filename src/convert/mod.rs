@@ -14,9 +14,9 @@ mod dense;
 mod from_triplets;
 mod modes;
 
-pub use compressed::{compressed_sizes, export_compressed, from_compressed};
+pub use compressed::{compressed_sizes, compressed_sizes_of, export_compressed, from_compressed};
 pub use dense::{dense_bytes, export_dense};
-pub use from_triplets::{assemble_compressed, CompressedOut};
+pub use from_triplets::{assemble_compressed, export_into, CompressedOut};
 pub use modes::sort_by_modes;
 
 /// Compressed sparse row or column.

@@ -22,7 +22,7 @@ pub const HURRAY_FORMAT_CSR: u32 = 1;
 /// entries, indices holds row indices).
 pub const HURRAY_FORMAT_CSC: u32 = 2;
 
-fn format(code: u32) -> Result<Format, CooError> {
+pub(super) fn format(code: u32) -> Result<Format, CooError> {
     choose!("format", code, {
         HURRAY_FORMAT_CSR => Format::Csr,
         HURRAY_FORMAT_CSC => Format::Csc,
@@ -60,6 +60,37 @@ fn compressed_kind(c: &hurray_compressed) -> Result<(Format, IndexType, u8), Coo
         index_type(c.index_type)?,
         index_base(c.base)?,
     ))
+}
+
+/// The caller's CSR or CSC arrays of `c`, checked, for a result written
+/// into them.
+///
+/// # Safety
+/// `c` is NULL or a hurray_compressed whose three arrays are each NULL
+/// with 0 bytes or writable for their byte counts, and not otherwise used,
+/// during `'a`.
+pub(super) unsafe fn compressed_out<'a>(
+    c: *const hurray_compressed,
+) -> Result<CompressedOut<'a>, CooError> {
+    // SAFETY: NULL or a caller's struct, per the contract.
+    let k = unsafe { read_struct(c, "c") }?;
+    let (format, index_type, base) = compressed_kind(&k)?;
+    // SAFETY: each writable for its byte count, per the contract.
+    let (offsets, indices, values) = unsafe {
+        (
+            array_mut::<u8>(k.offsets.cast(), k.offsets_bytes, "c->offsets")?,
+            array_mut::<u8>(k.indices.cast(), k.indices_bytes, "c->indices")?,
+            array_mut::<u8>(k.values.cast(), k.values_bytes, "c->values")?,
+        )
+    };
+    Ok(CompressedOut {
+        format,
+        index_type,
+        base,
+        offsets,
+        indices,
+        values,
+    })
 }
 
 /// Set c->offsets_bytes, c->indices_bytes and c->values_bytes (c not NULL)
@@ -324,25 +355,9 @@ pub unsafe extern "C" fn hurray_assemble_compressed(
         unsafe { write_opt(out_plan, std::ptr::null_mut()) };
         // SAFETY: NULL-checked by write_req; writable per the contract.
         unsafe { write_req(out_nnz, 0, "out_nnz")? };
-        // SAFETY: NULL or a caller's struct, per the contract.
-        let k = unsafe { read_struct(c, "c") }?;
-        let (format, it, b) = compressed_kind(&k)?;
-        // SAFETY: each writable for its byte count, per the contract.
-        let (o, i, v) = unsafe {
-            (
-                array_mut::<u8>(k.offsets.cast(), k.offsets_bytes, "c->offsets")?,
-                array_mut::<u8>(k.indices.cast(), k.indices_bytes, "c->indices")?,
-                array_mut::<u8>(k.values.cast(), k.values_bytes, "c->values")?,
-            )
-        };
-        let out = CompressedOut {
-            format,
-            index_type: it,
-            base: b,
-            offsets: o,
-            indices: i,
-            values: v,
-        };
+        // SAFETY: NULL or a caller's struct whose arrays are writable, per
+        // the contract.
+        let out = unsafe { compressed_out(c) }?;
         // SAFETY: as the contract has them.
         let (nnz, plan) = unsafe {
             with_triplets(

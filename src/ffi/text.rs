@@ -5,10 +5,12 @@
 use std::ffi::{c_char, c_void};
 use std::path::Path;
 
-use super::assemble::{duplicates, HURRAY_ASSEMBLE_DROP_ZEROS};
+use super::assemble::{duplicates, index_type, HURRAY_ASSEMBLE_DROP_ZEROS};
+use super::convert::{compressed_out, format, hurray_compressed};
 use super::flag_set;
 use super::guard::{
-    bytes, c_path, guard, handle, read_sized, read_u64s, write_bytes, write_opt, write_req,
+    bytes, c_path, guard, handle, read_sized, read_struct, read_u64s, write_bytes, write_opt,
+    write_req,
 };
 use super::handle::hand_out;
 use super::{hurray_coo, hurray_status};
@@ -350,6 +352,125 @@ pub unsafe extern "C" fn hurray_coo_read_mtx_file(
             out,
         )
     }
+}
+
+/// Set c->offsets_bytes, c->indices_bytes and c->values_bytes (c not NULL;
+/// c->format and c->index_type are read, nothing else) to the room
+/// hurray_read_mtx_compressed needs to read the Matrix Market file at path
+/// (NUL-terminated, not NULL) with these options (NULL for the defaults):
+/// (rows or columns) + 1 offsets exactly; indices and values for the most
+/// entries the file can give (the size line's count, twice that when a
+/// symmetric, skew-symmetric or hermitian file is mirrored), which always
+/// suffices. Only the banner and the size line are read (decompressed, when
+/// gzip); an entry line is not checked until the read.
+///
+/// out_shape (may be NULL): receives rows and columns (2 values).
+/// out_type_tag (may be NULL): receives the HURRAY_TYPE_* the values will
+/// have (options->value_type, or the file's own: float64, int64,
+/// complex128, bool for pattern).
+///
+/// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER (path, c),
+/// HURRAY_ERR_INVALID_ARGUMENT (format, index type, options),
+/// HURRAY_ERR_INVALID_FLAGS, HURRAY_ERR_PARSE (the banner or the size line),
+/// HURRAY_ERR_OVERFLOW (a size that does not fit), HURRAY_ERR_IO,
+/// HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC.
+/// Thread safety: may be called from any thread.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_read_mtx_compressed_size(
+    path: *const c_char,
+    options: *const hurray_text_options,
+    c: *mut hurray_compressed,
+    out_shape: *mut u64,
+    out_type_tag: *mut u8,
+) -> hurray_status {
+    guard(|| {
+        // SAFETY: NULL or the caller's options / struct, per the contract.
+        let (o, mut k) = unsafe {
+            (
+                read_options(&text_options(options)?)?,
+                read_struct(c.cast_const(), "c")?,
+            )
+        };
+        let (format, it) = (format(k.format)?, index_type(k.index_type)?);
+        // SAFETY: path is NULL or NUL-terminated, per the contract.
+        let path = unsafe { c_path(path) }?;
+        let size = mtx::mtx_file_size(path, &o)?;
+        let room = size.room(format, it)?;
+        let usz = |v: u64| crate::element::size::to_usize(v, "a read's size");
+        (k.offsets_bytes, k.indices_bytes, k.values_bytes) =
+            (usz(room.offsets)?, usz(room.indices)?, usz(room.values)?);
+        // SAFETY: non-NULL (read above) and writable, per the contract.
+        unsafe { write_opt(c, k) };
+        if !out_shape.is_null() {
+            // SAFETY: two writable u64s at a non-NULL out_shape, per the
+            // contract.
+            unsafe { std::slice::from_raw_parts_mut(out_shape, 2) }
+                .copy_from_slice(&[size.rows, size.cols]);
+        }
+        // SAFETY: NULL or writable, per the contract.
+        unsafe { write_opt(out_type_tag, size.type_tag) };
+        Ok(())
+    })
+}
+
+/// Read the Matrix Market file at path (NUL-terminated, not NULL) as
+/// hurray_coo_read_mtx_file reads it (the same lines, checks, duplicate
+/// policy, mirror images, value type and errors) straight into the
+/// caller's CSR or CSC arrays, as hurray_coo_export_compressed would write
+/// that handle, without the handle in between (scipy's
+/// mmread(path).tocsr()).
+///
+/// options (may be NULL): as hurray_coo_read_mtx_file. c (not NULL, read
+/// during the call): format, index_type and base as
+/// hurray_coo_export_compressed has them; offsets exactly (rows or
+/// columns) + 1 of c->index_type; indices and values with room for at
+/// least the result's entries: what hurray_read_mtx_compressed_size
+/// reports always suffices, and untouched memory past the result is never
+/// written, so an over-sized malloc costs no more than the pages used. For
+/// a pattern file read as bool, values may be NULL with 0 bytes: then none
+/// are written (every entry is true). The arrays are the caller's, written
+/// during the call only; on failure their contents are unspecified.
+///
+/// out_nnz (not NULL): receives the number of entries; 0 on failure.
+/// out_symmetry (may be NULL): receives HURRAY_MTX_* as the banner
+/// declares. The parsed entries take 24 bytes each while they are
+/// assembled (mirror images included), plus the assembly's scratch (8 to
+/// 12 bytes per entry); the text is read 32 MiB at a time.
+///
+/// Returns HURRAY_OK or: any status of hurray_coo_read_mtx_file,
+/// HURRAY_ERR_INVALID_ARGUMENT (format, index type, base),
+/// HURRAY_ERR_BUFFER_SIZE (offsets not exactly (rows or columns) + 1),
+/// HURRAY_ERR_BUFFER_TOO_SMALL (indices or values without room for the
+/// result; the message gives the entry count and the bytes needed),
+/// HURRAY_ERR_OVERFLOW (the largest index, or nnz + base, does not fit
+/// c->index_type).
+/// Thread safety: may be called from any thread.
+#[no_mangle]
+pub unsafe extern "C" fn hurray_read_mtx_compressed(
+    path: *const c_char,
+    options: *const hurray_text_options,
+    c: *const hurray_compressed,
+    out_nnz: *mut u64,
+    out_symmetry: *mut u32,
+) -> hurray_status {
+    guard(|| {
+        // SAFETY: NULL-checked by write_req; writable per the contract.
+        unsafe { write_req(out_nnz, 0, "out_nnz")? };
+        // SAFETY: NULL or the caller's options, per the contract.
+        let o = read_options(&unsafe { text_options(options) }?)?;
+        // SAFETY: NULL or a caller's struct whose arrays are writable, per
+        // the contract.
+        let out = unsafe { compressed_out(c) }?;
+        // SAFETY: path is NULL or NUL-terminated, per the contract.
+        let path = unsafe { c_path(path) }?;
+        let (nnz, h) = mtx::read_mtx_file_compressed(path, &o, out)?;
+        // SAFETY: checked non-NULL above / NULL or writable, per the contract.
+        unsafe {
+            write_opt(out_nnz, nnz);
+            write_opt(out_symmetry, symmetry_code(h.symmetry));
+        }
+        Ok(())
+    })
 }
 
 /// # Safety

@@ -15,6 +15,9 @@ use super::text::{self, field_of, Entries, Field, Lines, TextOptions, Token, Wri
 use crate::coo::Coo;
 use crate::error::CooError;
 
+mod compressed;
+pub use compressed::{mtx_file_size, read_mtx_file_compressed, MtxSize};
+
 /// The value field of a Matrix Market file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MtxField {
@@ -315,25 +318,51 @@ fn finish(
     o: &TextOptions,
     line_of_item: impl Fn(u64) -> u64,
 ) -> Result<(Coo<'static>, MtxHeader), CooError> {
-    let type_tag = match p.h.field {
+    let pattern = p.h.field == MtxField::Pattern;
+    let coo = text::assemble_entries(
+        &p.e,
+        &p.shape,
+        type_tag(p.h.field),
+        pattern,
+        o,
+        p.item_line(line_of_item),
+    )?;
+    Ok((coo, p.header()))
+}
+
+/// The element type a file of this field reads into.
+fn type_tag(field: MtxField) -> u8 {
+    match field {
         MtxField::Real => 0x04,
         MtxField::Integer => 0x16,
         MtxField::Complex => 0x51,
         MtxField::Pattern => 0x20,
-    };
-    let pattern = p.h.field == MtxField::Pattern;
-    let coo = text::assemble_entries(&p.e, &p.shape, type_tag, pattern, o, |k| {
-        let (k, mirrored) = match (k as usize).checked_sub(p.read) {
-            Some(m) => (p.mirror_of.get(m).copied().unwrap_or(0) as u64, true),
-            None => (k, false),
-        };
-        (line_of_item(k), mirrored)
-    })?;
-    let h = MtxHeader {
-        stored: p.read as u64,
-        ..p.h
-    };
-    Ok((coo, h))
+    }
+}
+
+impl Parsed {
+    /// The banner with the count of stored entries.
+    fn header(&self) -> MtxHeader {
+        MtxHeader {
+            stored: self.read as u64,
+            ..self.h
+        }
+    }
+
+    /// The line of triplet `k` and whether it is a mirror image, from
+    /// `line_of_item(k)`, the line of the k-th entry line (0-based).
+    fn item_line<'s, F: Fn(u64) -> u64 + 's>(
+        &'s self,
+        line_of_item: F,
+    ) -> impl Fn(u64) -> (u64, bool) + 's {
+        move |k| {
+            let (k, mirrored) = match (k as usize).checked_sub(self.read) {
+                Some(m) => (self.mirror_of.get(m).copied().unwrap_or(0) as u64, true),
+                None => (k, false),
+            };
+            (line_of_item(k), mirrored)
+        }
+    }
 }
 
 /// The entries of a coordinate file by the fast path, or `None` when it
@@ -826,28 +855,59 @@ fn read_pieces(
     piece: usize,
     report: Report<'_>,
 ) -> Result<(Coo<'static>, MtxHeader), CooError> {
-    let in_file = |e| text::in_file(path, e);
-    // The text is never held beside the assembly's memory: a large file is
-    // parsed in pieces, anything else is read whole and dropped before
-    // assembling. Only a message that names a line (a duplicate, a mirror
-    // image that cannot be stored) needs the text again, and then the file
-    // is read again to find it.
-    let again = std::cell::OnceCell::new();
-    let line_of = |k: u64| {
-        let text = again.get_or_init(|| text::read_text_file(path, QUIET).ok());
+    let again = Again::new(path);
+    let p = parsed_file(path, o, piece, report, &again)?;
+    finish(p, o, |k| again.line_of(k)).map_err(|e| text::in_file(path, e))
+}
+
+/// The file's text read again, once, when a message must name a line (a
+/// duplicate, a mirror image that cannot be stored).
+struct Again<'p> {
+    path: &'p std::path::Path,
+    text: std::cell::OnceCell<Option<Vec<u8>>>,
+}
+
+impl<'p> Again<'p> {
+    fn new(path: &'p std::path::Path) -> Self {
+        Again {
+            path,
+            text: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The line of the k-th entry line (0-based), 0 when the file cannot be
+    /// read again.
+    fn line_of(&self, k: u64) -> u64 {
+        let text = self
+            .text
+            .get_or_init(|| text::read_text_file(self.path, QUIET).ok());
         text.as_deref()
-            .map_or(0, |b| text::line_of_item(b, '%', 1, k))
-    };
-    let p = match in_pieces(path, o, piece.max(1), &line_of, report).map_err(in_file)? {
-        Some(p) => p,
+            .map_or(0, |b| text::line_of_item(b, '%', 1, k) as u64)
+    }
+}
+
+/// What the file at `path` gives before assembly. The text is never held
+/// beside the assembly's memory: a large file is parsed in pieces,
+/// anything else is read whole and dropped before assembling. Errors start
+/// with the path.
+fn parsed_file(
+    path: &std::path::Path,
+    o: &TextOptions,
+    piece: usize,
+    report: Report<'_>,
+    again: &Again<'_>,
+) -> Result<Parsed, CooError> {
+    let in_file = |e| text::in_file(path, e);
+    let line_of = |k: u64| again.line_of(k) as usize;
+    match in_pieces(path, o, piece.max(1), &line_of, report).map_err(in_file)? {
+        Some(p) => Ok(p),
         None => {
             let bytes = text::read_text_file(path, report)?;
             let p = parse(&bytes, o, true).map_err(in_file)?;
             drop(bytes);
-            p
+            Ok(p)
         }
-    };
-    finish(p, o, |k| line_of(k) as u64).map_err(in_file)
+    }
 }
 
 /// How much of a file `read_mtx_file` reads at a time.

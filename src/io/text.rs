@@ -195,7 +195,24 @@ pub(crate) fn assemble_entries(
     o: &TextOptions,
     line_of: impl Fn(u64) -> (u64, bool),
 ) -> Result<Coo<'static>, CooError> {
-    let t = Triplets {
+    let t = triplets_of(e, shape, type_tag, pattern);
+    let mut ao = o.assemble;
+    ao.skip_plan = true;
+    match assemble(&t, &ao) {
+        Ok((coo, _)) => retype(coo, o.value_type),
+        Err(e) => Err(duplicate_lines(e, line_of)),
+    }
+}
+
+/// What a reader collected, as the triplets assembly takes (values ignored
+/// for a pattern).
+pub(crate) fn triplets_of<'e>(
+    e: &'e Entries,
+    shape: &'e [u64],
+    type_tag: u8,
+    pattern: bool,
+) -> Triplets<'e> {
+    Triplets {
         shape,
         n: e.n,
         index_type: IndexType::U64,
@@ -203,29 +220,32 @@ pub(crate) fn assemble_entries(
         coords: CoordArrays::Interleaved(bytemuck::cast_slice(&e.coords)),
         type_tag,
         values: (!pattern).then_some(bytemuck::cast_slice(&e.values)),
-    };
-    let mut ao = o.assemble;
-    ao.skip_plan = true;
-    match assemble(&t, &ao) {
-        Ok((coo, _)) => retype(coo, o.value_type),
-        Err(CooError::TripletDuplicate {
+    }
+}
+
+/// An assembly error with a duplicate named by its lines (`line_of`, as in
+/// [`assemble_entries`]) and its coordinates counted from 1, as the file
+/// counts; any other error as it is.
+pub(crate) fn duplicate_lines(e: CooError, line_of: impl Fn(u64) -> (u64, bool)) -> CooError {
+    match e {
+        CooError::TripletDuplicate {
             second,
             first,
             coords,
             ..
-        }) => {
+        } => {
             let ((line, mirrored), (first_line, first_mirrored)) =
                 (line_of(second), line_of(first));
-            Err(CooError::DuplicateLine {
+            CooError::DuplicateLine {
                 path: None,
                 line,
                 mirrored,
                 first_line,
                 first_mirrored,
                 coords: crate::error::Coords(coords.0.iter().map(|x| x + 1).collect()),
-            })
+            }
         }
-        Err(other) => Err(other),
+        other => other,
     }
 }
 
