@@ -5,7 +5,10 @@
  *   text <reps> <file.mtx>...   prints: file op threads seconds
  * and, in a fresh process each, what a solver loading a matrix does: the
  * file read into a handle, then exported as int32 CSR, on `threads`:
- *   text csr <threads> <file.mtx>   prints: seconds peak-RSS-kB entries */
+ *   text csr <threads> <file.mtx>   prints: seconds peak-RSS-kB entries
+ * and the same through hurray_read_mtx_compressed_size and
+ * hurray_read_mtx_compressed (the file straight into CSR, no handle):
+ *   text direct <threads> <file.mtx> */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,9 +72,39 @@ static int csr_once(uint32_t threads, const char *path) {
     return 0;
 }
 
+/* File straight into int32 CSR, once: room as the size call reports it
+ * (malloc'd, so pages past the result are never touched). */
+static int direct_once(uint32_t threads, const char *path) {
+    hurray_compressed c;
+    hurray_text_options o = {sizeof(hurray_text_options), HURRAY_DUP_ERROR, 0, 0, 0, 0};
+    hurray_status st;
+    uint64_t nnz = 0;
+    double t0 = now(), t;
+    o.threads = threads;
+    memset(&c, 0, sizeof c);
+    c.format = HURRAY_FORMAT_CSR;
+    c.index_type = HURRAY_INDEX_INT32;
+    st = hurray_read_mtx_compressed_size(path, &o, &c, NULL, NULL);
+    if (st != HURRAY_OK) return fail("read_mtx_compressed_size", st);
+    c.offsets = malloc(c.offsets_bytes);
+    c.indices = malloc(c.indices_bytes ? c.indices_bytes : 1);
+    c.values = malloc(c.values_bytes ? c.values_bytes : 1);
+    if (!c.offsets || !c.indices || !c.values) return 1;
+    st = hurray_read_mtx_compressed(path, &o, &c, &nnz, NULL);
+    if (st != HURRAY_OK) return fail(path, st);
+    t = now() - t0;
+    printf("%.6f %ld %llu\n", t, peak_kb(), (unsigned long long)nnz);
+    free(c.offsets);
+    free(c.indices);
+    free(c.values);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     int reps, i, r;
     if (argc == 4 && strcmp(argv[1], "csr") == 0) return csr_once((uint32_t)atoi(argv[2]), argv[3]);
+    if (argc == 4 && strcmp(argv[1], "direct") == 0)
+        return direct_once((uint32_t)atoi(argv[2]), argv[3]);
     uint32_t threads, wthreads;
     if (argc < 3) {
         fprintf(stderr, "usage: %s <reps> <file.mtx>...\n", argv[0]);

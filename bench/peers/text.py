@@ -138,17 +138,19 @@ def main():
 
 def csr_table(a, files):
     print("file to int32 CSR, a fresh process per run (best time of the runs, largest peak RSS):")
-    print("ours: hurray_coo_read_mtx_file + hurray_coo_export_compressed; scipy: "
+    print("ours, handle: hurray_coo_read_mtx_file + hurray_coo_export_compressed; ours, direct: "
+          "hurray_read_mtx_compressed_size + hurray_read_mtx_compressed; scipy: "
           "mmread(f).tocsr() with scipy.io._fast_matrix_market.PARALLELISM = threads")
-    print(f"{'file':34} {'threads':>7} {'scipy s':>8} {'ours s':>8} {'ratio':>6} "
-          f"{'scipy MB':>9} {'ours MB':>8}")
+    print(f"{'file':34} {'threads':>7} {'scipy s':>8} {'handle s':>8} {'direct s':>8} "
+          f"{'sc/hndl':>7} {'sc/dir':>6} {'scipy MB':>9} {'hndl MB':>8} {'dir MB':>7}")
     for f in files:
         for th in (1, 2):
             sc, sc_mb, sc_n = fresh(["python3", "-c", SCIPY_CSR, f, str(th)], a.reps)
             us, us_mb, us_n = fresh([a.driver, "csr", str(th), f], a.reps)
-            assert sc_n == us_n, (f, sc_n, us_n)
-            print(f"{os.path.basename(f):34} {th:7} {sc:8.3f} {us:8.3f} {sc / us:6.2f} "
-                  f"{sc_mb:9.0f} {us_mb:8.0f}")
+            di, di_mb, di_n = fresh([a.driver, "direct", str(th), f], a.reps)
+            assert sc_n == us_n == di_n, (f, sc_n, us_n, di_n)
+            print(f"{os.path.basename(f):34} {th:7} {sc:8.3f} {us:8.3f} {di:8.3f} "
+                  f"{sc / us:7.2f} {sc / di:6.2f} {sc_mb:9.0f} {us_mb:8.0f} {di_mb:7.0f}")
     print("ratio > 1: libhurray_coo faster.")
 
 
