@@ -774,11 +774,17 @@ typedef struct hurray_coo_options {
 #define HURRAY_COO_PERMISSIVE 2
 
 /**
- * Flag for hurray_coo_create: build a lookup index at create, a hash table
- * over the entries' coordinates, so a lookup costs O(1) expected instead of
- * a scan over every entry (unsorted tensor) or a binary search (sorted
- * tensor); it usually reads one cache line and the value. About 13 bytes
- * per entry, at most 16 (plus 256 bytes); building it is one pass over the
+ * Flag for hurray_coo_create: build a lookup index at create, so a lookup
+ * costs O(1) expected instead of a scan over every entry (unsorted tensor)
+ * or a search (sorted tensor). On a tensor that is sorted and validated at
+ * create, the index is a bucket directory: one 4-byte offset per bucket of
+ * consecutive positions (at most one bucket per entry) and each entry's
+ * low position bits (2 bytes, 4 on very sparse shapes); a lookup reads two
+ * offsets, a few of those keys and the value. About 4 to 6 bytes per entry,
+ * at most 8 (12 beyond 2^32 entries). Otherwise, and when a sorted shape is
+ * too sparse for 32 low bits, a hash table over the entries' coordinates:
+ * it usually reads one cache line and the value; about 13 bytes per entry,
+ * at most 16 (plus 256 bytes). Building either is one pass over the
  * entries. Memory is reported by hurray_coo_index_bytes; results are
  * identical to a lookup without the index.
  */
@@ -910,9 +916,12 @@ bool hurray_coo_is_sorted(const struct hurray_coo *coo);
 uint32_t hurray_coo_flags(const struct hurray_coo *coo);
 
 /**
- * Bytes of the lookup index the handle holds (HURRAY_COO_INDEX): about 13
- * bytes per entry, at most 16 per entry plus 256. 0 without an index, and
- * when coo is NULL.
+ * Bytes of the lookup index the handle holds (HURRAY_COO_INDEX): on a
+ * sorted tensor validated at create, about 4 to 6 bytes per entry, at most
+ * 8 (12 beyond 2^32 entries); otherwise about 13, at most 16 per entry plus
+ * 256 (about 32 with HURRAY_COO_INDEX_VALUES). 0 without an index, and
+ * when coo is NULL. The search directory a sorted handle without an index
+ * builds on its first lookup (see hurray_coo_lookup) is not counted.
  * Thread safety: safe on a shared handle.
  */
 size_t hurray_coo_index_bytes(const struct hurray_coo *coo);
@@ -985,16 +994,23 @@ hurray_status hurray_coo_validate(const struct hurray_coo *coo,
  * What is found, on every handle: the lowest-numbered entry whose
  * coordinates equal the query (on a validated tensor, the only one). How:
  * through the HURRAY_COO_INDEX index when the handle has one; otherwise a
- * binary search when the tensor is sorted and was validated at create; a
- * linear scan otherwise. A HURRAY_COO_PERMISSIVE handle's is_sorted is a
- * claim: the first lookup that would rely on it (single or batch, on any
- * thread) checks it once, O(nnz) — about as long as validating the order
- * would have taken — and keeps the answer in the handle (callers that
- * arrive together before it is kept may each check); from then on a
- * binary search when the
- * entries are strictly increasing and inside the shape, a linear scan when
- * not. Single, indexed and batch lookups therefore agree on every handle,
- * valid or not.
+ * search when the tensor is sorted and was validated at create; a linear
+ * scan otherwise. A HURRAY_COO_PERMISSIVE handle's is_sorted is a claim:
+ * the first lookup that would rely on it (single or batch, on any thread)
+ * checks it once, O(nnz) — about as long as validating the order would
+ * have taken — and keeps the answer in the handle (callers that arrive
+ * together before it is kept may each check); from then on a search when
+ * the entries are strictly increasing and inside the shape, a linear scan
+ * when not. Single, indexed and batch lookups therefore agree on every
+ * handle, valid or not.
+ *
+ * The search on a sorted handle without an index: the first lookup that
+ * searches (single or batch, on any thread) also builds a directory of the
+ * entries, one pass over the coordinates, at most 4 bytes per entry (8
+ * beyond 2^32 entries), kept in the handle until hurray_coo_free and
+ * shared by every thread; later lookups read two of its offsets and search
+ * the few entries between them. When its memory is refused the lookups
+ * binary-search the whole tensor instead (the same answers, no error).
  *
  * index: rank coordinates (NULL is an error). rank must equal the tensor's
  * rank, and every coordinate must be inside the shape: otherwise an error,

@@ -708,6 +708,62 @@ static int test_hash_index(void) {
     return failures;
 }
 
+/* A sorted, validated tensor: HURRAY_COO_INDEX is the bucket directory, at
+ * most 8 bytes per entry, and every answer (single, batch, hit or miss)
+ * equals the one of a handle without an index (which searches through its
+ * own directory, built on the first lookup and not counted). */
+static int test_sorted_index(void) {
+    int failures = 0;
+    enum { N = 6000 };
+    const uint64_t shape[2] = {3000, 4000};
+    static uint64_t idx[2 * N], queries[2 * 2 * N];
+    static double vals[N], out[2 * N];
+    static bool found_b[2 * N];
+    uint64_t *ai;
+    double *av;
+    hurray_coo *indexed = NULL, *plain = NULL;
+    size_t k;
+    for (k = 0; k < N; k++) { /* sorted: rows 0, 1, 2, ...; a dense row 7 */
+        idx[2 * k] = k < 3000 ? 7 : 8 + (k - 3000) / 3;
+        idx[2 * k + 1] = k < 3000 ? k : ((k - 3000) % 3) * 1300 + (k % 11);
+        vals[k] = 0.5 + (double)k;
+    }
+    for (k = 0; k < 2 * N; k++) { /* every entry, and as many neighbours */
+        size_t e = k % N;
+        queries[2 * k] = idx[2 * e];
+        queries[2 * k + 1] = k < N ? idx[2 * e + 1] : (idx[2 * e + 1] + 1 + k % 5) % 4000;
+    }
+    ai = alloc64(idx, sizeof idx, 0);
+    av = alloc64(vals, sizeof vals, 0);
+    CHECK_STATUS(ctest_create(HURRAY_TYPE_FLOAT64, 2, shape, N, true, av, sizeof vals, ai, sizeof idx, HURRAY_COO_INDEX, &indexed),
+                 HURRAY_OK, "");
+    CHECK_STATUS(ctest_create(HURRAY_TYPE_FLOAT64, 2, shape, N, true, av, sizeof vals, ai, sizeof idx, 0, &plain),
+                 HURRAY_OK, "");
+    CHECK(hurray_coo_flags(indexed) == HURRAY_COO_INDEX);
+    CHECK(hurray_coo_index_bytes(indexed) > 0 && hurray_coo_index_bytes(indexed) <= 8 * N);
+    for (k = 0; k < 2 * N; k++) {
+        double a = -1, b = -2;
+        bool fa = false, fb = true;
+        CHECK(hurray_coo_lookup_f64(indexed, &queries[2 * k], 2, &a, &fa) == HURRAY_OK);
+        CHECK(hurray_coo_lookup_f64(plain, &queries[2 * k], 2, &b, &fb) == HURRAY_OK);
+        CHECK(a == b && fa == fb);
+        if (k < N) CHECK(fa && a == vals[k]);
+    }
+    CHECK(hurray_coo_index_bytes(plain) == 0);
+    CHECK(hurray_coo_lookup_batch(indexed, queries, 2 * N, 2, out, found_b, 1) == HURRAY_OK);
+    for (k = 0; k < 2 * N; k++) {
+        double b = -2;
+        bool fb = true;
+        CHECK(hurray_coo_lookup_f64(plain, &queries[2 * k], 2, &b, &fb) == HURRAY_OK);
+        CHECK(out[k] == b && found_b[k] == fb);
+    }
+    hurray_coo_free(indexed);
+    hurray_coo_free(plain);
+    free64(ai);
+    free64(av);
+    return failures;
+}
+
 /* element-types.md: float8_e8m0 codes 0x00 and 0xFF MUST NOT be data; a
  * reader MUST treat the tensor as invalid. Permissive lookups read them as
  * NaN (the spec calls them NaN), the raw lookup returns the stored code. */
@@ -1245,6 +1301,7 @@ static const struct {
     {"empty_buffers_are_null", test_empty_buffers_are_null},
     {"statistics_at_extreme_sparsity", test_statistics_at_extreme_sparsity},
     {"hash_index", test_hash_index},
+    {"sorted_index", test_sorted_index},
     {"batch_lookup", test_batch_lookup},
     {"seed_example", test_seed_example},
     {"copy_mode_owns_its_memory", test_copy_mode_owns_its_memory},

@@ -16,7 +16,7 @@ pub mod validate;
 
 pub use shard_box::ShardBox;
 
-use lookup::Index;
+use lookup::{Directory, Index};
 pub use structure::check_rank;
 use structure::check_structure;
 
@@ -112,6 +112,9 @@ pub struct Coo<'a> {
     strides: Vec<u64>,
     /// The opt-in lookup index (`Options::index`).
     index: Option<Index>,
+    /// A `searchable` tensor's bucket directory, built by the first lookup
+    /// without an index that needs it (`lookup::Directory`).
+    directory: std::sync::OnceLock<Option<Box<Directory>>>,
     /// Where this tensor sits in a parent tensor, if it is a shard.
     shard: Option<ShardBox>,
 }
@@ -169,6 +172,7 @@ impl<'a> Coo<'a> {
             indices,
             strides: Vec::new(),
             index: None,
+            directory: std::sync::OnceLock::new(),
             shard: None,
         };
         if !opts.permissive {
@@ -276,6 +280,7 @@ impl<'a> Coo<'a> {
             indices: Storage::Owned(indices),
             strides: Vec::new(),
             index: None,
+            directory: std::sync::OnceLock::new(),
             shard: None,
         };
         Ok(coo)

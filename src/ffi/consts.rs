@@ -190,11 +190,17 @@ pub const HURRAY_COO_COPY: u32 = 1;
 /// checked once, on the first lookup that needs it (see hurray_coo_lookup).
 pub const HURRAY_COO_PERMISSIVE: u32 = 2;
 
-/// Flag for hurray_coo_create: build a lookup index at create, a hash table
-/// over the entries' coordinates, so a lookup costs O(1) expected instead of
-/// a scan over every entry (unsorted tensor) or a binary search (sorted
-/// tensor); it usually reads one cache line and the value. About 13 bytes
-/// per entry, at most 16 (plus 256 bytes); building it is one pass over the
+/// Flag for hurray_coo_create: build a lookup index at create, so a lookup
+/// costs O(1) expected instead of a scan over every entry (unsorted tensor)
+/// or a search (sorted tensor). On a tensor that is sorted and validated at
+/// create, the index is a bucket directory: one 4-byte offset per bucket of
+/// consecutive positions (at most one bucket per entry) and each entry's
+/// low position bits (2 bytes, 4 on very sparse shapes); a lookup reads two
+/// offsets, a few of those keys and the value. About 4 to 6 bytes per entry,
+/// at most 8 (12 beyond 2^32 entries). Otherwise, and when a sorted shape is
+/// too sparse for 32 low bits, a hash table over the entries' coordinates:
+/// it usually reads one cache line and the value; about 13 bytes per entry,
+/// at most 16 (plus 256 bytes). Building either is one pass over the
 /// entries. Memory is reported by hurray_coo_index_bytes; results are
 /// identical to a lookup without the index.
 pub const HURRAY_COO_INDEX: u32 = 4;

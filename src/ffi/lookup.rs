@@ -66,16 +66,23 @@ unsafe fn lookup_f64_fast(
 /// What is found, on every handle: the lowest-numbered entry whose
 /// coordinates equal the query (on a validated tensor, the only one). How:
 /// through the HURRAY_COO_INDEX index when the handle has one; otherwise a
-/// binary search when the tensor is sorted and was validated at create; a
-/// linear scan otherwise. A HURRAY_COO_PERMISSIVE handle's is_sorted is a
-/// claim: the first lookup that would rely on it (single or batch, on any
-/// thread) checks it once, O(nnz) — about as long as validating the order
-/// would have taken — and keeps the answer in the handle (callers that
-/// arrive together before it is kept may each check); from then on a
-/// binary search when the
-/// entries are strictly increasing and inside the shape, a linear scan when
-/// not. Single, indexed and batch lookups therefore agree on every handle,
-/// valid or not.
+/// search when the tensor is sorted and was validated at create; a linear
+/// scan otherwise. A HURRAY_COO_PERMISSIVE handle's is_sorted is a claim:
+/// the first lookup that would rely on it (single or batch, on any thread)
+/// checks it once, O(nnz) — about as long as validating the order would
+/// have taken — and keeps the answer in the handle (callers that arrive
+/// together before it is kept may each check); from then on a search when
+/// the entries are strictly increasing and inside the shape, a linear scan
+/// when not. Single, indexed and batch lookups therefore agree on every
+/// handle, valid or not.
+///
+/// The search on a sorted handle without an index: the first lookup that
+/// searches (single or batch, on any thread) also builds a directory of the
+/// entries, one pass over the coordinates, at most 4 bytes per entry (8
+/// beyond 2^32 entries), kept in the handle until hurray_coo_free and
+/// shared by every thread; later lookups read two of its offsets and search
+/// the few entries between them. When its memory is refused the lookups
+/// binary-search the whole tensor instead (the same answers, no error).
 ///
 /// index: rank coordinates (NULL is an error). rank must equal the tensor's
 /// rank, and every coordinate must be inside the shape: otherwise an error,

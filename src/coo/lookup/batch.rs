@@ -1,7 +1,8 @@
 //! Many lookups in one call, optionally over scoped threads.
 
+use super::hint::prefetch;
 use super::packed_index::{Hit, PackedIndex};
-use super::Index;
+use super::{Directory, Index};
 use crate::coo::Coo;
 use crate::element::types::TypeInfo;
 use crate::error::CooError;
@@ -64,6 +65,37 @@ impl Coo<'_> {
         }
     }
 
+    /// `batch_part` through a bucket directory: the queries in chunks,
+    /// each looked up as a pipeline whose cache misses overlap (see
+    /// `Directory::find_many`), the value at each run's start asked for
+    /// with the run.
+    fn batch_sorted(
+        &self,
+        d: &Directory,
+        ty: &TypeInfo,
+        queries: &[u64],
+        out: &mut [f64],
+        mut found: Option<&mut [u8]>,
+    ) {
+        let r = self.shape.len();
+        let (idx, values, bits) = (self.indices(), self.values(), ty.bits as usize);
+        const CHUNK: usize = 1024;
+        let mut at = [None; CHUNK];
+        for (k0, qs) in queries.chunks(CHUNK * r).enumerate() {
+            let m = qs.len() / r;
+            d.find_many(idx, qs, &mut at[..m], |lo| {
+                values.get(lo.saturating_mul(bits) / 8).map_or((), prefetch)
+            });
+            for (j, &a) in at[..m].iter().enumerate() {
+                let k = k0 * CHUNK + j;
+                out[k] = self.value_f64_if(ty, a.unwrap_or(0), a.is_some());
+                if let Some(f) = found.as_deref_mut() {
+                    f[k] = u8::from(a.is_some());
+                }
+            }
+        }
+    }
+
     /// One thread's share of a batch (queries already checked).
     fn batch_part(
         &self,
@@ -86,11 +118,20 @@ impl Coo<'_> {
             _ => {}
         }
         let n = self.indices().len() / r;
-        let merge = self.searchable()
+        let sorted = self.searchable();
+        let merge = sorted
             && queries
                 .chunks_exact(r)
                 .zip(queries.chunks_exact(r).skip(1))
                 .all(|(a, b)| a <= b);
+        let directory = match &self.index {
+            Some(Index::Sorted(d)) => Some(&**d),
+            None if sorted => self.directory(),
+            _ => None,
+        };
+        if let (Some(d), false) = (directory, merge) {
+            return self.batch_sorted(d, ty, queries, out, found);
+        }
         let mut cursor = 0;
         for (k, q) in queries.chunks_exact(r).enumerate() {
             let at = if merge {

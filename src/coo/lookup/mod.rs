@@ -12,6 +12,7 @@
 //! (`Coo::searchable`). Any other handle without an index is scanned.
 
 mod batch;
+mod directory;
 mod hash_index;
 mod hint;
 mod packed_index;
@@ -22,6 +23,7 @@ use crate::element::decode;
 use crate::element::size;
 use crate::element::types::{Encoding, TypeInfo};
 use crate::error::CooError;
+pub(crate) use directory::Directory;
 use hash_index::HashIndex;
 use hint::select;
 use packed_index::{NotBuilt, PackedIndex};
@@ -30,10 +32,16 @@ use packed_index::{NotBuilt, PackedIndex};
 /// enough (a lookup reads one cache line), with the values in its lines
 /// when asked (`Valued`), otherwise a hash table of entry numbers verified
 /// against the coordinates.
+///
+/// On a validated sorted tensor, `HURRAY_COO_INDEX` is the bucket directory
+/// with each entry's low position bits (`Sorted`): a lookup reads two
+/// offsets and a few 2- or 4-byte keys, then the value, and the index is at
+/// most 8 bytes per entry (6 on most matrices).
 pub(crate) enum Index {
     Packed(PackedIndex<8>),
     Valued(PackedIndex<4>),
     Hash(HashIndex),
+    Sorted(Box<Directory>),
 }
 
 impl<'a> Coo<'a> {
@@ -50,6 +58,11 @@ impl<'a> Coo<'a> {
                     p.attach_values(|i| self.value_f64(ty, i));
                     self.strides = strides;
                     return Ok(Index::Valued(p));
+                }
+            }
+            if self.ordered {
+                if let Some(d) = Directory::build_index(self.indices(), &self.shape) {
+                    return Ok(Index::Sorted(Box::new(d)));
                 }
             }
             let what = "the lookup index (HURRAY_COO_INDEX)";
@@ -86,6 +99,7 @@ impl<'a> Coo<'a> {
             Some(Index::Packed(p)) => p.bytes(),
             Some(Index::Valued(p)) => p.bytes(),
             Some(Index::Hash(h)) => h.bytes(),
+            Some(Index::Sorted(d)) => d.bytes(),
         }
     }
 
@@ -201,9 +215,38 @@ impl<'a> Coo<'a> {
             Some(Index::Packed(p)) => p.find(query, &self.strides),
             Some(Index::Valued(p)) => p.find(query, &self.strides),
             Some(Index::Hash(h)) => h.find(idx, r, query),
-            None if self.searchable() => search::find_sorted(idx, r, query),
+            Some(Index::Sorted(d)) => d.find(idx, query),
+            None if self.searchable() => self.find_sorted(query),
             None => idx.chunks_exact(r).position(|e| e == query),
         }
+    }
+
+    /// The entry equal to `q` (inside the shape) of a `searchable` tensor
+    /// without an index: through its bucket directory (built on the first
+    /// call, then kept), or by a binary search when it has none.
+    #[inline(always)]
+    fn find_sorted(&self, q: &[u64]) -> Option<usize> {
+        match self.directory() {
+            Some(d) => d.find(self.indices(), q),
+            None => search::find_sorted(self.indices(), q.len(), q),
+        }
+    }
+
+    /// The bucket directory of a `searchable` tensor, built on the first
+    /// call (`None` when it cannot be had; see `directory.rs`).
+    #[inline(always)]
+    fn directory(&self) -> Option<&Directory> {
+        self.directory
+            .get_or_init(|| Directory::build(self.indices(), &self.shape, None).map(Box::new))
+            .as_deref()
+    }
+
+    /// Bytes of the bucket directory, 0 until a lookup has built it.
+    pub fn directory_bytes(&self) -> usize {
+        self.directory
+            .get()
+            .and_then(|d| d.as_ref())
+            .map_or(0, |d| d.bytes())
     }
 
     /// Whether a binary search finds what a scan finds: the order was
@@ -347,9 +390,20 @@ impl<'a> Coo<'a> {
                 let (at, stored) = p.find_key(key::linear(q, &self.strides));
                 Some((self.value_f64_if(ty, at, stored), stored))
             }
+            Some(Index::Sorted(d)) => {
+                let ty = self.ty.filter(|t| t.encoding == Encoding::F64)?;
+                if self.nnz == 0 {
+                    return None;
+                }
+                let at = d.find(self.indices(), q);
+                Some((
+                    self.value_f64_if(ty, at.unwrap_or(0), at.is_some()),
+                    at.is_some(),
+                ))
+            }
             None if self.searchable() => {
                 let ty = self.ty.filter(|t| t.encoding == Encoding::F64)?;
-                let found = search::find_sorted(self.indices(), q.len(), q);
+                let found = self.find_sorted(q);
                 Some(found.map_or((0.0, false), |i| (self.value_f64(ty, i), true)))
             }
             _ => None,
