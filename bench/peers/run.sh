@@ -26,6 +26,9 @@ ids=$(cd "$out/data" && ls *.meta | sed 's/\.meta$//' | sort)
 echo "== ours through the C header, the C stream and the peers on: $ids"
 cargo build --release -q -p hurray-coo
 lib="${CARGO_TARGET_DIR:-$PWD/target}/release"
+# The loader asks for the soname (libhurray_coo.so.<ABI>); cargo builds the
+# unversioned name only.
+ln -sf libhurray_coo.so "$lib/libhurray_coo.so.$(sed -n 's/^#define HURRAY_COO_ABI_VERSION \([0-9]*\).*/\1/p' include/hurray_coo.h)"
 gcc -O3 -march=native -std=c11 -Iinclude -Ibench/peers bench/peers/capi_peer.c \
   -L"$lib" -lhurray_coo -Wl,-rpath,"$lib" -o "$out/capi_peer"
 gcc -O3 -march=native -std=c11 bench/peers/graphblas_peer.c -o "$out/graphblas_peer" -lgraphblas
