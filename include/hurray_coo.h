@@ -780,8 +780,10 @@ typedef struct hurray_coo_options {
  * create, the index is a bucket directory: one 4-byte offset per bucket of
  * consecutive positions (at most one bucket per entry) and each entry's
  * low position bits (2 bytes, 4 on very sparse shapes); a lookup reads two
- * offsets, a few of those keys and the value. About 4 to 6 bytes per entry,
- * at most 8 (12 beyond 2^32 entries). Otherwise, and when a sorted shape is
+ * offsets, a few of those keys (a binary search of them when many entries
+ * crowd one bucket, such as a dense row) and the value. About 4 to 6 bytes
+ * per entry, at most 8 per entry plus 8 bytes (12 per entry beyond 2^32
+ * entries). Otherwise, and when a sorted shape is
  * too sparse for 32 low bits, a hash table over the entries' coordinates:
  * it usually reads one cache line and the value; about 13 bytes per entry,
  * at most 16 (plus 256 bytes). Building either is one pass over the
@@ -918,7 +920,7 @@ uint32_t hurray_coo_flags(const struct hurray_coo *coo);
 /**
  * Bytes of the lookup index the handle holds (HURRAY_COO_INDEX): on a
  * sorted tensor validated at create, about 4 to 6 bytes per entry, at most
- * 8 (12 beyond 2^32 entries); otherwise about 13, at most 16 per entry plus
+ * 8 per entry plus 8 bytes (12 per entry beyond 2^32 entries); otherwise about 13, at most 16 per entry plus
  * 256 (about 32 with HURRAY_COO_INDEX_VALUES). 0 without an index, and
  * when coo is NULL. The search directory a sorted handle without an index
  * builds on its first lookup (see hurray_coo_lookup) is not counted.
@@ -1006,8 +1008,8 @@ hurray_status hurray_coo_validate(const struct hurray_coo *coo,
  *
  * The search on a sorted handle without an index: the first lookup that
  * searches (single or batch, on any thread) also builds a directory of the
- * entries, one pass over the coordinates, at most 4 bytes per entry (8
- * beyond 2^32 entries), kept in the handle until hurray_coo_free and
+ * entries, one pass over the coordinates, at most 4 bytes per entry plus
+ * 4 (8 per entry beyond 2^32 entries), kept in the handle until hurray_coo_free and
  * shared by every thread; later lookups read two of its offsets and search
  * the few entries between them. When its memory is refused the lookups
  * binary-search the whole tensor instead (the same answers, no error).

@@ -352,6 +352,7 @@ impl<'a> Coo<'a> {
 
     /// The indices buffer as `u64` coordinates (entry `i`, dimension `d` at
     /// `i * rank + d`).
+    #[inline]
     pub fn indices(&self) -> &[u64] {
         let bytes = self.indices.bytes();
         if bytes.is_empty() {

@@ -196,8 +196,10 @@ pub const HURRAY_COO_PERMISSIVE: u32 = 2;
 /// create, the index is a bucket directory: one 4-byte offset per bucket of
 /// consecutive positions (at most one bucket per entry) and each entry's
 /// low position bits (2 bytes, 4 on very sparse shapes); a lookup reads two
-/// offsets, a few of those keys and the value. About 4 to 6 bytes per entry,
-/// at most 8 (12 beyond 2^32 entries). Otherwise, and when a sorted shape is
+/// offsets, a few of those keys (a binary search of them when many entries
+/// crowd one bucket, such as a dense row) and the value. About 4 to 6 bytes
+/// per entry, at most 8 per entry plus 8 bytes (12 per entry beyond 2^32
+/// entries). Otherwise, and when a sorted shape is
 /// too sparse for 32 low bits, a hash table over the entries' coordinates:
 /// it usually reads one cache line and the value; about 13 bytes per entry,
 /// at most 16 (plus 256 bytes). Building either is one pass over the

@@ -396,7 +396,7 @@ pub unsafe extern "C" fn hurray_coo_flags(coo: *const hurray_coo) -> u32 {
 
 /// Bytes of the lookup index the handle holds (HURRAY_COO_INDEX): on a
 /// sorted tensor validated at create, about 4 to 6 bytes per entry, at most
-/// 8 (12 beyond 2^32 entries); otherwise about 13, at most 16 per entry plus
+/// 8 per entry plus 8 bytes (12 per entry beyond 2^32 entries); otherwise about 13, at most 16 per entry plus
 /// 256 (about 32 with HURRAY_COO_INDEX_VALUES). 0 without an index, and
 /// when coo is NULL. The search directory a sorted handle without an index
 /// builds on its first lookup (see hurray_coo_lookup) is not counted.

@@ -7,8 +7,8 @@
 //!
 //! Size: at most one bucket per entry (`shift` is the smallest that gives
 //! no more buckets than entries), 4 bytes per bucket (8 when the tensor
-//! has more than `u32::MAX` entries): at most 4 bytes per entry, a sixth of
-//! the caller's float64 COO. Built once, on the first lookup that needs it
+//! has more than `u32::MAX` entries): at most 4 bytes per entry (and 4
+//! more), a sixth of the caller's float64 COO. Built once, on the first lookup that needs it
 //! (one pass over the coordinates), and shared by every later lookup on any
 //! thread. Entries sorted in row-major order are sorted by linear
 //! position, so the buckets split the entries into consecutive runs, for
@@ -136,6 +136,13 @@ impl Directory {
     /// the tensor's rank, inside its shape), if any.
     #[inline(always)]
     pub fn find(&self, idx: &[u64], q: &[u64]) -> Option<usize> {
+        self.find_with(|| idx, q)
+    }
+
+    /// `find`, with the tensor's coordinates asked for only when they are
+    /// read (no low bits kept): the index's lookups never pay for them.
+    #[inline(always)]
+    pub fn find_with<'i>(&self, idx: impl FnOnce() -> &'i [u64], q: &[u64]) -> Option<usize> {
         let key = linear(q, &self.strides);
         let (lo, hi) = self.run(key);
         self.scan(idx, q, key, lo, hi)
@@ -178,9 +185,30 @@ impl Directory {
             }
             for (j, o) in os.iter_mut().enumerate() {
                 let (lo, hi) = runs[j];
-                *o = self.scan(idx, &qs[j * r..(j + 1) * r], keys[j], lo, hi);
+                *o = self.scan(|| idx, &qs[j * r..(j + 1) * r], keys[j], lo, hi);
             }
         }
+    }
+
+    /// The entry equal to `q` (linear position `key`) among `lo..hi`.
+    #[inline(always)]
+    fn scan<'i>(
+        &self,
+        idx: impl FnOnce() -> &'i [u64],
+        q: &[u64],
+        key: u64,
+        lo: usize,
+        hi: usize,
+    ) -> Option<usize> {
+        let r = q.len();
+        // The bits below `shift` (kept only when `shift <= 32`).
+        let low = key & (1u64 << (self.shift & 63)).wrapping_sub(1);
+        let at = match &self.rest {
+            Rest::Short(v) => find_low(v.get(lo..hi)?, low),
+            Rest::Long(v) => find_low(v.get(lo..hi)?, low),
+            Rest::None => search::find_sorted(idx().get(lo * r..hi * r)?, r, q),
+        };
+        at.map(|i| lo + i)
     }
 
     /// The bucket of linear position `key`.
@@ -198,20 +226,6 @@ impl Directory {
             Offsets::Narrow(o) => (o[b] as usize, o[b + 1] as usize),
             Offsets::Wide(o) => (o[b] as usize, o[b + 1] as usize),
         }
-    }
-
-    /// The entry equal to `q` (linear position `key`) among `lo..hi`.
-    #[inline(always)]
-    fn scan(&self, idx: &[u64], q: &[u64], key: u64, lo: usize, hi: usize) -> Option<usize> {
-        let r = q.len();
-        // The bits below `shift` (kept only when `shift <= 32`).
-        let low = key & (1u64 << (self.shift & 63)).wrapping_sub(1);
-        let at = match &self.rest {
-            Rest::Short(v) => find_low(v.get(lo..hi)?, low),
-            Rest::Long(v) => find_low(v.get(lo..hi)?, low),
-            Rest::None => search::find_sorted(idx.get(lo * r..hi * r)?, r, q),
-        };
-        at.map(|i| lo + i)
     }
 }
 
@@ -323,6 +337,14 @@ mod tests {
                 Offsets::Wide(o) => o.clone(),
             };
             assert!(offsets.len() - 1 <= most.unwrap_or(entries.len() as u64) as usize);
+            // The documented size: 4 bytes per bucket and one more, and at
+            // most 4 per entry of low bits.
+            let n = entries.len();
+            let rest = if with_rest { 4 * n } else { 0 };
+            assert!(d.bytes() <= 4 * offsets.len() + rest, "case {case}");
+            if most.is_none() {
+                assert!(d.bytes() <= 4 * (n + 1) + rest, "case {case}");
+            }
             for (b, &off) in offsets.iter().enumerate() {
                 let first = entries
                     .iter()

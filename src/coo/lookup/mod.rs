@@ -36,7 +36,7 @@ use packed_index::{NotBuilt, PackedIndex};
 /// On a validated sorted tensor, `HURRAY_COO_INDEX` is the bucket directory
 /// with each entry's low position bits (`Sorted`): a lookup reads two
 /// offsets and a few 2- or 4-byte keys, then the value, and the index is at
-/// most 8 bytes per entry (6 on most matrices).
+/// most 8 bytes per entry plus 8 (4-6 on most matrices).
 pub(crate) enum Index {
     Packed(PackedIndex<8>),
     Valued(PackedIndex<4>),
@@ -227,7 +227,7 @@ impl<'a> Coo<'a> {
     #[inline(always)]
     fn find_sorted(&self, q: &[u64]) -> Option<usize> {
         match self.directory() {
-            Some(d) => d.find(self.indices(), q),
+            Some(d) => d.find_with(|| self.indices(), q),
             None => search::find_sorted(self.indices(), q.len(), q),
         }
     }
@@ -395,7 +395,7 @@ impl<'a> Coo<'a> {
                 if self.nnz == 0 {
                     return None;
                 }
-                let at = d.find(self.indices(), q);
+                let at = d.find_with(|| self.indices(), q);
                 Some((
                     self.value_f64_if(ty, at.unwrap_or(0), at.is_some()),
                     at.is_some(),
