@@ -641,3 +641,38 @@ fn permissive_handles_that_claim_sorted_agree_with_the_scan_oracle() {
         }
     }
 }
+
+/// A sorted handle without an index builds its search directory on the
+/// first lookup that searches, not before (at most 4 bytes per entry and
+/// 4 more), and answers as before; an unsorted handle never builds one.
+#[test]
+fn the_search_directory_is_built_on_first_use() {
+    let mut rng = Rng::new(0xD1EC);
+    let shape = [300u64, 200];
+    let entries = rng.distinct_sorted_entries(&shape, 2000);
+    let n = entries.len();
+    let refs: Vec<&[u64]> = entries.iter().map(|e| &e[..]).collect();
+    let f = Fixture::f32s(&shape, &refs, true);
+    let coo = f.strict().unwrap();
+    assert_eq!(coo.directory_bytes(), 0, "built before any lookup");
+    assert!(coo.lookup_f64(&entries[n / 2]).unwrap().1);
+    let bytes = coo.directory_bytes();
+    assert!(
+        bytes > 0 && bytes <= 4 * (n + 1),
+        "{bytes} bytes for {n} entries"
+    );
+    let mut reversed = refs.clone();
+    reversed.reverse();
+    let g = Fixture::f32s(&shape, &reversed, false);
+    let unsorted = g.strict().unwrap();
+    for e in &entries {
+        assert!(coo.lookup_f64(e).unwrap().1);
+        assert!(unsorted.lookup_f64(e).unwrap().1);
+    }
+    assert_eq!(
+        unsorted.directory_bytes(),
+        0,
+        "an unsorted handle cannot search"
+    );
+    assert_eq!(coo.directory_bytes(), bytes, "built once");
+}
