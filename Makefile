@@ -111,7 +111,7 @@ install: $(LIBS)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libhurray_coo.so
 	install -m 644 $(BUILD)/libhurray_coo.a $(DESTDIR)$(LIBDIR)/libhurray_coo.a
 	$(STRIP) --strip-debug $(DESTDIR)$(LIBDIR)/libhurray_coo.a
-	install -m 644 include/hurray_coo.h include/hurray_coo.hpp include/hurray_coo.f90 $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 include/hurray_coo.h include/hurray_coo_probe.h include/hurray_coo.hpp include/hurray_coo.f90 $(DESTDIR)$(INCLUDEDIR)/
 	install -d $(DESTDIR)$(DATADIR)/hurray_coo/python $(DESTDIR)$(DATADIR)/hurray_coo/julia
 	install -m 644 bindings/python/hurray_coo.py $(DESTDIR)$(DATADIR)/hurray_coo/python/
 	install -m 644 bindings/julia/HurrayCOO.jl $(DESTDIR)$(DATADIR)/hurray_coo/julia/
@@ -135,7 +135,7 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/$(REAL) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libhurray_coo.so
 	rm -f $(DESTDIR)$(LIBDIR)/libhurray_coo.a $(DESTDIR)$(LIBDIR)/pkgconfig/hurray_coo.pc
 	rm -rf $(DESTDIR)$(LIBDIR)/cmake/hurray_coo
-	rm -f $(DESTDIR)$(INCLUDEDIR)/hurray_coo.h $(DESTDIR)$(INCLUDEDIR)/hurray_coo.hpp $(DESTDIR)$(INCLUDEDIR)/hurray_coo.f90
+	rm -f $(DESTDIR)$(INCLUDEDIR)/hurray_coo.h $(DESTDIR)$(INCLUDEDIR)/hurray_coo_probe.h $(DESTDIR)$(INCLUDEDIR)/hurray_coo.hpp $(DESTDIR)$(INCLUDEDIR)/hurray_coo.f90
 	rm -f $(DESTDIR)$(BINDIR)/hurray-coo
 	rm -rf $(DESTDIR)$(DATADIR)/hurray_coo
 	rm -f $(DESTDIR)$(LIBDIR)/$(MPI_REAL) $(DESTDIR)$(LIBDIR)/$(MPI_SONAME) $(DESTDIR)$(LIBDIR)/libhurray_coo_mpi.so

@@ -470,15 +470,18 @@ fn main() {
             bench(&d, &mut rows, &mut rng);
         }
         let nodes = (nnz / 8) as u64;
-        let d = Data::entries(
-            "power-law graph",
-            vec![nodes, nodes],
-            powerlaw(nodes, nnz, &mut rng),
-            false,
-            &mut rng,
-        );
-        eprintln!("running {}", d.name);
-        bench(&d, &mut rows, &mut rng);
+        let e = powerlaw(nodes, nnz, &mut rng);
+        for sorted in [true, false] {
+            let d = Data::entries(
+                "power-law graph",
+                vec![nodes, nodes],
+                e.clone(),
+                sorted,
+                &mut rng,
+            );
+            eprintln!("running {}", d.name);
+            bench(&d, &mut rows, &mut rng);
+        }
     }
     report(&rows);
     if let Some(dir) = export_dir() {

@@ -85,7 +85,9 @@ const SECTIONS: &[Section] = &[
         |n| n == "hurray_coo_validate",
     ),
     ("Lookup", "One element, or many in one call.", |n| {
-        n == "HURRAY_LOOKUP_MAX_BYTES" || n.starts_with("hurray_coo_lookup")
+        n.starts_with("HURRAY_LOOKUP_")
+            || n == "hurray_lookup_view"
+            || n.starts_with("hurray_coo_lookup")
     }),
     (
         "Assembly",

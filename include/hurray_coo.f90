@@ -81,6 +81,7 @@ module hurray_coo
   integer(c_int32_t), parameter, public :: HURRAY_COO_ONE_BASED_MESSAGES = 8
   integer(c_int32_t), parameter, public :: HURRAY_COO_INDEX_VALUES = 16
   integer(c_size_t), parameter, public :: HURRAY_LOOKUP_MAX_BYTES = 16
+  integer(c_int32_t), parameter, public :: HURRAY_LOOKUP_VIEW_VERSION = 1
   integer(c_int32_t), parameter, public :: HURRAY_MAX_THREADS = 64
   integer(c_int32_t), parameter, public :: HURRAY_MAX_RANK = 64
   integer(c_int32_t), parameter, public :: HURRAY_POS_ENTRY = 1
@@ -321,6 +322,27 @@ module hurray_coo
     type(c_ptr) :: detail
   end type hurray_error_position
 
+  !> What a lookup on a handle reads (hurray_coo_lookup_view; the layout is
+  !> documented in hurray_coo.h): a Fortran probe may read it with
+  !> c_f_pointer, or call hurray_coo_lookup_f64.
+  type, bind(C), public :: hurray_lookup_view
+    integer(c_size_t) :: size
+    integer(c_int32_t) :: version
+    integer(c_int32_t) :: rank
+    type(c_ptr) :: coo
+    type(c_ptr) :: shape
+    type(c_ptr) :: strides
+    type(c_ptr) :: indices
+    type(c_ptr) :: values_f64
+    integer(c_int64_t) :: nnz
+    integer(c_int32_t) :: shift
+    integer(c_int32_t) :: offset_bytes
+    type(c_ptr) :: offsets
+    integer(c_int32_t) :: low_bytes
+    integer(c_int32_t) :: reserved
+    type(c_ptr) :: low
+  end type hurray_lookup_view
+
   !> Triplets for hurray_coo_assemble: exactly one of indices (interleaved,
   !> rank * n) and dim_indices (a C array of rank pointers, one per
   !> dimension) is c_null_ptr.
@@ -342,6 +364,7 @@ module hurray_coo
   ! ---- The C API, one interface per function -----------------------------
   public :: hurray_coo_create, hurray_coo_free
   public :: hurray_coo_validate, hurray_coo_lookup, hurray_coo_lookup_f64, hurray_coo_lookup_batch
+  public :: hurray_coo_lookup_view
   public :: hurray_coo_rank, hurray_coo_shape, hurray_coo_nnz, hurray_coo_type_tag
   public :: hurray_coo_is_sorted, hurray_coo_flags, hurray_coo_values, hurray_coo_indices
   public :: hurray_coo_index_bytes
@@ -423,6 +446,13 @@ module hurray_coo
       logical(c_bool), intent(out) :: out_found(*)
       integer(c_int32_t), value :: threads
     end function hurray_coo_lookup_batch
+
+    integer(c_int32_t) function hurray_coo_lookup_view(coo, out) &
+        bind(C, name="hurray_coo_lookup_view")
+      import :: c_int32_t, c_ptr, hurray_lookup_view
+      type(c_ptr), value :: coo
+      type(hurray_lookup_view), intent(inout) :: out
+    end function hurray_coo_lookup_view
 
     integer(c_int32_t) function hurray_coo_rank(coo) bind(C, name="hurray_coo_rank")
       import :: c_int32_t, c_ptr

@@ -985,10 +985,97 @@ hurray_status hurray_coo_validate(const struct hurray_coo *coo,
  * ====================================================================== */
 
 /**
+ * A read-only view of what a lookup on a handle reads, so that a probe in
+ * the caller's own code (the static inline hurray_coo_probe_f64 of
+ * hurray_coo_probe.h) finds an element without a call: the handle's
+ * coordinates and float64 values, and the bucket directory of a sorted
+ * tensor. Filled by hurray_coo_lookup_view; every pointer in it is owned
+ * by the library or is the handle's own buffer, valid until
+ * hurray_coo_free(coo), and never to be written.
+ *
+ * The layout is part of the ABI (HURRAY_LOOKUP_VIEW_VERSION, version 1):
+ * entry i's linear position is the sum over dimensions d of
+ * indices[i * rank + d] * strides[d]; entries are in strictly increasing
+ * linear order; entry i is in bucket linear >> shift (bucket 0 when shift
+ * is 64); the entries of bucket b are offsets[b] .. offsets[b + 1] - 1
+ * (offsets holds uint32_t when offset_bytes is 4, uint64_t when 8); when
+ * low_bytes is 2 or 4, low[i] (uint16_t or uint32_t) is the low shift bits
+ * of entry i's linear position, and shift is at most 32.
+ *
+ * offset_bytes 0 means there is no directory to read (an unsorted tensor,
+ * a hash or packed index, no memory for the directory): then every probe
+ * is the library call. values_f64 is NULL unless the element type is
+ * float64 (and the host little-endian): then too.
+ */
+typedef struct hurray_lookup_view {
+  /**
+   * In: sizeof(hurray_lookup_view), set by the caller (the struct
+   * may grow at its end; the library never writes past the size given).
+   */
+  size_t size;
+  /**
+   * HURRAY_LOOKUP_VIEW_VERSION of the library that filled it.
+   */
+  uint32_t version;
+  /**
+   * The tensor's rank.
+   */
+  uint32_t rank;
+  /**
+   * The handle the view is of: probes that the view cannot answer call
+   * the library on it.
+   */
+  const struct hurray_coo *coo;
+  /**
+   * rank extents, then rank row-major strides of the linear position.
+   */
+  const uint64_t *shape;
+  const uint64_t *strides;
+  /**
+   * nnz entries of rank coordinates, the handle's indices.
+   */
+  const uint64_t *indices;
+  /**
+   * The handle's nnz float64 values, or NULL (see above).
+   */
+  const double *values_f64;
+  uint64_t nnz;
+  /**
+   * The directory: bucket = linear >> shift.
+   */
+  uint32_t shift;
+  /**
+   * 0 (no directory), 4 or 8: the width of each of offsets' entries.
+   */
+  uint32_t offset_bytes;
+  /**
+   * buckets + 1 offsets, the last one nnz.
+   */
+  const void *offsets;
+  /**
+   * 0 (compare the entries' linear positions), 2 or 4: the width of
+   * each of low's nnz entries.
+   */
+  uint32_t low_bytes;
+  /**
+   * Reserved, 0.
+   */
+  uint32_t reserved;
+  const void *low;
+} hurray_lookup_view;
+
+/**
  * Largest number of bytes hurray_coo_lookup writes (float128, complex128);
  * an out_value buffer of this size fits every element type.
  */
 #define HURRAY_LOOKUP_MAX_BYTES 16
+
+/**
+ * The layout of hurray_coo_lookup_view this header describes: written by
+ * hurray_coo_lookup_view in view->version, and checked by the inline probe
+ * of hurray_coo_probe.h, which takes the library call for any other value.
+ */
+#define HURRAY_LOOKUP_VIEW_VERSION 1
 
 /**
  * Look up the element at a coordinate tuple.
@@ -1096,6 +1183,32 @@ hurray_status hurray_coo_lookup_batch(const struct hurray_coo *coo,
                                       double *out_values,
                                       bool *out_found,
                                       uint32_t threads);
+
+/**
+ * Fill *out with the read-only view of coo that the inline probe of
+ * hurray_coo_probe.h reads (see hurray_lookup_view). On a sorted
+ * handle it builds the bucket directory if no lookup has yet (one pass
+ * over the coordinates, at most 4 bytes per entry plus 4, kept in the
+ * handle; as the first lookup would), and on a HURRAY_COO_PERMISSIVE
+ * handle that says it is sorted it checks the claim first (O(nnz), once).
+ * The view of any other handle has offset_bytes 0, so every probe through
+ * it is the library call: a probe is always correct, and fast where the
+ * view says so.
+ *
+ * coo: the handle (not NULL). out: not NULL, out->size set by the caller
+ * to sizeof(hurray_lookup_view); written on success, every field.
+ * What the view points to is the library's or the handle's, valid until
+ * hurray_coo_free(coo), and must not be written.
+ *
+ * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER (coo or out is NULL),
+ * HURRAY_ERR_BUFFER_TOO_SMALL (out->size is smaller than this library's
+ * hurray_lookup_view), HURRAY_ERR_INTERNAL_PANIC.
+ *
+ * Thread safety: safe on a handle shared between threads; the view is
+ * plain data that any thread may read while the handle lives.
+ */
+hurray_status hurray_coo_lookup_view(const struct hurray_coo *coo,
+                                     struct hurray_lookup_view *out);
 
 /**
  * hurray_coo_lookup_f64 at the parent tensor's coordinates global (rank

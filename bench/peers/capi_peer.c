@@ -8,6 +8,9 @@
  *                  directory built by the first lookup is included
  *   lookup_index   the same on a handle with HURRAY_COO_INDEX
  *   lookup_values  the same with HURRAY_COO_INDEX_VALUES (values beside keys)
+ *   probe          1M hurray_coo_probe_f64 (hurray_coo_probe.h, inlined here)
+ *                  through the handle's hurray_coo_lookup_view, no index
+ *   probe_index    the same on the HURRAY_COO_INDEX handle
  *   batch_random   hurray_coo_lookup_batch (index), 1 thread; batch_random2: 2
  *   batch_values   the same with HURRAY_COO_INDEX_VALUES; batch_values2: 2
  *   c-stream       a C sum of the index bytes (gcc -O3 -march=native)
@@ -16,6 +19,7 @@
 #include "common.h" /* first: it sets _POSIX_C_SOURCE */
 
 #include "hurray_coo.h"
+#include "hurray_coo_probe.h"
 #include "create.h"
 #include "stream.h"
 
@@ -88,6 +92,25 @@ int main(int argc, char **argv) {
                 sink = (uint64_t)total;
                 printf("ours\t%s\t%s\t%.4f\n", names[f], argv[a], median3(t[0], t[1], t[2]));
                 if (f == 0) printf("ours\tlookup_first\t%s\t%.4f\n", argv[a], t[0]);
+                if (f <= 1) {
+                    hurray_lookup_view v;
+                    memset(&v, 0, sizeof v);
+                    v.size = sizeof v;
+                    if (hurray_coo_lookup_view(h, &v) != HURRAY_OK)
+                        fprintf(stderr, "%s: %s\n", argv[a], hurray_last_error_message());
+                    for (int r = 0; r < 3; r++) {
+                        double s = now_ms();
+                        for (uint64_t k = 0; k < d.nq; k++) {
+                            hurray_coo_probe_f64(&v, d.q + k * (uint64_t)d.rank, (uint32_t)d.rank,
+                                                 &x, &found);
+                            total += x;
+                        }
+                        t[r] = now_ms() - s;
+                    }
+                    sink = (uint64_t)total;
+                    printf("ours\t%s\t%s\t%.4f\n", f == 0 ? "probe" : "probe_index", argv[a],
+                           median3(t[0], t[1], t[2]));
+                }
                 if (f >= 1) {
                     double *out = malloc(d.nq * sizeof *out);
                     for (uint32_t th = 1; th <= 2; th++) {

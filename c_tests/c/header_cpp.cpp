@@ -1,6 +1,7 @@
 // The generated header must compile as C++ (-std=c++11, warnings as errors)
 // and be callable from C++ without wrappers.
 #include "hurray_coo.h"
+#include "hurray_coo_probe.h"
 
 #include <cstdint>
 #include <cstring>

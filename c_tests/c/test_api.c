@@ -6,6 +6,7 @@
 
 #include "alloc64.h"
 #include "ctest.h"
+#include "hurray_coo_probe.h"
 
 static const uint64_t SEED_SHAPE[2] = {4, 4};
 static const float SEED_VALUES[3] = {1.5f, -0.5f, 2.0f};
@@ -811,6 +812,172 @@ static uint64_t next_rand(uint64_t *s) {
     return *s;
 }
 
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* One probe and one library call on the same query: the same status, the
+ * same message on failure, the same value and found flag on success. */
+static int probe_agrees(const hurray_lookup_view *v, hurray_coo *coo, const uint64_t *q,
+                        uint32_t rank) {
+    int failures = 0;
+    double a = -1.0, b = -2.0;
+    bool fa = false, fb = true;
+    char msg[512];
+    hurray_status sa = hurray_coo_probe_f64(v, q, rank, &a, &fa);
+    snprintf(msg, sizeof msg, "%s", hurray_last_error_message());
+    {
+        hurray_status sb = hurray_coo_lookup_f64(coo, q, rank, &b, &fb);
+        CHECK(sa == sb);
+        if (sa == HURRAY_OK && sb == HURRAY_OK) {
+            CHECK(fa == fb && memcmp(&a, &b, sizeof a) == 0);
+        } else {
+            CHECK(strcmp(msg, hurray_last_error_message()) == 0);
+        }
+    }
+    return failures;
+}
+
+/* hurray_coo_probe.h: the inline probe answers what hurray_coo_lookup_f64
+ * answers, on random sorted tensors of rank 1-4 (small, wide and huge
+ * shapes, a crowded bucket), with and without an index, permissive with a
+ * true and a false claim of order, float64 and float32; and it answers in
+ * place where the view has a directory (a copy of the view whose coo is
+ * NULL still answers), calling the library where it has none. */
+static int test_lookup_probe(void) {
+    int failures = 0;
+    enum { MAXN = 400, CASES = 240 };
+    static uint64_t keys[MAXN], idx[4 * MAXN];
+    static double vals[MAXN];
+    static float vals32[MAXN];
+    uint64_t rng = 0xC0FFEE;
+    int c, in_place = 0, delegated = 0;
+    for (c = 0; c < CASES; c++) {
+        uint32_t rank = 1 + (uint32_t)(c % 4), d;
+        uint64_t shape[4], elements = 1, n, i, k, q[4];
+        int kind = (c / 4) % 4; /* small, wide, huge, crowded */
+        int mode = (c / 16) % 6; /* plain, index, index+values, permissive true/false, float32 */
+        uint32_t flags = mode == 1 ? HURRAY_COO_INDEX
+                         : mode == 2 ? HURRAY_COO_INDEX_VALUES
+                         : mode == 3 || mode == 4 ? HURRAY_COO_PERMISSIVE
+                                                  : 0;
+        uint64_t *ai;
+        void *av;
+        hurray_coo *coo = NULL;
+        hurray_lookup_view v, w;
+        bool crowded = kind == 3 && rank >= 2;
+        for (d = 0; d < rank; d++) {
+            shape[d] = kind == 0   ? 1 + next_rand(&rng) % 12
+                       : kind == 1 ? (UINT64_C(1) << 12) + next_rand(&rng) % (UINT64_C(1) << 8)
+                       : kind == 2 ? (UINT64_C(1) << (60 / rank)) - next_rand(&rng) % 7
+                                   : 64;
+            elements *= shape[d];
+        }
+        n = next_rand(&rng) % MAXN;
+        for (i = 0; i < n; i++) {
+            keys[i] = next_rand(&rng) % elements;
+            if (crowded && i % 2 == 0) {
+                keys[i] = 5 * shape[rank - 1] + i / 2 % shape[rank - 1]; /* row 5: dense */
+            }
+        }
+        qsort(keys, (size_t)n, sizeof keys[0], cmp_u64);
+        for (i = 0, k = 0; i < n; i++) {
+            if (k == 0 || keys[i] != keys[k - 1]) keys[k++] = keys[i];
+        }
+        n = k;
+        for (i = 0; i < n; i++) {
+            uint64_t rest = keys[i];
+            for (d = rank; d-- > 0;) {
+                idx[i * rank + d] = rest % shape[d];
+                rest /= shape[d];
+            }
+            vals[i] = 0.25 + (double)i;
+            vals32[i] = (float)vals[i];
+        }
+        if (mode == 4 && n >= 2) { /* claims sorted, is not */
+            for (d = 0; d < rank; d++) {
+                uint64_t t = idx[d];
+                idx[d] = idx[(n - 1) * rank + d];
+                idx[(n - 1) * rank + d] = t;
+            }
+        }
+        ai = alloc64(idx, (size_t)(8 * rank * n), 0);
+        av = mode == 5 ? alloc64(vals32, (size_t)(4 * n), 0) : alloc64(vals, (size_t)(8 * n), 0);
+        CHECK_STATUS(ctest_create(mode == 5 ? HURRAY_TYPE_FLOAT32 : HURRAY_TYPE_FLOAT64, rank,
+                                  shape, n, true, av, (size_t)((mode == 5 ? 4 : 8) * n), ai,
+                                  (size_t)(8 * rank * n), flags, &coo),
+                     HURRAY_OK, "");
+        memset(&v, 0xAB, sizeof v);
+        v.size = sizeof v;
+        CHECK_STATUS(hurray_coo_lookup_view(coo, &v), HURRAY_OK, "");
+        CHECK(v.version == HURRAY_LOOKUP_VIEW_VERSION && v.rank == rank && v.nnz == n &&
+              v.coo == coo && v.reserved == 0);
+        CHECK((v.values_f64 != NULL) == (mode != 5 && n > 0));
+        if (n > 0 && (mode == 0 || mode == 3)) CHECK(v.offset_bytes == 4 && v.low_bytes == 0);
+        if (n > 0 && mode == 1 && (kind == 0 || (kind == 1 && rank <= 2))) CHECK(v.offset_bytes == 4 && v.low_bytes != 0);
+        if (mode == 4 && n >= 3) CHECK(v.offset_bytes == 0);
+        w = v;
+        w.coo = NULL;
+        for (k = 0; k < 3 * n + 40; k++) {
+            int outside = k >= 3 * n && k % 4 == 0;
+            for (d = 0; d < rank; d++) {
+                q[d] = k < n ? idx[k * rank + d] : next_rand(&rng) % shape[d];
+                if (k >= n && k < 2 * n && d == rank - 1) q[d] = (idx[(k - n) * rank + d] + 1) % shape[d];
+            }
+            if (outside) q[k % rank] = shape[k % rank] + (k & 1 ? 0 : UINT64_C(1) << 62);
+            failures += probe_agrees(&v, coo, q, rank);
+            if (v.offset_bytes != 0 && v.values_f64 != NULL && !outside) {
+                double a = -1.0, b = -2.0;
+                bool fa = false, fb = true;
+                hurray_status st = hurray_coo_probe_f64(&w, q, rank, &a, &fa);
+                CHECK(hurray_coo_lookup_f64(coo, q, rank, &b, &fb) == HURRAY_OK);
+                if (!crowded) CHECK(st == HURRAY_OK);
+                if (st == HURRAY_OK) {
+                    CHECK(fa == fb && a == b);
+                    in_place++;
+                } else {
+                    CHECK(st == HURRAY_ERR_NULL_POINTER); /* a long bucket: the call */
+                    delegated++;
+                }
+            }
+        }
+        /* Arguments the probe hands to the call, with its status and message. */
+        q[0] = 0;
+        failures += probe_agrees(&v, coo, q, rank + 1);
+        failures += probe_agrees(&v, coo, NULL, rank);
+        {
+            double x = 0.0;
+            CHECK_STATUS(hurray_coo_probe_f64(&v, q, rank, NULL, NULL), HURRAY_ERR_NULL_POINTER, "out_value");
+            CHECK_STATUS(hurray_coo_probe_f64(NULL, q, rank, &x, NULL), HURRAY_ERR_NULL_POINTER, "coo");
+            w = v;
+            w.version = HURRAY_LOOKUP_VIEW_VERSION + 1; /* a view of another layout: the call */
+            w.offsets = NULL;
+            failures += probe_agrees(&w, coo, q, rank);
+        }
+        hurray_coo_free(coo);
+        free64(ai);
+        free64(av);
+    }
+    CHECK(in_place > 10000 && delegated > 0);
+    {
+        hurray_lookup_view v;
+        const uint64_t shape[1] = {4};
+        hurray_coo *coo = NULL;
+        CHECK_STATUS(ctest_create(HURRAY_TYPE_FLOAT64, 1, shape, 0, true, NULL, 0, NULL, 0, 0, &coo),
+                     HURRAY_OK, "");
+        v.size = sizeof v - 1;
+        CHECK_STATUS(hurray_coo_lookup_view(coo, &v), HURRAY_ERR_BUFFER_TOO_SMALL, "sizeof(hurray_lookup_view)");
+        CHECK_STATUS(hurray_coo_lookup_view(coo, NULL), HURRAY_ERR_NULL_POINTER, "out");
+        v.size = sizeof v;
+        CHECK_STATUS(hurray_coo_lookup_view(NULL, &v), HURRAY_ERR_NULL_POINTER, "coo");
+        CHECK_STATUS(hurray_coo_lookup_view(coo, &v), HURRAY_OK, "");
+        CHECK(v.offset_bytes == 0 && v.values_f64 == NULL && v.nnz == 0);
+        hurray_coo_free(coo);
+    }
+    return failures;
+}
+
 /* One definition of a lookup on data that was never validated: the
  * lowest-numbered entry with the query's coordinates. Single, indexed and
  * batch lookups (1 and 2 threads) agree with it on random permissive data
@@ -1302,6 +1469,7 @@ static const struct {
     {"statistics_at_extreme_sparsity", test_statistics_at_extreme_sparsity},
     {"hash_index", test_hash_index},
     {"sorted_index", test_sorted_index},
+    {"lookup_probe", test_lookup_probe},
     {"batch_lookup", test_batch_lookup},
     {"seed_example", test_seed_example},
     {"copy_mode_owns_its_memory", test_copy_mode_owns_its_memory},

@@ -269,6 +269,11 @@ pub const HURRAY_MAX_RANK: u32 = 64;
 /// an out_value buffer of this size fits every element type.
 pub const HURRAY_LOOKUP_MAX_BYTES: usize = 16;
 
+/// The layout of hurray_coo_lookup_view this header describes: written by
+/// hurray_coo_lookup_view in view->version, and checked by the inline probe
+/// of hurray_coo_probe.h, which takes the library call for any other value.
+pub const HURRAY_LOOKUP_VIEW_VERSION: u32 = 1;
+
 /// Major version of this library (semantic versioning).
 pub const HURRAY_COO_VERSION_MAJOR: u32 = 0;
 /// Minor version of this library.

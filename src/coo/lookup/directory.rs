@@ -34,6 +34,26 @@ enum Rest {
     Long(Vec<u32>),
 }
 
+/// One of the directory's arrays, in its width.
+pub(crate) enum Words<'d> {
+    None,
+    U16(&'d [u16]),
+    U32(&'d [u32]),
+    U64(&'d [u64]),
+}
+
+/// What a probe outside the library reads (see `Directory::parts`): entry
+/// `i` of a tensor is in bucket `b = linear >> shift` (0 when `shift` is
+/// 64), the entries of bucket `b` are `offsets[b]..offsets[b + 1]`, and,
+/// when `low` is kept, `low[i]` is the low `shift` bits of entry `i`'s
+/// linear position.
+pub(crate) struct Parts<'d> {
+    pub strides: &'d [u64],
+    pub shift: u32,
+    pub offsets: Words<'d>,
+    pub low: Words<'d>,
+}
+
 pub(crate) struct Directory {
     strides: Vec<u64>,
     shift: u32,
@@ -116,6 +136,24 @@ impl Directory {
             offsets,
             rest,
         })
+    }
+
+    /// The directory as plain arrays, for a probe outside the library (the
+    /// C lookup view): linear strides, shift, offsets, low bits.
+    pub fn parts(&self) -> Parts<'_> {
+        Parts {
+            strides: &self.strides,
+            shift: self.shift,
+            offsets: match &self.offsets {
+                Offsets::Narrow(o) => Words::U32(o),
+                Offsets::Wide(o) => Words::U64(o),
+            },
+            low: match &self.rest {
+                Rest::None => Words::None,
+                Rest::Short(v) => Words::U16(v),
+                Rest::Long(v) => Words::U32(v),
+            },
+        }
     }
 
     /// Bytes the directory holds.
@@ -452,6 +490,58 @@ mod tests {
         }
         for (i, e) in entries.iter().enumerate() {
             assert_eq!(d.find(&idx, e), Some(i));
+        }
+    }
+
+    /// The documented layout of `parts` (the C lookup view): a probe that
+    /// knows only it finds what `find` finds.
+    #[test]
+    fn parts_describe_the_directory() {
+        fn probe(p: &Parts<'_>, idx: &[u64], q: &[u64]) -> Option<usize> {
+            let key: u64 = q.iter().zip(p.strides).map(|(a, b)| a * b).sum();
+            let b = key.checked_shr(p.shift).unwrap_or(0) as usize;
+            let (lo, hi) = match p.offsets {
+                Words::U32(o) => (o[b] as usize, o[b + 1] as usize),
+                Words::U64(o) => (o[b] as usize, o[b + 1] as usize),
+                _ => unreachable!("offsets are 4 or 8 bytes"),
+            };
+            let low = key & ((1u64 << p.shift.min(63)) - 1);
+            let r = q.len();
+            (lo..hi).find(|&i| match p.low {
+                Words::U16(l) => u64::from(l[i]) == low,
+                Words::U32(l) => u64::from(l[i]) == low,
+                _ => idx[i * r..(i + 1) * r] == *q,
+            })
+        }
+        let mut s = 3u64;
+        for case in 0..200 {
+            let rank = 1 + case % 4;
+            let wide = case % 3 == 0;
+            let shape: Vec<u64> = (0..rank)
+                .map(|_| if wide { 1 << 12 } else { 1 + rng(&mut s) % 10 })
+                .collect();
+            let mut entries: Vec<Vec<u64>> = (0..rng(&mut s) % 150)
+                .map(|_| shape.iter().map(|&x| rng(&mut s) % x).collect())
+                .collect();
+            entries.sort();
+            entries.dedup();
+            let idx: Vec<u64> = entries.concat();
+            for d in [
+                Directory::build(&idx, &shape, None),
+                Directory::build_index(&idx, &shape),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                let p = d.parts();
+                for _ in 0..50 {
+                    let q: Vec<u64> = shape.iter().map(|&x| rng(&mut s) % x).collect();
+                    assert_eq!(probe(&p, &idx, &q), d.find(&idx, &q), "case {case}");
+                }
+                for e in &entries {
+                    assert_eq!(probe(&p, &idx, e), d.find(&idx, e), "case {case}");
+                }
+            }
         }
     }
 

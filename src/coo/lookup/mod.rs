@@ -23,7 +23,7 @@ use crate::element::decode;
 use crate::element::size;
 use crate::element::types::{Encoding, TypeInfo};
 use crate::error::CooError;
-pub(crate) use directory::Directory;
+pub(crate) use directory::{Directory, Words};
 use hash_index::HashIndex;
 use hint::select;
 use packed_index::{NotBuilt, PackedIndex};
@@ -239,6 +239,20 @@ impl<'a> Coo<'a> {
         self.directory
             .get_or_init(|| Directory::build(self.indices(), &self.shape, None).map(Box::new))
             .as_deref()
+    }
+
+    /// The bucket directory lookups on this tensor search, built now if it
+    /// is the lazy one: the index's on a sorted tensor with
+    /// `HURRAY_COO_INDEX`, the kept one of a `searchable` tensor without an
+    /// index; `None` for other indexes, unsorted tensors, and when it cannot
+    /// be had (then only the library's lookups answer).
+    pub(crate) fn search_directory(&self) -> Option<&Directory> {
+        match &self.index {
+            Some(Index::Sorted(d)) => Some(d),
+            Some(_) => None,
+            None if self.searchable() => self.directory(),
+            None => None,
+        }
     }
 
     /// Bytes of the bucket directory, 0 until a lookup has built it.

@@ -1,0 +1,138 @@
+/*
+ * libhurray_coo: the inline lookup probe. Written by hand (it holds code,
+ * which cbindgen does not generate); it reads only the documented view of
+ * hurray_coo.h (hurray_lookup_view, HURRAY_LOOKUP_VIEW_VERSION) and
+ * calls only hurray_coo_lookup_f64.
+ *
+ * Why: a lookup through the ABI costs a call and its checks, about 200
+ * instructions; the probe below is inlined into the caller's loop, as a
+ * C++ library's coeff() is, and reads the same cache lines the library
+ * would. It answers what hurray_coo_lookup_f64 answers, on every handle:
+ * whatever the view cannot answer in place (no directory, a type other
+ * than float64, a query outside the shape, a NULL pointer, a rank that
+ * differs, a long bucket, a view of another version) it hands to
+ * hurray_coo_lookup_f64, which then also sets the message.
+ *
+ *     hurray_lookup_view v = {0};
+ *     v.size = sizeof v;
+ *     if (hurray_coo_lookup_view(coo, &v) != HURRAY_OK) ...
+ *     for (...) st = hurray_coo_probe_f64(&v, coords, rank, &value, &found);
+ *
+ * The view stays valid until hurray_coo_free(coo); any number of threads
+ * may probe through one view at once.
+ */
+#ifndef HURRAY_COO_PROBE_H
+#define HURRAY_COO_PROBE_H
+
+#include "hurray_coo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * The element of view->coo at index (rank coordinates) as a double, and
+ * whether it is stored: exactly what
+ * hurray_coo_lookup_f64(view->coo, index, rank, out_value, out_found)
+ * returns and writes, including every status and message (such calls are
+ * that function's own; see it in hurray_coo.h). view: filled by
+ * hurray_coo_lookup_view (NULL: HURRAY_ERR_NULL_POINTER). out_found may be
+ * NULL.
+ *
+ * In place (no call) when the view has a directory (offset_bytes not 0),
+ * float64 values, and the query is inside the shape with at most 32
+ * entries in its bucket (the directory has at most one bucket per entry:
+ * on most tensors 0 to 2): rank multiply-adds, two offsets, then a scan of
+ * the bucket's low position bits (or its entries' positions), and one
+ * value read.
+ *
+ * Thread safety: as hurray_coo_lookup_f64; reads the view, never writes it.
+ */
+static inline hurray_status hurray_coo_probe_f64(const hurray_lookup_view *view,
+                                                 const uint64_t *index,
+                                                 uint32_t rank,
+                                                 double *out_value,
+                                                 bool *out_found) {
+    const hurray_lookup_view *v = view;
+    if (v == NULL) {
+        return hurray_coo_lookup_f64(NULL, index, rank, out_value, out_found);
+    }
+    if (v->version == HURRAY_LOOKUP_VIEW_VERSION && v->offset_bytes != 0 &&
+        v->values_f64 != NULL && index != NULL && out_value != NULL && rank == v->rank) {
+        uint64_t key = 0;
+        int inside = 1;
+        uint32_t d;
+        for (d = 0; d < rank; d++) {
+            inside &= index[d] < v->shape[d];
+            key += index[d] * v->strides[d];
+        }
+        if (inside) {
+            uint64_t b = v->shift >= 64 ? 0 : key >> v->shift;
+            uint64_t lo, hi;
+            if (v->offset_bytes == 4) {
+                const uint32_t *o = (const uint32_t *)v->offsets;
+                lo = o[b];
+                hi = o[b + 1];
+            } else {
+                const uint64_t *o = (const uint64_t *)v->offsets;
+                lo = o[b];
+                hi = o[b + 1];
+            }
+            if (hi - lo <= 32) {
+                uint64_t i, at = 0;
+                int found = 0;
+                if (v->low_bytes == 2) {
+                    const uint16_t *l = (const uint16_t *)v->low;
+                    uint16_t want = (uint16_t)(key & ((UINT64_C(1) << v->shift) - 1));
+                    for (i = lo; i < hi; i++) {
+                        if (l[i] == want) {
+                            at = i;
+                            found = 1;
+                            break;
+                        }
+                    }
+                } else if (v->low_bytes == 4) {
+                    const uint32_t *l = (const uint32_t *)v->low;
+                    uint32_t want = (uint32_t)(key & ((UINT64_C(1) << v->shift) - 1));
+                    for (i = lo; i < hi; i++) {
+                        if (l[i] == want) {
+                            at = i;
+                            found = 1;
+                            break;
+                        }
+                    }
+                } else {
+                    for (i = lo; i < hi; i++) {
+                        const uint64_t *e = v->indices + i * rank;
+                        uint64_t k = 0;
+                        for (d = 0; d < rank; d++) {
+                            k += e[d] * v->strides[d];
+                        }
+                        if (k >= key) {
+                            at = i;
+                            found = k == key;
+                            break;
+                        }
+                    }
+                }
+                {
+                    /* Entry 0 when not found (the view has values only
+                     * when nnz > 0): a read that needs no branch. */
+                    double x = v->values_f64[at];
+                    *out_value = found ? x : 0.0;
+                }
+                if (out_found != NULL) {
+                    *out_found = found != 0;
+                }
+                return HURRAY_OK;
+            }
+        }
+    }
+    return hurray_coo_lookup_f64(v->coo, index, rank, out_value, out_found);
+}
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* HURRAY_COO_PROBE_H */
