@@ -995,7 +995,8 @@ hurray_status hurray_coo_validate(const struct hurray_coo *coo,
  *
  * The layout is part of the ABI (HURRAY_LOOKUP_VIEW_VERSION, version 1):
  * entry i's linear position is the sum over dimensions d of
- * indices[i * rank + d] * strides[d]; entries are in strictly increasing
+ * indices[i * rank + d] * strides[d] (row-major strides: strides[rank - 1]
+ * is 1); entries are in strictly increasing
  * linear order; entry i is in bucket linear >> shift (bucket 0 when shift
  * is 64); the entries of bucket b are offsets[b] .. offsets[b + 1] - 1
  * (offsets holds uint32_t when offset_bytes is 4, uint64_t when 8); when

@@ -30,6 +30,36 @@
 extern "C" {
 #endif
 
+/* Not part of the API: the linear position of index (rank coordinates) in
+ * *key, and whether every coordinate is inside the shape. Ranks 1 to 3 are
+ * written out (strides[rank - 1] is 1), so the probe in a caller's loop is
+ * a few instructions; others take the loop. */
+static inline int hurray_coo_probe_key_(const hurray_lookup_view *v, const uint64_t *index,
+                                        uint32_t rank, uint64_t *key) {
+    const uint64_t *sh = v->shape, *st = v->strides;
+    uint32_t d;
+    int inside = 1;
+    uint64_t k = 0;
+    switch (rank) {
+    case 1:
+        *key = index[0];
+        return index[0] < sh[0];
+    case 2:
+        *key = index[0] * st[0] + index[1];
+        return (index[0] < sh[0]) & (index[1] < sh[1]);
+    case 3:
+        *key = index[0] * st[0] + index[1] * st[1] + index[2];
+        return (index[0] < sh[0]) & (index[1] < sh[1]) & (index[2] < sh[2]);
+    default:
+        for (d = 0; d < rank; d++) {
+            inside &= index[d] < sh[d];
+            k += index[d] * st[d];
+        }
+        *key = k;
+        return inside;
+    }
+}
+
 /*
  * The element of view->coo at index (rank coordinates) as a double, and
  * whether it is stored: exactly what
@@ -42,7 +72,7 @@ extern "C" {
  * In place (no call) when the view has a directory (offset_bytes not 0),
  * float64 values, and the query is inside the shape with at most 32
  * entries in its bucket (the directory has at most one bucket per entry:
- * on most tensors 0 to 2): rank multiply-adds, two offsets, then a scan of
+ * on most tensors 0 to 5): rank multiply-adds, two offsets, then a scan of
  * the bucket's low position bits (or its entries' positions), and one
  * value read.
  *
@@ -54,78 +84,68 @@ static inline hurray_status hurray_coo_probe_f64(const hurray_lookup_view *view,
                                                  double *out_value,
                                                  bool *out_found) {
     const hurray_lookup_view *v = view;
+    uint64_t key;
     if (v == NULL) {
         return hurray_coo_lookup_f64(NULL, index, rank, out_value, out_found);
     }
     if (v->version == HURRAY_LOOKUP_VIEW_VERSION && v->offset_bytes != 0 &&
-        v->values_f64 != NULL && index != NULL && out_value != NULL && rank == v->rank) {
-        uint64_t key = 0;
-        int inside = 1;
-        uint32_t d;
-        for (d = 0; d < rank; d++) {
-            inside &= index[d] < v->shape[d];
-            key += index[d] * v->strides[d];
+        v->values_f64 != NULL && index != NULL && out_value != NULL && rank == v->rank &&
+        hurray_coo_probe_key_(v, index, rank, &key)) {
+        uint64_t b = v->shift >= 64 ? 0 : key >> v->shift;
+        uint64_t lo, hi;
+        if (v->offset_bytes == 4) {
+            const uint32_t *o = (const uint32_t *)v->offsets;
+            lo = o[b];
+            hi = o[b + 1];
+        } else {
+            const uint64_t *o = (const uint64_t *)v->offsets;
+            lo = o[b];
+            hi = o[b + 1];
         }
-        if (inside) {
-            uint64_t b = v->shift >= 64 ? 0 : key >> v->shift;
-            uint64_t lo, hi;
-            if (v->offset_bytes == 4) {
-                const uint32_t *o = (const uint32_t *)v->offsets;
-                lo = o[b];
-                hi = o[b + 1];
+        if (hi - lo <= 32) {
+            uint64_t i, at = 0;
+            int found = 0;
+            if (v->low_bytes == 2) {
+                const uint16_t *l = (const uint16_t *)v->low;
+                uint16_t want = (uint16_t)(key & ((UINT64_C(1) << v->shift) - 1));
+                for (i = lo; i < hi; i++) {
+                    if (l[i] == want) {
+                        at = i;
+                        found = 1;
+                        break;
+                    }
+                }
+            } else if (v->low_bytes == 4) {
+                const uint32_t *l = (const uint32_t *)v->low;
+                uint32_t want = (uint32_t)(key & ((UINT64_C(1) << v->shift) - 1));
+                for (i = lo; i < hi; i++) {
+                    if (l[i] == want) {
+                        at = i;
+                        found = 1;
+                        break;
+                    }
+                }
             } else {
-                const uint64_t *o = (const uint64_t *)v->offsets;
-                lo = o[b];
-                hi = o[b + 1];
+                for (i = lo; i < hi; i++) {
+                    uint64_t k;
+                    hurray_coo_probe_key_(v, v->indices + i * rank, rank, &k);
+                    if (k >= key) {
+                        at = i;
+                        found = k == key;
+                        break;
+                    }
+                }
             }
-            if (hi - lo <= 32) {
-                uint64_t i, at = 0;
-                int found = 0;
-                if (v->low_bytes == 2) {
-                    const uint16_t *l = (const uint16_t *)v->low;
-                    uint16_t want = (uint16_t)(key & ((UINT64_C(1) << v->shift) - 1));
-                    for (i = lo; i < hi; i++) {
-                        if (l[i] == want) {
-                            at = i;
-                            found = 1;
-                            break;
-                        }
-                    }
-                } else if (v->low_bytes == 4) {
-                    const uint32_t *l = (const uint32_t *)v->low;
-                    uint32_t want = (uint32_t)(key & ((UINT64_C(1) << v->shift) - 1));
-                    for (i = lo; i < hi; i++) {
-                        if (l[i] == want) {
-                            at = i;
-                            found = 1;
-                            break;
-                        }
-                    }
-                } else {
-                    for (i = lo; i < hi; i++) {
-                        const uint64_t *e = v->indices + i * rank;
-                        uint64_t k = 0;
-                        for (d = 0; d < rank; d++) {
-                            k += e[d] * v->strides[d];
-                        }
-                        if (k >= key) {
-                            at = i;
-                            found = k == key;
-                            break;
-                        }
-                    }
-                }
-                {
-                    /* Entry 0 when not found (the view has values only
-                     * when nnz > 0): a read that needs no branch. */
-                    double x = v->values_f64[at];
-                    *out_value = found ? x : 0.0;
-                }
-                if (out_found != NULL) {
-                    *out_found = found != 0;
-                }
-                return HURRAY_OK;
+            {
+                /* Entry 0 when not found (the view has values only when
+                 * nnz > 0): the read does not wait for the answer. */
+                double x = v->values_f64[at];
+                *out_value = found ? x : 0.0;
             }
+            if (out_found != NULL) {
+                *out_found = found != 0;
+            }
+            return HURRAY_OK;
         }
     }
     return hurray_coo_lookup_f64(v->coo, index, rank, out_value, out_found);

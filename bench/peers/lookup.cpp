@@ -1,0 +1,183 @@
+// Single lookups in one process, on the same queries, rounds interleaved
+// (issue 23): what a C or C++ caller gets from libhurray_coo through its
+// headers, against the sparse-matrix libraries it could link instead.
+//   call          hurray_coo_lookup_f64 per query (HURRAY_COO_INDEX handle)
+//   probe         hurray_coo_probe_f64 (hurray_coo_probe.h, inlined into
+//                 this loop) over hurray_coo_lookup_view, no index
+//   probe_index   the same on the HURRAY_COO_INDEX handle
+//   eigen32/64    Eigen SparseMatrix<double, RowMajor, int32 / int64>::coeff
+//                 (int32 only when the flattened matrix fits it)
+//   graphblas     GrB_Matrix_extractElement_FP64, one thread
+// Rank 3 tensors are the peers' flattened matrices (i, j * n2 + k). Every
+// method's sum of answers must agree (checked; a mismatch is an error).
+// Prints "method<TAB>dataset<TAB>ms" (median of the rounds) per line.
+#include <Eigen/Sparse>
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "common.h"
+#include "create.h"
+#include <GraphBLAS.h>
+}
+#include "hurray_coo.h"
+#include "hurray_coo_probe.h"
+
+static void *aligned_copy(const void *src, size_t n) {
+    void *p = nullptr;
+    if (posix_memalign(&p, 64, n ? n : 64) != 0) return nullptr;
+    std::memcpy(p, src, n);
+    return p;
+}
+
+template <typename I>
+static Eigen::SparseMatrix<double, Eigen::RowMajor, I> eigen_matrix(const dataset &d, uint64_t cols) {
+    std::vector<Eigen::Triplet<double, I>> t;
+    t.reserve(d.nnz);
+    const uint64_t n2 = d.rank == 3 ? d.shape[2] : 1;
+    for (uint64_t k = 0; k < d.nnz; k++) {
+        const uint64_t *e = &d.idx[d.rank * k];
+        t.emplace_back((I)e[0], (I)(d.rank == 3 ? e[1] * n2 + e[2] : e[1]), d.val[k]);
+    }
+    Eigen::SparseMatrix<double, Eigen::RowMajor, I> A((I)d.shape[0], (I)cols);
+    A.setFromTriplets(t.begin(), t.end());
+    A.makeCompressed();
+    return A;
+}
+
+/* nq probes of rank R through view v; the sum of the answers. */
+template <uint32_t R>
+static double probe_loop(const hurray_lookup_view *v, const uint64_t *q, uint64_t nq) {
+    double s = 0, x;
+    bool f;
+    for (uint64_t k = 0; k < nq; k++) {
+        hurray_coo_probe_f64(v, q + k * R, R, &x, &f);
+        s += x;
+    }
+    return s;
+}
+
+int main(int argc, char **argv) {
+    const int rounds = 7;
+    GrB_init(GrB_NONBLOCKING);
+    GxB_Global_Option_set((GxB_Option_Field)GxB_NTHREADS, 1);
+    for (int a = 2; a < argc; a++) {
+        dataset d;
+        if (load(argv[1], argv[a], &d) != 0 || !d.q || d.rank < 2 || d.rank > 3) continue;
+        const uint32_t rank = (uint32_t)d.rank;
+        const uint64_t n2 = rank == 3 ? d.shape[2] : 1, cols = d.shape[1] * n2;
+        const size_t ib = d.nnz * rank * 8, vb = d.nnz * 8;
+        uint64_t *idx = (uint64_t *)aligned_copy(d.idx, ib);
+        double *val = (double *)aligned_copy(d.val, vb);
+        hurray_coo *plain = nullptr, *indexed = nullptr;
+        bench_create(HURRAY_TYPE_FLOAT64, rank, d.shape, d.nnz, d.sorted, val, vb, idx, ib, 0, 1, &plain);
+        bench_create(HURRAY_TYPE_FLOAT64, rank, d.shape, d.nnz, d.sorted, val, vb, idx, ib,
+                     HURRAY_COO_INDEX, 1, &indexed);
+        hurray_lookup_view vp, vi;
+        std::memset(&vp, 0, sizeof vp);
+        std::memset(&vi, 0, sizeof vi);
+        vp.size = vi.size = sizeof vp;
+        if (!plain || !indexed || hurray_coo_lookup_view(plain, &vp) != HURRAY_OK ||
+            hurray_coo_lookup_view(indexed, &vi) != HURRAY_OK) {
+            std::fprintf(stderr, "%s: %s\n", argv[a], hurray_last_error_message());
+            return 1;
+        }
+        auto A64 = eigen_matrix<std::int64_t>(d, cols);
+        const bool fits32 = d.shape[0] < (1u << 31) && cols < (1u << 31);
+        Eigen::SparseMatrix<double, Eigen::RowMajor, int> A32;
+        if (fits32) A32 = eigen_matrix<int>(d, cols);
+        GrB_Matrix G;
+        {
+            std::vector<GrB_Index> I(d.nnz), J(d.nnz);
+            for (uint64_t k = 0; k < d.nnz; k++) {
+                const uint64_t *e = &d.idx[rank * k];
+                I[k] = e[0];
+                J[k] = rank == 3 ? e[1] * n2 + e[2] : e[1];
+            }
+            GrB_Matrix_new(&G, GrB_FP64, d.shape[0], cols);
+            GrB_Matrix_build_FP64(G, I.data(), J.data(), d.val, d.nnz, GrB_PLUS_FP64);
+            GrB_Matrix_wait(G, GrB_MATERIALIZE);
+        }
+        const uint64_t *q = d.q;
+        const uint64_t nq = d.nq;
+        auto colq = [&](const uint64_t *c) { return rank == 3 ? c[1] * n2 + c[2] : c[1]; };
+        struct method {
+            std::string name;
+            std::function<double()> run;
+            std::vector<double> ms;
+            double sum;
+        };
+        std::vector<method> m;
+        m.push_back({"call", [&] {
+                         double s = 0, x;
+                         bool f;
+                         for (uint64_t k = 0; k < nq; k++) {
+                             hurray_coo_lookup_f64(indexed, q + k * rank, rank, &x, &f);
+                             s += x;
+                         }
+                         return s;
+                     }, {}, 0});
+        // The rank as a caller writes it: a constant (2 for a matrix).
+        auto probe = [&](const hurray_lookup_view *v) {
+            return rank == 2 ? probe_loop<2>(v, q, nq) : probe_loop<3>(v, q, nq);
+        };
+        m.push_back({"probe", [&] { return probe(&vp); }, {}, 0});
+        m.push_back({"probe_index", [&] { return probe(&vi); }, {}, 0});
+        if (fits32)
+            m.push_back({"eigen32", [&] {
+                             double s = 0;
+                             for (uint64_t k = 0; k < nq; k++)
+                                 s += A32.coeff((int)q[k * rank], (int)colq(q + k * rank));
+                             return s;
+                         }, {}, 0});
+        m.push_back({"eigen64", [&] {
+                         double s = 0;
+                         for (uint64_t k = 0; k < nq; k++)
+                             s += A64.coeff((std::int64_t)q[k * rank], (std::int64_t)colq(q + k * rank));
+                         return s;
+                     }, {}, 0});
+        m.push_back({"graphblas", [&] {
+                         double s = 0, x;
+                         for (uint64_t k = 0; k < nq; k++)
+                             if (GrB_Matrix_extractElement_FP64(&x, G, q[k * rank], colq(q + k * rank)) ==
+                                 GrB_SUCCESS)
+                                 s += x;
+                         return s;
+                     }, {}, 0});
+        for (int r = 0; r < rounds; r++) {
+            // A different method first in each round: none always gets the
+            // cache another one warmed.
+            for (size_t j = 0; j < m.size(); j++) {
+                method &x = m[(j + (size_t)r) % m.size()];
+                double s = now_ms();
+                x.sum = x.run();
+                x.ms.push_back(now_ms() - s);
+            }
+        }
+        for (auto &x : m) {
+            std::sort(x.ms.begin(), x.ms.end());
+            if (x.sum != m[0].sum) {
+                std::fprintf(stderr, "%s on %s: sum %.17g, the call's %.17g\n", x.name.c_str(), argv[a],
+                             x.sum, m[0].sum);
+                return 1;
+            }
+            std::printf("%s\t%s\t%.3f\n", x.name.c_str(), argv[a], x.ms[x.ms.size() / 2]);
+        }
+        std::fprintf(stderr,
+                     "%s: index view shift %u, offsets %u B, low bits %u B, %.2f B/entry; "
+                     "Eigen's int32 CSR (row offsets, columns, values) %.2f B/entry\n",
+                     argv[a], vi.shift, vi.offset_bytes, vi.low_bytes,
+                     (double)hurray_coo_index_bytes(indexed) / (double)d.nnz,
+                     (4.0 * (double)(d.shape[0] + 1) + 12.0 * (double)d.nnz) / (double)d.nnz);
+        GrB_Matrix_free(&G);
+        hurray_coo_free(plain);
+        hurray_coo_free(indexed);
+        std::free(idx);
+        std::free(val);
+    }
+    GrB_finalize();
+    return 0;
+}
