@@ -152,9 +152,10 @@ fn readme_c_and_cpp_blocks_compile_and_run() {
                 assert!(out.contains("re-assembled through the plan; CG:"), "{out}");
             }
         } else {
-            let (_, body) = hoist_includes(block);
+            // The fragment's own includes (the prelude has the usual ones).
+            let (inc, body) = hoist_includes(block);
             let source = format!(
-                "{C_PRELUDE}\nint main(void) {{\n    hurray_coo *coo = seed();\n{body}\n    \
+                "{C_PRELUDE}\n{inc}\nint main(void) {{\n    hurray_coo *coo = seed();\n{body}\n    \
                  hurray_coo_free(coo);\n    return 0;\n}}\n"
             );
             let fragment = ["cc", "-std=c11", "-Wall", "-Werror", "-Wno-unused"];
