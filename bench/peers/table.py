@@ -8,6 +8,7 @@ for line in open(sys.argv[1]):
     t[(op, data)][peer] = float(ms)
 
 ORDER = ["validate", "validate2", "validate_unflagged", "lookup", "lookup_first", "lookup_index", "lookup_values",
+         "probe", "probe_index",
          "batch_random", "batch_random2", "batch_values", "batch_values2", "batch", "batch2",
          "scan50", "statistics"]
 LABEL = {
@@ -21,6 +22,8 @@ LABEL = {
     "validate_unflagged": "validate, ordered data not flagged sorted",
     "lookup": "1M point lookups",
     "lookup_first": "1M point lookups, first use (directory built)",
+    "probe": "1M inline probes (hurray_coo_probe.h), no index",
+    "probe_index": "1M inline probes (hurray_coo_probe.h), HURRAY_COO_INDEX",
     "batch_random": "1M random queries, batch (index), 1 thread",
     "batch": "1M sorted queries, batch, 1 thread",
     "batch2": "1M sorted queries, batch, 2 threads",
@@ -43,7 +46,7 @@ for (op, data) in sorted(t, key=lambda k: (k[1], ORDER.index(k[0]) if k[0] in OR
         for other in ("validate_dup",):
             for peer, ms in sorted(t.get((other, data), {}).items()):
                 print(f"| validate vs build with dup operator | {data} | {ours:.2f} | {peer} | {ms:.2f} | {ms / ours:.2f}x |")
-    if op in ("lookup_index", "lookup_values"):
+    if op in ("lookup_index", "lookup_values", "probe", "probe_index"):
         for peer, ms in sorted(t.get(("lookup", data), {}).items()):
             if peer not in ("ours", "ours (Rust call)"):
                 print(f"| {LABEL[op]} vs peer's lookups | {data} | {ours:.2f} | {peer} | {ms:.2f} | {ms / ours:.2f}x |")

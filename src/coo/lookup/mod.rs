@@ -36,7 +36,8 @@ use packed_index::{NotBuilt, PackedIndex};
 /// On a validated sorted tensor, `HURRAY_COO_INDEX` is the bucket directory
 /// with each entry's low position bits (`Sorted`): a lookup reads two
 /// offsets and a few 2- or 4-byte keys, then the value, and the index is at
-/// most 8 bytes per entry plus 8 (4-6 on most matrices).
+/// most 8 bytes per entry plus 8 (3-5 on most matrices: one bucket per 4
+/// entries).
 pub(crate) enum Index {
     Packed(PackedIndex<8>),
     Valued(PackedIndex<4>),
