@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "hurray_coo.h"
+#include "hurray_coo_probe.h"
 
 namespace hurray {
 
@@ -534,6 +535,36 @@ private:
     }
 
     hurray_coo *h_ = nullptr;
+};
+
+/// Single lookups inlined into the caller's loop (hurray_coo_probe.h): the
+/// answers of coo::find_f64, read in place from the handle's lookup view
+/// where it allows (a sorted float64 tensor), through the call otherwise.
+/// Valid while the coo it was made from lives; copyable, and usable from
+/// many threads at once.
+class probe {
+public:
+    explicit probe(const coo &t) {
+        v_ = hurray_lookup_view{};
+        v_.size = sizeof v_;
+        check(hurray_coo_lookup_view(t.get(), &v_));
+    }
+    /// The value at a coordinate tuple as a double (0.0 when not stored).
+    double lookup_f64(std::initializer_list<std::uint64_t> index) const {
+        return find_f64(index.begin(), index.size()).value;
+    }
+    /// The value as a double and whether it is stored.
+    found_value<double> find_f64(const std::uint64_t *index, std::size_t rank) const {
+        found_value<double> r{0.0, false};
+        check(hurray_coo_probe_f64(&v_, index, static_cast<std::uint32_t>(rank), &r.value,
+                                   &r.found));
+        return r;
+    }
+    /// The view itself (see hurray_lookup_view).
+    const hurray_lookup_view &view() const noexcept { return v_; }
+
+private:
+    hurray_lookup_view v_;
 };
 
 /// A re-assembly plan (move-only): new values of the same triplets into the

@@ -80,6 +80,35 @@ extern "C" int ctest_cpp17(void) {
         CHECK(e.message() == "entry 1 duplicates entry 0 at (2, 0)");
     }
 
+    // The inline probe: find_f64's answers (float32 here: through the call),
+    // and in place on a sorted float64 tensor; errors as exceptions.
+    {
+        const hurray::probe p(t);
+        CHECK(p.view().version == HURRAY_LOOKUP_VIEW_VERSION && p.view().values_f64 == nullptr);
+        auto d = hurray::coo::copy(hurray::type::float64, shape,
+                                   std::vector<double>{1.5, -0.5, 2.0, 4.0},
+                                   std::vector<std::uint64_t>{0, 1, 2, 0, 2, 3, 3, 3}, true);
+        const hurray::probe pd(d);
+        CHECK(pd.view().offset_bytes != 0 && pd.view().values_f64 != nullptr);
+        for (std::uint64_t i = 0; i < 4; i++) {
+            for (std::uint64_t j = 0; j < 4; j++) {
+                const std::uint64_t q[2] = {i, j};
+                auto a = p.find_f64(q, 2), b = t.find_f64(q, 2);
+                auto c = pd.find_f64(q, 2), e = d.find_f64(q, 2);
+                CHECK(a.value == b.value && a.found == b.found);
+                CHECK(c.value == e.value && c.found == e.found);
+            }
+        }
+        CHECK(pd.lookup_f64({2, 3}) == 2.0);
+        try {
+            (void)pd.lookup_f64({4, 0});
+            CHECK(false);
+        } catch (const hurray::error &e) {
+            CHECK(e.status() == HURRAY_ERR_INDEX_OUT_OF_BOUNDS);
+            CHECK(e.message().find("coordinate 4 in dimension 0") != std::string::npos);
+        }
+    }
+
     // Copies from vectors: misaligned input is fine.
     auto c = hurray::coo::copy(hurray::type::int32, {10}, std::vector<std::int32_t>{7, -3},
                                std::vector<std::uint64_t>{1, 8}, true);
