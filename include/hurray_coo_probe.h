@@ -73,8 +73,9 @@ static inline int hurray_coo_probe_key_(const hurray_lookup_view *v, const uint6
  * float64 values, and the query is inside the shape with at most 32
  * entries in its bucket (the directory has at most one bucket per entry:
  * on most tensors 0 to 5): rank multiply-adds, two offsets, then a scan of
- * the bucket's low position bits (or its entries' positions), and one
- * value read.
+ * the bucket's low position bits (or its entries' positions; both
+ * increase within a bucket, so the scan stops at the first one not below
+ * the query's), and one value read.
  *
  * Thread safety: as hurray_coo_lookup_f64; reads the view, never writes it.
  */
@@ -109,9 +110,9 @@ static inline hurray_status hurray_coo_probe_f64(const hurray_lookup_view *view,
                 const uint16_t *l = (const uint16_t *)v->low;
                 uint16_t want = (uint16_t)(key & ((UINT64_C(1) << v->shift) - 1));
                 for (i = lo; i < hi; i++) {
-                    if (l[i] == want) {
+                    if (l[i] >= want) {
                         at = i;
-                        found = 1;
+                        found = l[i] == want;
                         break;
                     }
                 }
@@ -119,9 +120,9 @@ static inline hurray_status hurray_coo_probe_f64(const hurray_lookup_view *view,
                 const uint32_t *l = (const uint32_t *)v->low;
                 uint32_t want = (uint32_t)(key & ((UINT64_C(1) << v->shift) - 1));
                 for (i = lo; i < hi; i++) {
-                    if (l[i] == want) {
+                    if (l[i] >= want) {
                         at = i;
-                        found = 1;
+                        found = l[i] == want;
                         break;
                     }
                 }
