@@ -71,8 +71,9 @@ static inline int hurray_coo_probe_key_(const hurray_lookup_view *v, const uint6
  *
  * In place (no call) when the view has a directory (offset_bytes not 0),
  * float64 values, and the query is inside the shape with at most 32
- * entries in its bucket (the directory has at most one bucket per entry:
- * on most tensors 0 to 5): rank multiply-adds, two offsets, then a scan of
+ * entries in its bucket (the index keeps one bucket per 4 entries, the
+ * directory without an index one per entry): rank multiply-adds, two
+ * offsets, then a scan of
  * the bucket's low position bits (or its entries' positions; both
  * increase within a bucket, so the scan stops at the first one not below
  * the query's), and one value read.
@@ -138,8 +139,9 @@ static inline hurray_status hurray_coo_probe_f64(const hurray_lookup_view *view,
                 }
             }
             {
-                /* Entry 0 when not found (the view has values only when
-                 * nnz > 0): the read does not wait for the answer. */
+                /* at is an entry of the tensor whether or not it is the
+                 * query's (entry 0 for an empty bucket; the view has values
+                 * only when nnz > 0): the read does not wait for found. */
                 double x = v->values_f64[at];
                 *out_value = found ? x : 0.0;
             }
