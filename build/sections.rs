@@ -81,8 +81,8 @@ const SECTIONS: &[Section] = &[
     ),
     (
         "Validation",
-        "Every rule of the specification, whatever flags the handle was made with.",
-        |n| n == "hurray_coo_validate",
+        "Every rule of the specification, whatever flags the handle was made with; the work space the checks keep.",
+        |n| n == "hurray_coo_validate" || n == "hurray_release_scratch",
     ),
     ("Lookup", "One element, or many in one call.", |n| {
         n.starts_with("HURRAY_LOOKUP_")

@@ -371,7 +371,7 @@ module hurray_coo
   public :: hurray_type_values_bytes, hurray_type_name, hurray_status_name
   public :: hurray_last_error_message, hurray_last_error_position
   public :: hurray_coo_version_number, hurray_coo_version_string
-  public :: hurray_coo_abi_version, hurray_coo_descriptor_size, hurray_coo_encode_descriptor
+  public :: hurray_coo_abi_version, hurray_release_scratch, hurray_coo_descriptor_size, hurray_coo_encode_descriptor
   public :: hurray_coo_from_descriptor, hurray_descriptor_inspect, hurray_coo_statistics
   public :: hurray_coo_descriptor_statistics, hurray_coo_shard, hurray_coo_descriptor_flags
   public :: hurray_coo_assemble, hurray_assembly_plan_apply, hurray_assembly_plan_triplets
@@ -541,6 +541,11 @@ module hurray_coo
     integer(c_int32_t) function hurray_coo_abi_version() bind(C, name="hurray_coo_abi_version")
       import :: c_int32_t
     end function hurray_coo_abi_version
+
+    ! The bytes of work space freed (see the C header).
+    integer(c_size_t) function hurray_release_scratch() bind(C, name="hurray_release_scratch")
+      import :: c_size_t
+    end function hurray_release_scratch
 
     integer(c_int32_t) function hurray_coo_descriptor_size(coo, options, out_len) &
         bind(C, name="hurray_coo_descriptor_size")

@@ -858,7 +858,9 @@ typedef struct hurray_coo_options {
  * HURRAY_ERR_INVALID_VALUE, HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC. The
  * first violation found is described by hurray_last_error_message() and
  * hurray_last_error_position() (the coordinate rules at the lowest entry
- * first, then the values).
+ * first, then the values). The duplicate check of an unsorted tensor keeps
+ * its work space for the next check, within a bound (see
+ * hurray_release_scratch).
  *
  * Thread safety: may be called from any thread.
  */
@@ -950,8 +952,28 @@ const uint64_t *hurray_coo_indices(const struct hurray_coo *coo,
 
 /* ======================================================================
  * 5. Validation
- *    Every rule of the specification, whatever flags the handle was made with.
+ *    Every rule of the specification, whatever flags the handle was made with; the work space the checks keep.
  * ====================================================================== */
+
+/**
+ * Free the work space the library keeps between calls; returns its size in
+ * bytes (0 when none was kept).
+ *
+ * The duplicate check of an unsorted tensor (hurray_coo_create and
+ * hurray_coo_validate on a tensor whose is_sorted is false) scatters its
+ * entries into 8-9 bytes per entry of work space. When the check returns,
+ * the library keeps that memory for the next check, which then writes to
+ * pages the process already has instead of having the kernel map and clear
+ * fresh ones. It keeps at most 4 buffers and 64 MiB in all (the work space
+ * of about 7M entries); larger work space is freed on return. A program
+ * that has finished creating tensors, or wants the memory back, calls this;
+ * the next check then allocates afresh. Nothing else changes: no handle
+ * refers to this memory.
+ *
+ * Thread safety: safe from any thread, also while other calls run: a check
+ * in progress keeps its buffer until it returns, and may put it back then.
+ */
+size_t hurray_release_scratch(void);
 
 /**
  * Check every rule of the COO specification on a handle, whatever flags it
@@ -972,7 +994,8 @@ const uint64_t *hurray_coo_indices(const struct hurray_coo *coo,
  * HURRAY_ERR_DUPLICATE, HURRAY_ERR_NOT_SORTED, HURRAY_ERR_NONZERO_PADDING,
  * HURRAY_ERR_INVALID_VALUE,
  * HURRAY_ERR_ALLOC (duplicate detection needs about 9, at most 16, bytes per entry),
- * HURRAY_ERR_INTERNAL_PANIC.
+ * HURRAY_ERR_INTERNAL_PANIC. The duplicate detection's work space is kept
+ * for the next check, within a bound (see hurray_release_scratch).
  *
  * Thread safety: safe on a handle shared between threads.
  */

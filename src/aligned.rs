@@ -109,6 +109,118 @@ pub fn zeroed_vec<T: Zeroable>(n: usize) -> Option<Vec<T>> {
     Some(v)
 }
 
+/// Work space kept between calls: the scatter buffer of an unsorted
+/// check (8-9 bytes per entry) goes back to this pool on return instead of
+/// to the allocator, so the next check writes to pages the process already
+/// has instead of having the kernel map and clear fresh ones.
+///
+/// The bound: at most [`KEEP_BUFFERS`] buffers and [`KEEP_BYTES`] bytes in
+/// all (a larger buffer is freed on return); [`release_scratch`] frees
+/// them (`hurray_release_scratch` in the C API). A buffer is never shared:
+/// a call takes it out of the pool and puts it back when done.
+static POOL: std::sync::Mutex<Pool> = std::sync::Mutex::new(Pool {
+    bufs: Vec::new(),
+    max_buffers: KEEP_BUFFERS,
+    max_bytes: KEEP_BYTES,
+});
+
+/// The most buffers the pool keeps (one per thread of a 4-thread check).
+pub const KEEP_BUFFERS: usize = 4;
+/// The most bytes the pool keeps: 64 MiB, the work space of a check of
+/// about 7M entries. Larger work space comes from fresh huge pages, whose
+/// mapping costs little beside the check (about 6 % on 30M entries,
+/// against about 15 % saved on 1M; BENCHMARKS.md), so holding hundreds of
+/// MiB after the call would buy little.
+pub const KEEP_BYTES: usize = 64 << 20;
+
+/// Kept buffers, within a bound (the pool's is `KEEP_*`; tests use
+/// smaller ones).
+struct Pool {
+    bufs: Vec<Vec<u64>>,
+    max_buffers: usize,
+    max_bytes: usize,
+}
+
+impl Pool {
+    /// The smallest kept buffer of at least `n` values, taken out.
+    fn take(&mut self, n: usize) -> Option<Vec<u64>> {
+        let fit = (0..self.bufs.len())
+            .filter(|&i| self.bufs[i].len() >= n)
+            .min_by_key(|&i| self.bufs[i].len())?;
+        Some(self.bufs.swap_remove(fit))
+    }
+
+    /// Keep `buf`, then free the smallest buffers until the bound holds (the
+    /// largest is the one a next call of the same size needs).
+    fn give(&mut self, buf: Vec<u64>) {
+        if buf.len() > self.max_bytes / 8 {
+            return;
+        }
+        self.bufs.push(buf);
+        while self.bufs.len() > self.max_buffers || self.bytes() > self.max_bytes {
+            let smallest = (0..self.bufs.len()).min_by_key(|&i| self.bufs[i].len());
+            match smallest {
+                Some(i) => drop(self.bufs.swap_remove(i)),
+                None => break,
+            }
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        self.bufs.iter().map(|b| b.len() * 8).sum()
+    }
+}
+
+fn pool() -> std::sync::MutexGuard<'static, Pool> {
+    // A panic while the lock was held left the list itself whole.
+    POOL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `n` `u64`s of work space, of arbitrary contents: a kept buffer that is
+/// large enough (the smallest such), or else fresh zeroed memory as
+/// [`zeroed_vec`] gives; `None` when the memory cannot be had. Dropping it
+/// gives it back to the pool.
+pub fn scratch_u64(n: usize) -> Option<Scratch> {
+    let kept = pool().take(n);
+    let buf = match kept {
+        Some(buf) => buf,
+        None => zeroed_vec::<u64>(n)?,
+    };
+    Some(Scratch { buf, len: n })
+}
+
+/// Frees every buffer the pool keeps; returns their bytes.
+pub fn release_scratch() -> usize {
+    let kept = std::mem::take(&mut pool().bufs);
+    kept.iter().map(|b| b.len() * 8).sum()
+}
+
+/// Work space from [`scratch_u64`]: a slice of `u64`, back to the pool on drop.
+pub struct Scratch {
+    buf: Vec<u64>,
+    len: usize,
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = [u64];
+    fn deref(&self) -> &[u64] {
+        &self.buf[..self.len]
+    }
+}
+
+impl std::ops::DerefMut for Scratch {
+    fn deref_mut(&mut self) -> &mut [u64] {
+        &mut self.buf[..self.len]
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let buf = std::mem::take(&mut self.buf);
+        pool().give(buf);
+    }
+}
+
 /// An empty `Vec` with room for `n` elements, or `Alloc` naming `what`
 /// (never an abort): for every vector whose length a caller's count sets.
 pub fn try_vec<T>(n: usize, what: &'static str) -> Result<Vec<T>, CooError> {
@@ -142,6 +254,55 @@ pub fn try_string(src: &str, what: &'static str) -> Result<String, CooError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_pool_hands_out_the_smallest_fit_and_keeps_its_bound() {
+        let mut p = Pool {
+            bufs: Vec::new(),
+            max_buffers: 4,
+            max_bytes: 8000,
+        };
+        assert!(p.take(1).is_none());
+        p.give(vec![1; 100]);
+        p.give(vec![2; 10]);
+        p.give(vec![3; 50]);
+        // The smallest buffer of at least 20 values is the 50 one.
+        assert_eq!(p.take(20).unwrap()[0], 3);
+        assert!(p.take(101).is_none());
+        assert_eq!(p.take(100).unwrap()[0], 1);
+        assert_eq!(p.bytes(), 80);
+        // No more than KEEP_BUFFERS buffers: the smallest ones go.
+        // No more than max_buffers: the smallest ones go.
+        for k in 0..6 {
+            p.give(vec![k as u64; 20 + k]);
+        }
+        assert_eq!(p.bufs.len(), 4);
+        assert!(p.bufs.iter().all(|b| b.len() >= 22));
+        // No more than max_bytes: a buffer above it is not kept at all,
+        // and one that passes the sum pushes the smallest ones out.
+        p.give(vec![0; 1001]);
+        assert_eq!(p.bufs.len(), 4);
+        assert!(p.bufs.iter().all(|b| b.len() < 1001));
+        p.give(vec![9; 970]);
+        assert!(p.bytes() <= 8000);
+        assert!(p.bufs.len() < 4);
+        assert_eq!(p.take(970).unwrap()[0], 9);
+    }
+
+    #[test]
+    fn scratch_returns_to_the_pool_and_is_released() {
+        // Other tests share the process-wide pool, so only what holds
+        // whatever they do is asserted: the bound, and a release empties it.
+        let n = 1000;
+        drop(scratch_u64(n).unwrap());
+        assert!(pool().bytes() <= KEEP_BYTES);
+        assert!(pool().bufs.len() <= KEEP_BUFFERS);
+        release_scratch();
+        let mut s = scratch_u64(n).unwrap();
+        assert_eq!(s.len(), n);
+        s.fill(7);
+        drop(s);
+    }
 
     #[test]
     fn copies_are_aligned_and_exact() {

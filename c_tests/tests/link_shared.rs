@@ -85,3 +85,31 @@ fn c_program_links_against_the_shared_library_and_runs() {
         "not dynamically linked:\n{ldd}"
     );
 }
+
+/// The work space an unsorted check keeps, and `hurray_release_scratch`, in
+/// a process of its own (c_tests/c/scratch_main.c): the library's pool is
+/// process-wide, so only there are its byte counts exact.
+#[test]
+fn unsorted_checks_keep_their_work_space_until_released() {
+    let root = &repo_root();
+    let dir = build_shared_library();
+    let exe = dir.join("scratch_main");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    run(Command::new(cc)
+        .current_dir(root)
+        .args([
+            "-std=c11",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-Iinclude",
+        ])
+        .arg("c_tests/c/scratch_main.c")
+        .arg(format!("-L{}", dir.display()))
+        .arg("-lhurray_coo")
+        .arg("-o")
+        .arg(&exe));
+    let out = run(Command::new(&exe).env("LD_LIBRARY_PATH", &dir));
+    assert!(out.contains("scratch: ok"), "{out}");
+}

@@ -102,7 +102,9 @@ pub struct hurray_coo_options {
 /// HURRAY_ERR_INVALID_VALUE, HURRAY_ERR_ALLOC, HURRAY_ERR_INTERNAL_PANIC. The
 /// first violation found is described by hurray_last_error_message() and
 /// hurray_last_error_position() (the coordinate rules at the lowest entry
-/// first, then the values).
+/// first, then the values). The duplicate check of an unsorted tensor keeps
+/// its work space for the next check, within a bound (see
+/// hurray_release_scratch).
 ///
 /// Thread safety: may be called from any thread.
 #[no_mangle]

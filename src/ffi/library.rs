@@ -1,4 +1,5 @@
-//! Status names, the last-error message, and versions.
+//! Status names, the last-error message, versions, and the work space the
+//! library keeps between calls.
 
 use std::ffi::c_char;
 
@@ -218,4 +219,25 @@ pub extern "C" fn hurray_coo_version_string() -> *const c_char {
 #[no_mangle]
 pub extern "C" fn hurray_coo_abi_version() -> u32 {
     guard_value(0, || HURRAY_COO_ABI_VERSION)
+}
+
+/// Free the work space the library keeps between calls; returns its size in
+/// bytes (0 when none was kept).
+///
+/// The duplicate check of an unsorted tensor (hurray_coo_create and
+/// hurray_coo_validate on a tensor whose is_sorted is false) scatters its
+/// entries into 8-9 bytes per entry of work space. When the check returns,
+/// the library keeps that memory for the next check, which then writes to
+/// pages the process already has instead of having the kernel map and clear
+/// fresh ones. It keeps at most 4 buffers and 64 MiB in all (the work space
+/// of about 7M entries); larger work space is freed on return. A program
+/// that has finished creating tensors, or wants the memory back, calls this;
+/// the next check then allocates afresh. Nothing else changes: no handle
+/// refers to this memory.
+///
+/// Thread safety: safe from any thread, also while other calls run: a check
+/// in progress keeps its buffer until it returns, and may put it back then.
+#[no_mangle]
+pub extern "C" fn hurray_release_scratch() -> usize {
+    guard_value(0, crate::aligned::release_scratch)
 }

@@ -21,7 +21,8 @@ use super::{hurray_coo, hurray_status};
 /// HURRAY_ERR_DUPLICATE, HURRAY_ERR_NOT_SORTED, HURRAY_ERR_NONZERO_PADDING,
 /// HURRAY_ERR_INVALID_VALUE,
 /// HURRAY_ERR_ALLOC (duplicate detection needs about 9, at most 16, bytes per entry),
-/// HURRAY_ERR_INTERNAL_PANIC.
+/// HURRAY_ERR_INTERNAL_PANIC. The duplicate detection's work space is kept
+/// for the next check, within a bound (see hurray_release_scratch).
 ///
 /// Thread safety: safe on a handle shared between threads.
 #[no_mangle]

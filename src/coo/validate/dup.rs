@@ -14,7 +14,10 @@
 //!
 //! Transient memory: about 9 bytes per entry, 8 when counted (on Linux in transparent huge pages,
 //! for the scatter's many write streams), plus the bucket counts and one
-//! bucket's table (a few hundred KiB at most); all freed on return.
+//! bucket's table (a few hundred KiB at most). The scatter buffer goes back
+//! to the library's scratch pool on return (`crate::aligned::scratch_u64`:
+//! the next check reuses its pages; bounded, and freed by
+//! `hurray_release_scratch`); the rest is freed.
 
 /// Average entries per bucket the bucket count aims at.
 const BUCKET_TARGET: usize = 2048;
@@ -200,13 +203,19 @@ impl Plan {
 /// The entries, packed and grouped by bucket: bucket `b` is
 /// `packed[start[b]..end[b]]`, in entry order.
 struct Partition {
-    packed: Vec<u64>,
+    packed: crate::aligned::Scratch,
     start: Vec<usize>,
     end: Vec<usize>,
 }
 
 fn zeroed<T: bytemuck::Zeroable>(n: usize) -> Result<Vec<T>, Unavailable> {
     crate::aligned::zeroed_vec::<T>(n).ok_or(Unavailable::Alloc(n.saturating_mul(8)))
+}
+
+/// `n` values of work space (contents arbitrary: only what the scatter
+/// wrote is read), kept between calls by [`crate::aligned::scratch_u64`].
+fn scratch(n: usize) -> Result<crate::aligned::Scratch, Unavailable> {
+    crate::aligned::scratch_u64(n).ok_or(Unavailable::Alloc(n.saturating_mul(8)))
 }
 
 /// Scatter every entry, in order, to the end of its bucket, checking bounds
@@ -248,7 +257,7 @@ fn partition<I: Iterator<Item = (u64, bool)>>(
     for b in 0..buckets {
         (start[b], end[b], limit[b]) = (b * cap, b * cap, (b + 1) * cap);
     }
-    let mut packed = zeroed::<u64>(total)?;
+    let mut packed = scratch(total)?;
     if let Some(all_valid) = scatter(&mut packed, &mut end, &limit) {
         return Ok((Partition { packed, start, end }, all_valid));
     }
@@ -263,7 +272,7 @@ fn partition<I: Iterator<Item = (u64, bool)>>(
         sum += end[b];
         end[b] = start[b];
     }
-    let mut packed = zeroed::<u64>(n)?;
+    let mut packed = scratch(n)?;
     // Exact limits: only entries changed under us (against the contract)
     // could make a bucket overflow; then the answer is for the entries placed.
     let all_valid = scatter(&mut packed, &mut end, &limit).unwrap_or(false);
