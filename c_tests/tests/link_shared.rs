@@ -2,9 +2,33 @@
 //! a user would (cc -I include -L ... -lhurray_coo), runs it, and checks what
 //! it prints.
 
+use std::path::Path;
 use std::process::Command;
 
 use hurray_coo_c_tests::{build_shared_library, repo_root, run};
+
+/// Compile `source` (relative to the repository) as a user would, with
+/// warnings as errors, against the shared library in `dir`; run it and
+/// return what it printed.
+fn link_and_run(root: &Path, dir: &Path, source: &str, exe: &Path) -> String {
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    run(Command::new(cc)
+        .current_dir(root)
+        .args([
+            "-std=c11",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-Iinclude",
+        ])
+        .arg(source)
+        .arg(format!("-L{}", dir.display()))
+        .arg("-lhurray_coo")
+        .arg("-o")
+        .arg(exe));
+    run(Command::new(exe).env("LD_LIBRARY_PATH", dir))
+}
 
 #[test]
 fn c_program_links_against_the_shared_library_and_runs() {
@@ -22,23 +46,7 @@ fn c_program_links_against_the_shared_library_and_runs() {
     );
 
     let exe = dir.join("seed_example_linked");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    run(Command::new(cc)
-        .current_dir(root)
-        .args([
-            "-std=c11",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-pedantic",
-            "-Iinclude",
-        ])
-        .arg("examples/seed.c")
-        .arg(format!("-L{}", dir.display()))
-        .arg("-lhurray_coo")
-        .arg("-o")
-        .arg(&exe));
-    let out = run(Command::new(&exe).env("LD_LIBRARY_PATH", &dir));
+    let out = link_and_run(root, &dir, "examples/seed.c", &exe);
     for line in [
         "created a 4x4 float32 COO tensor with 3 non-zeros",
         "validate: ok",
@@ -91,25 +99,8 @@ fn c_program_links_against_the_shared_library_and_runs() {
 /// process-wide, so only there are its byte counts exact.
 #[test]
 fn unsorted_checks_keep_their_work_space_until_released() {
-    let root = &repo_root();
     let dir = build_shared_library();
     let exe = dir.join("scratch_main");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    run(Command::new(cc)
-        .current_dir(root)
-        .args([
-            "-std=c11",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-pedantic",
-            "-Iinclude",
-        ])
-        .arg("c_tests/c/scratch_main.c")
-        .arg(format!("-L{}", dir.display()))
-        .arg("-lhurray_coo")
-        .arg("-o")
-        .arg(&exe));
-    let out = run(Command::new(&exe).env("LD_LIBRARY_PATH", &dir));
+    let out = link_and_run(&repo_root(), &dir, "c_tests/c/scratch_main.c", &exe);
     assert!(out.contains("scratch: ok"), "{out}");
 }
