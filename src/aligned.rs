@@ -271,7 +271,6 @@ mod tests {
         assert!(p.take(101).is_none());
         assert_eq!(p.take(100).unwrap()[0], 1);
         assert_eq!(p.bytes(), 80);
-        // No more than KEEP_BUFFERS buffers: the smallest ones go.
         // No more than max_buffers: the smallest ones go.
         for k in 0..6 {
             p.give(vec![k as u64; 20 + k]);
