@@ -150,17 +150,24 @@ impl Pool {
         Some(self.bufs.swap_remove(fit))
     }
 
-    /// Keep `buf`, then free the smallest buffers until the bound holds (the
-    /// largest is the one a next call of the same size needs).
-    fn give(&mut self, buf: Vec<u64>) {
-        if buf.len() > self.max_bytes / 8 {
+    /// Keep `buf`, then push the smallest buffers out until the bound holds
+    /// (the largest is the one a next call of the same size needs). What is
+    /// not kept goes to `out`, for the caller to free once the pool's lock
+    /// is released (an `munmap` under the lock would stall every other
+    /// check). `out` must have room for `max_buffers + 1` buffers, so that
+    /// nothing here allocates; the list of kept buffers must have room for
+    /// one more, or `buf` goes to `out` too.
+    fn give(&mut self, buf: Vec<u64>, out: &mut Vec<Vec<u64>>) {
+        debug_assert!(out.capacity() - out.len() > self.max_buffers);
+        if buf.len() > self.max_bytes / 8 || self.bufs.try_reserve(1).is_err() {
+            out.push(buf);
             return;
         }
         self.bufs.push(buf);
         while self.bufs.len() > self.max_buffers || self.bytes() > self.max_bytes {
             let smallest = (0..self.bufs.len()).min_by_key(|&i| self.bufs[i].len());
             match smallest {
-                Some(i) => drop(self.bufs.swap_remove(i)),
+                Some(i) => out.push(self.bufs.swap_remove(i)),
                 None => break,
             }
         }
@@ -217,7 +224,16 @@ impl std::ops::DerefMut for Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         let buf = std::mem::take(&mut self.buf);
-        pool().give(buf);
+        // Room for what the pool may push out, taken before the lock; without
+        // it the buffer is simply freed (never an abort).
+        let mut out = Vec::new();
+        if out.try_reserve_exact(KEEP_BUFFERS + 1).is_err() {
+            return;
+        }
+        pool().give(buf, &mut out);
+        // The guard is gone: buffers that were not kept are freed here,
+        // outside the lock.
+        drop(out);
     }
 }
 
@@ -262,27 +278,38 @@ mod tests {
             max_buffers: 4,
             max_bytes: 8000,
         };
+        // What `give` pushes out, with the room `Scratch::drop` gives it.
+        let mut out: Vec<Vec<u64>> = Vec::with_capacity(5);
+        let mut give = |p: &mut Pool, buf: Vec<u64>| {
+            out.clear();
+            p.give(buf, &mut out);
+            out.iter().map(|b| b[0]).collect::<Vec<u64>>()
+        };
         assert!(p.take(1).is_none());
-        p.give(vec![1; 100]);
-        p.give(vec![2; 10]);
-        p.give(vec![3; 50]);
+        assert!(give(&mut p, vec![1; 100]).is_empty());
+        assert!(give(&mut p, vec![2; 10]).is_empty());
+        assert!(give(&mut p, vec![3; 50]).is_empty());
         // The smallest buffer of at least 20 values is the 50 one.
         assert_eq!(p.take(20).unwrap()[0], 3);
         assert!(p.take(101).is_none());
         assert_eq!(p.take(100).unwrap()[0], 1);
         assert_eq!(p.bytes(), 80);
-        // No more than max_buffers: the smallest ones go.
+        // No more than max_buffers: the smallest ones go, handed back to
+        // be freed outside the lock.
+        let mut pushed_out = Vec::new();
         for k in 0..6 {
-            p.give(vec![k as u64; 20 + k]);
+            pushed_out.extend(give(&mut p, vec![100 + k as u64; 20 + k]));
         }
         assert_eq!(p.bufs.len(), 4);
         assert!(p.bufs.iter().all(|b| b.len() >= 22));
+        assert_eq!(pushed_out, vec![2, 100, 101]);
         // No more than max_bytes: a buffer above it is not kept at all,
         // and one that passes the sum pushes the smallest ones out.
-        p.give(vec![0; 1001]);
+        assert_eq!(give(&mut p, vec![0; 1001]), vec![0]);
         assert_eq!(p.bufs.len(), 4);
         assert!(p.bufs.iter().all(|b| b.len() < 1001));
-        p.give(vec![9; 970]);
+        // 970 + 22..=25 values is over 8000 bytes until three are out.
+        assert_eq!(give(&mut p, vec![9; 970]), vec![102, 103, 104]);
         assert!(p.bytes() <= 8000);
         assert!(p.bufs.len() < 4);
         assert_eq!(p.take(970).unwrap()[0], 9);
