@@ -40,7 +40,7 @@ cargo test --workspace
 echo "== 2/4 C tests under ASan + UBSan"
 HURRAY_CTEST_SANITIZE=address,undefined HURRAY_SKIP_RLIMIT_TESTS=1 \
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  CARGO_TARGET_DIR="$target/sanitize" cargo test -p hurray-coo-c-tests --test c_api
+  cargo test -p hurray-coo-c-tests --test c_api
 
 echo "== 3/4 C tests under valgrind memcheck"
 HURRAY_SKIP_RLIMIT_TESTS=1 \
