@@ -4,7 +4,8 @@
 # against Eigen coeff (int32 and int64 indices) and GraphBLAS
 # extractElement, in one process, rounds interleaved (bench/peers/lookup.cpp).
 # Installs Eigen and GraphBLAS from Debian. Prints median ms per 1M lookups
-# and each peer's time over ours (above 1: ours is faster).
+# and each peer's time over ours (above 1: ours is faster); window8_index is
+# an experiment (a branch-free scan), its time over the probe's.
 #   bench/peers/lookup.sh            # the ~1M-entry sorted tensors
 #   bench/peers/lookup.sh --full     # and the ~30M ones
 set -euo pipefail
@@ -36,11 +37,12 @@ rows = {}
 for line in open(sys.argv[1]):
     m, d, ms = line.split("\t")
     rows.setdefault(d, {})[m] = float(ms)
-print("\n| tensor | probe_index ms | call | eigen32 | eigen64 | graphblas | best Eigen / probe_index | graphblas / probe_index | call / probe_index |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("\n| tensor | probe_index ms | call | eigen32 | eigen64 | graphblas | best Eigen / probe_index | graphblas / probe_index | call / probe_index | window8_index / probe_index |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for d, r in rows.items():
     p = r["probe_index"]
     eig = min(v for k, v in r.items() if k.startswith("eigen"))
     print(f"| {d} | {p:.1f} | {r['call']:.1f} | {r.get('eigen32', float('nan')):.1f} | {r['eigen64']:.1f} "
-          f"| {r['graphblas']:.1f} | {eig / p:.2f} | {r['graphblas'] / p:.2f} | {r['call'] / p:.2f} |")
+          f"| {r['graphblas']:.1f} | {eig / p:.2f} | {r['graphblas'] / p:.2f} | {r['call'] / p:.2f} "
+          f"| {r['window8_index'] / p:.2f} |")
 PY

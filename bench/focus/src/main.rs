@@ -12,6 +12,10 @@
 //!       batch      the same 1M queries in one lookup_batch_f64 call
 //!       ffi        the same 1M lookups through the C ABI
 //!                  (hurray_coo_lookup_f64), as a C caller makes them
+//!       globalhash the unsorted check against a design without the scatter
+//!                  pass (issue 23): one open-addressing table over all
+//!                  entries' linear keys, one random probe per entry (no
+//!                  bounds checks: a lower bound for that design)
 //!       probe      the lookup's memory pattern without the library: one
 //!                  random 64-byte line per query, with ~40 and ~160
 //!                  instructions per query (how far the CPU overlaps misses)
@@ -80,7 +84,7 @@ fn main() {
     let (shape, mut e) = entries(data, grid, &mut rng);
     e.sort_unstable();
     e.dedup();
-    let sorted = mode != "unsorted";
+    let sorted = mode != "unsorted" && mode != "globalhash";
     if !sorted {
         for i in (1..e.len()).rev() {
             e.swap(i, rng.below(i as u64 + 1) as usize);
@@ -151,6 +155,62 @@ fn main() {
                 println!("  streaming u64 max    {max:8.2} ms");
                 println!("  neighbour xor sum    {xor:8.2} ms");
             }
+        }
+        "globalhash" => {
+            let ours = median(
+                || ms(|| drop(black_box(Coo::new(parts, Options::default()).unwrap()))),
+                reps,
+            );
+            let strides: Vec<u64> = (0..r).map(|d| shape[d + 1..].iter().product()).collect();
+            let slots = (2 * nnz).next_power_of_two();
+            let shift = 64 - slots.trailing_zeros();
+            // Keys + 1 (0 marks an empty slot); the first repeat in entry order.
+            let insert_all = |table: &mut [u64]| -> Option<usize> {
+                for (j, e) in words.chunks_exact(r).enumerate() {
+                    let k = e.iter().zip(&strides).map(|(&x, &s)| x * s).sum::<u64>() + 1;
+                    let mut at = (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize;
+                    loop {
+                        let t = table[at];
+                        if t == 0 {
+                            table[at] = k;
+                            break;
+                        }
+                        if t == k {
+                            return Some(j);
+                        }
+                        at = (at + 1) & (slots - 1);
+                    }
+                }
+                None
+            };
+            let fresh = median(
+                || {
+                    ms(|| {
+                        let mut table = vec![0u64; slots];
+                        black_box(insert_all(&mut table));
+                    })
+                },
+                reps,
+            );
+            let mut kept = vec![0u64; slots];
+            let reused = median(
+                || {
+                    ms(|| {
+                        kept.fill(0);
+                        black_box(insert_all(&mut kept));
+                    })
+                },
+                reps,
+            );
+            assert_eq!(insert_all(&mut vec![0u64; slots]), None);
+            println!("  create+validate      {ours:8.2} ms (ours: scatter + per-bucket sets)");
+            println!(
+                "  one global table     {fresh:8.2} ms fresh, {reused:8.2} ms reused \
+                 ({} MB, 16 B/entry; its time / ours: {:.2}, {:.2})",
+                slots * 8 >> 20,
+                fresh / ours,
+                reused / ours
+            );
         }
         "lookup" | "batch" | "ffi" => {
             let with_index = Options {
