@@ -207,7 +207,7 @@ fn main() {
             println!(
                 "  one global table     {fresh:8.2} ms fresh, {reused:8.2} ms reused \
                  ({} MB, 16 B/entry; its time / ours: {:.2}, {:.2})",
-                slots * 8 >> 20,
+                (slots * 8) >> 20,
                 fresh / ours,
                 reused / ours
             );
