@@ -7,6 +7,10 @@
 //   probe_index   the same on the HURRAY_COO_INDEX handle
 //   window8_index experiment: probe_index with a branch-free scan of a
 //                 fixed 8-entry window (probe_window below)
+//   lean_index    experiment: the header's scan with the view's checks and
+//                 widths taken once per loop (probe_lean, lean_loop)
+//   lean_checked_index  the same with every check made per query, as a
+//                 per-call probe must (lean_checked_loop)
 //   eigen32/64    Eigen SparseMatrix<double, RowMajor, int32 / int64>::coeff
 //                 (int32 only when the flattened matrix fits it)
 //   graphblas     GrB_Matrix_extractElement_FP64, one thread
@@ -95,6 +99,76 @@ static inline double probe_window(const hurray_lookup_view *v, const uint64_t *i
     return x;
 }
 
+/* Experiment: the header's branchy scan, with the view's checks and widths
+ * taken once per loop instead of once per query (the probe's instruction
+ * count against Eigen's, BENCHMARKS.md). */
+template <uint32_t R, typename L>
+static inline double probe_lean(const hurray_lookup_view *v, const uint64_t *index) {
+    uint64_t key;
+    if (hurray_coo_probe_key_(v, index, R, &key)) {
+        const uint64_t b = key >> v->shift;
+        const uint32_t *o = (const uint32_t *)v->offsets;
+        const uint64_t lo = o[b], hi = o[b + 1];
+        if (hi - lo <= 32) {
+            const L *l = (const L *)v->low;
+            const L want = (L)(key & ((UINT64_C(1) << v->shift) - 1));
+            uint64_t at = 0;
+            int found = 0;
+            for (uint64_t i = lo; i < hi; i++) {
+                if (l[i] >= want) {
+                    at = i;
+                    found = l[i] == want;
+                    break;
+                }
+            }
+            const double x = v->values_f64[at];
+            return found ? x : 0.0;
+        }
+    }
+    double x;
+    bool f;
+    hurray_coo_probe_f64(v, index, R, &x, &f);
+    return x;
+}
+
+template <uint32_t R>
+static double lean_loop(const hurray_lookup_view *v, const uint64_t *q, uint64_t nq) {
+    double s = 0;
+    if (v->version != HURRAY_LOOKUP_VIEW_VERSION || v->offset_bytes != 4 || v->values_f64 == nullptr ||
+        v->rank != R || v->shift >= 64 || (v->low_bytes != 2 && v->low_bytes != 4))
+        return probe_loop<R>(v, q, nq);
+    if (v->low_bytes == 2)
+        for (uint64_t k = 0; k < nq; k++) s += probe_lean<R, uint16_t>(v, q + k * R);
+    else
+        for (uint64_t k = 0; k < nq; k++) s += probe_lean<R, uint32_t>(v, q + k * R);
+    return s;
+}
+
+/* The same with every check made per query, as a per-call probe must. */
+template <uint32_t R>
+static double lean_checked_loop(const hurray_lookup_view *v, const uint64_t *q, uint64_t nq) {
+    double s = 0;
+    for (uint64_t k = 0; k < nq; k++) {
+        const uint64_t *x = q + k * R;
+        if (v->version == HURRAY_LOOKUP_VIEW_VERSION && v->offset_bytes == 4 && v->values_f64 != nullptr &&
+            v->rank == R && v->shift < 64) {
+            if (v->low_bytes == 4) {
+                s += probe_lean<R, uint32_t>(v, x);
+                continue;
+            }
+            if (v->low_bytes == 2) {
+                s += probe_lean<R, uint16_t>(v, x);
+                continue;
+            }
+        }
+        double y;
+        bool f;
+        hurray_coo_probe_f64(v, x, R, &y, &f);
+        s += y;
+    }
+    return s;
+}
+
 template <uint32_t R, unsigned W>
 static double window_loop(const hurray_lookup_view *v, const uint64_t *q, uint64_t nq) {
     double s = 0;
@@ -177,6 +251,11 @@ int main(int argc, char **argv) {
         };
         m.push_back({"probe", [&] { return probe(&vp); }, {}, 0});
         m.push_back({"probe_index", [&] { return probe(&vi); }, {}, 0});
+        m.push_back({"lean_index", [&] { return rank == 2 ? lean_loop<2>(&vi, q, nq) : lean_loop<3>(&vi, q, nq); },
+                     {}, 0});
+        m.push_back({"lean_checked_index",
+                     [&] { return rank == 2 ? lean_checked_loop<2>(&vi, q, nq) : lean_checked_loop<3>(&vi, q, nq); },
+                     {}, 0});
         m.push_back({"window8_index", [&] {
                          return rank == 2 ? window_loop<2, 8>(&vi, q, nq) : window_loop<3, 8>(&vi, q, nq);
                      }, {}, 0});
