@@ -146,7 +146,7 @@ unsafe fn exercise(coo: *mut hurray_coo, inp: &mut Input<'_>, expect_valid: bool
         assert!((1..=64).contains(&rank));
         let shape = std::slice::from_raw_parts(hurray_coo_shape(coo), rank as usize);
         for _ in 0..(inp.u8() % 8) {
-            let qrank = if inp.u8() % 16 == 0 {
+            let qrank = if inp.u8().is_multiple_of(16) {
                 u32::from(inp.u8())
             } else {
                 rank
@@ -154,14 +154,14 @@ unsafe fn exercise(coo: *mut hurray_coo, inp: &mut Input<'_>, expect_valid: bool
             let mut q = [0u64; 256];
             for (d, slot) in q.iter_mut().enumerate().take(qrank as usize) {
                 let x = shape.get(d).copied().unwrap_or(1);
-                *slot = if inp.u8() % 8 == 0 {
+                *slot = if inp.u8().is_multiple_of(8) {
                     inp.u64()
                 } else {
                     u64::from(inp.u8()) % x.max(1)
                 };
             }
             let mut out = [0u8; 16];
-            let cap = if inp.u8() % 8 == 0 {
+            let cap = if inp.u8().is_multiple_of(8) {
                 usize::from(inp.u8() % 17)
             } else {
                 16
@@ -213,7 +213,7 @@ unsafe fn exercise(coo: *mut hurray_coo, inp: &mut Input<'_>, expect_valid: bool
 /// lookups and the writer are reached, not just the argument checks.
 pub fn create(data: &[u8]) {
     let mut inp = Input::new(data);
-    let consistent = inp.u8() % 2 == 0;
+    let consistent = inp.u8().is_multiple_of(2);
     let tag = inp.u8();
     let rank = if consistent {
         1 + u32::from(inp.u8() % 6)
@@ -229,7 +229,7 @@ pub fn create(data: &[u8]) {
             }
         })
         .collect();
-    let shape_ptr = if !consistent && inp.u8() % 32 == 0 {
+    let shape_ptr = if !consistent && inp.u8().is_multiple_of(32) {
         null()
     } else {
         shape.as_ptr()
@@ -239,7 +239,7 @@ pub fn create(data: &[u8]) {
     } else {
         inp.small_or_any(12)
     };
-    let sorted = inp.u8() % 2 == 0;
+    let sorted = inp.u8().is_multiple_of(2);
     let flags = match inp.u8() % 8 {
         0 if !consistent => inp.u64() as u32,
         // COPY and PERMISSIVE in every combination, half of them with
@@ -253,7 +253,7 @@ pub fn create(data: &[u8]) {
                 }
         }
     };
-    let skew = usize::from(inp.u8() % 8 == 0) * usize::from(inp.u8());
+    let skew = usize::from(inp.u8().is_multiple_of(8)) * usize::from(inp.u8());
     let (values, indices) = if consistent {
         let mut vbytes = 0u64;
         // SAFETY: out pointer valid.
@@ -264,7 +264,7 @@ pub fn create(data: &[u8]) {
             usize::from(inp.u8())
         };
         let mut vals: Vec<u8> = (0..vlen).map(|_| inp.u8()).collect();
-        if inp.u8() % 4 != 0 {
+        if !inp.u8().is_multiple_of(4) {
             // Mostly clear the last byte's high bits (sub-byte padding).
             if let Some(last) = vals.last_mut() {
                 *last &= 0x0F >> (inp.u8() % 4);
@@ -273,14 +273,14 @@ pub fn create(data: &[u8]) {
         let mut coords: Vec<u64> = Vec::new();
         for _ in 0..nnz {
             for &x in &shape {
-                coords.push(if inp.u8() % 16 == 0 {
+                coords.push(if inp.u8().is_multiple_of(16) {
                     x
                 } else {
                     u64::from(inp.u8()) % x
                 });
             }
         }
-        if sorted && inp.u8() % 4 != 0 {
+        if sorted && !inp.u8().is_multiple_of(4) {
             let r = rank as usize;
             let mut entries: Vec<&[u64]> = coords.chunks(r).collect();
             entries.sort();
@@ -295,7 +295,7 @@ pub fn create(data: &[u8]) {
             Aligned::at_offset(inp.rest(), 0),
         )
     };
-    let mut coo: *mut hurray_coo = 1 as *mut hurray_coo;
+    let mut coo: *mut hurray_coo = std::ptr::dangling_mut::<hurray_coo>();
     // SAFETY: every buffer is valid for its stated length; shape holds
     // min(rank, 64) entries and the library reads shape only for ranks 1..=64.
     let st = unsafe {
@@ -388,7 +388,7 @@ unsafe fn shards(coo: *const hurray_coo, parts: u32, mode: u32) {
                 assert!(st != HURRAY_OK || found);
             }
         }
-        let mut back: *mut hurray_coo = 1 as *mut hurray_coo;
+        let mut back: *mut hurray_coo = std::ptr::dangling_mut::<hurray_coo>();
         let st = hurray_coo_concat(out.as_ptr().cast(), parts, &mut back);
         check_status(st);
         assert_eq!(st, HURRAY_OK);
@@ -420,7 +420,7 @@ pub fn descriptor(data: &[u8]) {
     // SAFETY: NULL with length 0 is allowed.
     check_status(unsafe { hurray_descriptor_inspect(null(), 0, 0, info.as_mut_ptr()) });
     if st != HURRAY_OK {
-        let mut coo: *mut hurray_coo = 1 as *mut hurray_coo;
+        let mut coo: *mut hurray_coo = std::ptr::dangling_mut::<hurray_coo>();
         // SAFETY: valid lengths throughout.
         let st2 = unsafe {
             hurray_coo_from_descriptor(
@@ -500,7 +500,7 @@ pub fn lookup(data: &[u8]) {
             order.push(e);
         }
     }
-    let sorted = inp.u8() % 2 == 0;
+    let sorted = inp.u8().is_multiple_of(2);
     if sorted {
         order.sort();
     }
@@ -570,10 +570,10 @@ pub fn assemble(data: &[u8]) {
     let policy = u32::from(inp.u8() % 7);
     let flags = u32::from(inp.u8() % 16);
     let threads = u32::from(inp.u8() % 4);
-    let per_dim = inp.u8() % 2 == 0;
+    let per_dim = inp.u8().is_multiple_of(2);
     // Honest pointers and byte lengths; n, rank and the index type may
     // disagree with them, which the library must refuse before reading.
-    let lie = inp.u8() % 8 == 0;
+    let lie = inp.u8().is_multiple_of(8);
     let w = if index_type == 1 || index_type == 3 {
         4
     } else {
@@ -998,7 +998,7 @@ pub fn file(data: &[u8]) {
         fix_index_crc(&mut owned);
     }
     let data = &owned[..];
-    let mut f: *mut hurray_file = 1 as *mut hurray_file;
+    let mut f: *mut hurray_file = std::ptr::dangling_mut::<hurray_file>();
     // SAFETY: data is valid for its length.
     let st = unsafe { hurray_file_open_bytes(data.as_ptr().cast(), data.len(), &mut f) };
     check_status(st);
@@ -1020,7 +1020,7 @@ pub fn file(data: &[u8]) {
                 let shape = std::slice::from_raw_parts(t.shape, t.rank as usize);
                 std::hint::black_box(shape.iter().sum::<u64>());
             }
-            let mut coo: *mut hurray_coo = 1 as *mut hurray_coo;
+            let mut coo: *mut hurray_coo = std::ptr::dangling_mut::<hurray_coo>();
             let st = hurray_file_get_at(f, i, flags, &mut coo);
             check_status(st);
             assert_eq!(st == HURRAY_OK, !coo.is_null());

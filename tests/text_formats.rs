@@ -515,7 +515,7 @@ fn files_round_trip_leave_no_temporary_and_errors_name_the_path() {
 fn text_options(round: usize, other: Duplicates, threads: usize) -> TextOptions {
     TextOptions {
         assemble: hurray_coo::assemble::AssembleOptions {
-            duplicates: if round % 3 == 0 {
+            duplicates: if round.is_multiple_of(3) {
                 Duplicates::Error
             } else {
                 other

@@ -13,8 +13,10 @@
  *   probe_index    the same on the HURRAY_COO_INDEX handle
  *   batch_random   hurray_coo_lookup_batch (index), 1 thread; batch_random2: 2
  *   batch_values   the same with HURRAY_COO_INDEX_VALUES; batch_values2: 2
- *   c-stream       a C sum of the index bytes (gcc -O3 -march=native)
- * Median of 3, milliseconds, as the other peers print. Also, to stderr, the
+ *   c-stream       a C sum of the index bytes (gcc -O3 -march=native), timed
+ *                  right after each validate run
+ * Median of 3, milliseconds, as the other peers print; the validate rows
+ * and the stream take HURRAY_VALIDATE_REPS repetitions instead when set. Also, to stderr, the
  * fixed cost of a call in ns (hurray_coo_nnz; a lookup on a 1-entry tensor). */
 #include "common.h" /* first: it sets _POSIX_C_SOURCE */
 
@@ -31,7 +33,18 @@ static void *aligned_copy(const void *src, size_t n) {
 }
 
 
+enum { MAX_REPS = 101 };
+
+static double median(double *t, int n) {
+    qsort(t, (size_t)n, sizeof t[0], cmp_double);
+    return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+}
+
 int main(int argc, char **argv) {
+    /* Repetitions of the validate rows (HURRAY_VALIDATE_REPS, 1 to 101). */
+    const char *env = getenv("HURRAY_VALIDATE_REPS");
+    int reps = env ? atoi(env) : 3;
+    if (reps < 1 || reps > MAX_REPS) reps = 3;
     for (int a = 2; a < argc; a++) {
         dataset d;
         double t[3];
@@ -43,6 +56,7 @@ int main(int argc, char **argv) {
         vb = d.nnz * 8;
         idx = aligned_copy(d.idx, ib);
         val = aligned_copy(d.val, vb);
+        double tv[2 * MAX_REPS], ts[2][MAX_REPS];
         for (uint32_t th = 1; th <= 2; th++) {
             /* One run first, untimed (page faults of the scratch memory,
              * clock ramp-up), as the other rows get from their warm-up. */
@@ -51,25 +65,28 @@ int main(int argc, char **argv) {
                 bench_create(HURRAY_TYPE_FLOAT64, (uint32_t)d.rank, d.shape, d.nnz, d.sorted, val, vb, idx, ib, 0, th, &h);
                 hurray_coo_free(h);
             }
-            for (int r = 0; r < 3; r++) {
+            /* Each repetition times our create, then the C stream: the
+             * ratio of the medians is of runs side by side. */
+            for (int r = 0; r < reps; r++) {
                 hurray_coo *h = NULL;
                 double s = now_ms();
                 hurray_status st =
                     bench_create(HURRAY_TYPE_FLOAT64, (uint32_t)d.rank, d.shape, d.nnz, d.sorted, val, vb, idx, ib, 0, th, &h);
-                t[r] = now_ms() - s;
+                tv[r] = now_ms() - s;
                 if (st != HURRAY_OK)
                     fprintf(stderr, "%s: %s\n", argv[a], hurray_last_error_message());
                 hurray_coo_free(h);
+                s = now_ms();
+                sink = sum(idx, ib / 8);
+                ts[th - 1][r] = now_ms() - s;
             }
-            printf("ours\t%s\t%s\t%.4f\n", th == 1 ? "validate" : "validate2", argv[a],
-                   median3(t[0], t[1], t[2]));
+            printf("ours\t%s\t%s\t%.4f\n", th == 1 ? "validate" : "validate2", argv[a], median(tv, reps));
         }
-        for (int r = 0; r < 3; r++) {
-            double s = now_ms();
-            sink = sum(idx, ib / 8);
-            t[r] = now_ms() - s;
+        {
+            /* The stream's runs beside both thread counts. */
+            for (int r = 0; r < reps; r++) tv[r] = ts[0][r], tv[reps + r] = ts[1][r];
+            printf("c-stream\tvalidate\t%s\t%.4f\n", argv[a], median(tv, 2 * reps));
         }
-        printf("c-stream\tvalidate\t%s\t%.4f\n", argv[a], median3(t[0], t[1], t[2]));
         if (d.q) {
             const uint32_t flags[3] = {0, HURRAY_COO_INDEX, HURRAY_COO_INDEX_VALUES};
             const char *names[3] = {"lookup", "lookup_index", "lookup_values"};

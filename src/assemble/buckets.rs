@@ -529,7 +529,7 @@ fn values_for<T>(nnz: usize) -> Option<AlignedBuf> {
     let mut bits = AlignedBuf::zeroed(nnz.div_ceil(8), "the assembled values").ok()?;
     let bytes = bits.as_bytes_mut();
     bytes.fill(0xFF);
-    if nnz % 8 != 0 {
+    if !nnz.is_multiple_of(8) {
         if let Some(last) = bytes.last_mut() {
             *last = (1u8 << (nnz % 8)) - 1;
         }

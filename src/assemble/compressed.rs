@@ -165,7 +165,7 @@ struct CompressedSink<'a> {
 }
 
 fn aligned<T>(b: &[u8]) -> bool {
-    (b.as_ptr() as usize) % align_of::<T>() == 0
+    (b.as_ptr() as usize).is_multiple_of(align_of::<T>())
 }
 
 impl CompressedSink<'_> {
@@ -190,7 +190,7 @@ impl CompressedSink<'_> {
         }
         let bytes = &mut self.values[..nnz.div_ceil(8)];
         bytes.fill(0xFF);
-        if nnz % 8 != 0 {
+        if !nnz.is_multiple_of(8) {
             if let Some(last) = bytes.last_mut() {
                 *last = (1u8 << (nnz % 8)) - 1;
             }

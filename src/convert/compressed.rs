@@ -356,7 +356,7 @@ pub fn from_compressed(
             expected_why: format!("{} + 1 {} offsets", majors, index_type.name()),
         });
     }
-    if indices.len() % w != 0 {
+    if !indices.len().is_multiple_of(w) {
         return Err(CooError::BufferSize {
             buffer: "indices",
             got: indices.len() as u64,

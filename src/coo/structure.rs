@@ -75,7 +75,7 @@ pub(super) fn check_structure(
     if borrowed {
         for (buffer, bytes) in [("values", parts.values), ("indices", parts.indices)] {
             let addr = bytes.as_ptr() as usize;
-            if !bytes.is_empty() && addr % BUFFER_ALIGN != 0 {
+            if !bytes.is_empty() && !addr.is_multiple_of(BUFFER_ALIGN) {
                 return Err(CooError::Misaligned {
                     buffer,
                     addr,

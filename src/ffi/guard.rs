@@ -413,7 +413,7 @@ fn check_array<T>(ptr: *const T, n: usize, what: &'static str) -> Result<usize, 
         });
     }
     let align = std::mem::align_of::<T>();
-    if n > 0 && ptr as usize % align != 0 {
+    if n > 0 && !(ptr as usize).is_multiple_of(align) {
         return Err(CooError::Misaligned {
             buffer: what,
             addr: ptr as usize,

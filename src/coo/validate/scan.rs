@@ -75,15 +75,22 @@ fn first_sorted_violation_r<const R: usize>(idx: &[u64], shape: &[u64]) -> Optio
 }
 
 /// Rank 2: whether every entry in `start..end` (`start >= 1`) is strictly
-/// after its predecessor with its column below `cols`: on AVX2 when the
-/// CPU has it, else the scalar loop (its oracle, [`block_ok_r2_scalar`]).
+/// after its predecessor with its column below `cols`: on AVX-512 or AVX2
+/// when the CPU has it (the widest it has), else the scalar loop (its oracle, [`block_ok_r2_scalar`]).
 #[inline]
 fn block_ok_r2(idx: &[u64], start: usize, end: usize, cols: u64) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if avx2::available() {
-        // SAFETY: the CPU has AVX2 (checked above); 1 <= start <= end and
-        // 2 * end <= idx.len(), as the caller's block is inside idx.
-        return unsafe { avx2::block_ok_r2(idx, start, end, cols) };
+    {
+        if avx512::available() {
+            // SAFETY: the CPU has AVX-512F (checked above); 1 <= start <=
+            // end and 2 * end <= idx.len(), as the caller's block is inside idx.
+            return unsafe { avx512::block_ok_r2(idx, start, end, cols) };
+        }
+        if avx2::available() {
+            // SAFETY: the CPU has AVX2 (checked above); 1 <= start <= end and
+            // 2 * end <= idx.len(), as the caller's block is inside idx.
+            return unsafe { avx2::block_ok_r2(idx, start, end, cols) };
+        }
     }
     block_ok_r2_scalar(idx, start, end, cols)
 }
@@ -93,10 +100,17 @@ fn block_ok_r2(idx: &[u64], start: usize, end: usize, cols: u64) -> bool {
 #[inline]
 fn block_ok_r3(idx: &[u64], start: usize, end: usize, bounds: [u64; 2]) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if avx2::available() {
-        // SAFETY: the CPU has AVX2 (checked above); 1 <= start <= end and
-        // 3 * end <= idx.len(), as the caller's block is inside idx.
-        return unsafe { avx2::block_ok_r3(idx, start, end, bounds) };
+    {
+        if avx512::available() {
+            // SAFETY: the CPU has AVX-512F (checked above); 1 <= start <=
+            // end and 3 * end <= idx.len(), as the caller's block is inside idx.
+            return unsafe { avx512::block_ok_r3(idx, start, end, bounds) };
+        }
+        if avx2::available() {
+            // SAFETY: the CPU has AVX2 (checked above); 1 <= start <= end and
+            // 3 * end <= idx.len(), as the caller's block is inside idx.
+            return unsafe { avx2::block_ok_r3(idx, start, end, bounds) };
+        }
     }
     block_ok_r3_scalar(idx, start, end, bounds)
 }
@@ -264,6 +278,163 @@ mod avx2 {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use std::arch::x86_64::*;
+
+    /// Whether the CPU has AVX-512F (std caches the answer). The
+    /// `HURRAY_COO_NO_AVX512` environment variable, read once, turns the
+    /// kernels off (for benchmarks against the AVX2 ones).
+    #[inline]
+    pub(super) fn available() -> bool {
+        static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        std::arch::is_x86_feature_detected!("avx512f")
+            && !*OFF.get_or_init(|| std::env::var_os("HURRAY_COO_NO_AVX512").is_some())
+    }
+
+    /// The lanes of `idx` (0..=15 over `a` then `b`) as a vector.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn lanes(idx: [i64; 8]) -> __m512i {
+        _mm512_setr_epi64(
+            idx[0], idx[1], idx[2], idx[3], idx[4], idx[5], idx[6], idx[7],
+        )
+    }
+
+    /// Eight entries strictly after their predecessors, as a lane mask:
+    /// `x` the entries' coordinates one vector per dimension, `p` the
+    /// vectors of the eight entries before (lane 7 of each is the entry
+    /// before lane 0), compared as unsigned numbers from the last
+    /// coordinate up.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn after<const R: usize>(x: &[__m512i; R], p: &[__m512i; R]) -> __mmask8 {
+        let mut gt: __mmask8 = 0;
+        for d in (0..R).rev() {
+            // [p[d] lane 7, x[d] lanes 0..=6]: each entry's predecessor.
+            let before = _mm512_alignr_epi64::<7>(x[d], p[d]);
+            gt = _mm512_cmpgt_epu64_mask(x[d], before)
+                | (_mm512_cmpeq_epu64_mask(x[d], before) & gt);
+        }
+        gt
+    }
+
+    /// [`super::block_ok_r2_scalar`], eight entries at a time: two loads
+    /// split into a vector of rows and one of columns, each entry compared
+    /// with the one before it (carried over from the previous step), on
+    /// mask registers (AVX-512 compares unsigned numbers itself).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F; `1 <= start <= end` and `2 * end <= idx.len()`.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn block_ok_r2(idx: &[u64], start: usize, end: usize, cols: u64) -> bool {
+        let (even, odd) = (
+            lanes([0, 2, 4, 6, 8, 10, 12, 14]),
+            lanes([1, 3, 5, 7, 9, 11, 13, 15]),
+        );
+        let limit = _mm512_set1_epi64(cols as i64);
+        let p = idx.as_ptr();
+        let mut prev = [
+            _mm512_set1_epi64(idx[2 * start - 2] as i64),
+            _mm512_set1_epi64(idx[2 * start - 1] as i64),
+        ];
+        let mut ok: __mmask8 = 0xFF;
+        let mut i = start;
+        while i + 8 <= end {
+            // SAFETY: entries i ..= i + 7 are inside idx (i + 8 <= end);
+            // unaligned loads of 8 u64 each.
+            let (a, b) = unsafe {
+                (
+                    _mm512_loadu_si512(p.add(2 * i).cast()),
+                    _mm512_loadu_si512(p.add(2 * i + 8).cast()),
+                )
+            };
+            let x = [
+                _mm512_permutex2var_epi64(a, even, b),
+                _mm512_permutex2var_epi64(a, odd, b),
+            ];
+            ok &= after(&x, &prev) & _mm512_cmplt_epu64_mask(x[1], limit);
+            prev = x;
+            i += 8;
+        }
+        ok == 0xFF && (i >= end || super::block_ok_r2_scalar(idx, i, end, cols))
+    }
+
+    /// [`super::block_ok_r3_scalar`], eight entries at a time: three loads
+    /// split into one vector per coordinate (five or six lanes from the
+    /// first two loads, the rest from the third), then as rank 2.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F; `1 <= start <= end` and `3 * end <= idx.len()`.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn block_ok_r3(
+        idx: &[u64],
+        start: usize,
+        end: usize,
+        bounds: [u64; 2],
+    ) -> bool {
+        // Coordinate d of entry e is word 3e + d of the 24 loaded: words
+        // 0..=15 come from the first two loads, 16..=23 from the third.
+        let from01 = [
+            lanes([0, 3, 6, 9, 12, 15, 0, 0]),
+            lanes([1, 4, 7, 10, 13, 0, 0, 0]),
+            lanes([2, 5, 8, 11, 14, 0, 0, 0]),
+        ];
+        let from2 = [
+            lanes([0, 0, 0, 0, 0, 0, 2, 5]),
+            lanes([0, 0, 0, 0, 0, 0, 3, 6]),
+            lanes([0, 0, 0, 0, 0, 1, 4, 7]),
+        ];
+        let lim_b = _mm512_set1_epi64(bounds[0] as i64);
+        let lim_c = _mm512_set1_epi64(bounds[1] as i64);
+        let p = idx.as_ptr();
+        let mut prev = [
+            _mm512_set1_epi64(idx[3 * start - 3] as i64),
+            _mm512_set1_epi64(idx[3 * start - 2] as i64),
+            _mm512_set1_epi64(idx[3 * start - 1] as i64),
+        ];
+        let mut ok: __mmask8 = 0xFF;
+        let mut i = start;
+        while i + 8 <= end {
+            // SAFETY: entries i ..= i + 7 are inside idx (i + 8 <= end);
+            // unaligned loads of 8 u64 each.
+            let (v0, v1, v2) = unsafe {
+                (
+                    _mm512_loadu_si512(p.add(3 * i).cast()),
+                    _mm512_loadu_si512(p.add(3 * i + 8).cast()),
+                    _mm512_loadu_si512(p.add(3 * i + 16).cast()),
+                )
+            };
+            let x = [
+                _mm512_mask_permutexvar_epi64(
+                    _mm512_permutex2var_epi64(v0, from01[0], v1),
+                    0xC0,
+                    from2[0],
+                    v2,
+                ),
+                _mm512_mask_permutexvar_epi64(
+                    _mm512_permutex2var_epi64(v0, from01[1], v1),
+                    0xE0,
+                    from2[1],
+                    v2,
+                ),
+                _mm512_mask_permutexvar_epi64(
+                    _mm512_permutex2var_epi64(v0, from01[2], v1),
+                    0xE0,
+                    from2[2],
+                    v2,
+                ),
+            ];
+            let inside =
+                _mm512_cmplt_epu64_mask(x[1], lim_b) & _mm512_cmplt_epu64_mask(x[2], lim_c);
+            ok &= after(&x, &prev) & inside;
+            prev = x;
+            i += 8;
+        }
+        ok == 0xFF && (i >= end || super::block_ok_r3_scalar(idx, i, end, bounds))
+    }
+}
+
 fn first_sorted_violation_any(idx: &[u64], shape: &[u64]) -> Option<usize> {
     let r = shape.len();
     let n = idx.len() / r;
@@ -400,12 +571,12 @@ mod tests {
         }
     }
 
-    /// The rank-2 block check (AVX2 where the CPU has it) gives its scalar
-    /// oracle's verdict: sorted blocks of every length around the vector
+    /// The rank-2 block checks (AVX2 and AVX-512, each where the CPU has
+    /// it) give their scalar oracle's verdict: sorted blocks of every length around the vector
     /// width, each broken once at every position by each kind of violation
     /// (a repeat, a lower row, the same row with a lower column, a column
     /// at or far past the shape), and random blocks with high bits set. On
-    /// a CPU without AVX2 both sides are the scalar loop, and the test
+    /// a CPU without them both sides are the scalar loop, and the test
     /// still runs.
     #[test]
     fn the_rank2_kernel_agrees_with_its_scalar_oracle() {
@@ -420,16 +591,22 @@ mod tests {
                 let got = unsafe { avx2::block_ok_r2(idx, 1, n + 1, cols) };
                 assert_eq!(got, want, "{what}");
             }
+            #[cfg(target_arch = "x86_64")]
+            if avx512::available() {
+                // SAFETY: the CPU has AVX-512F; as above.
+                let got = unsafe { avx512::block_ok_r2(idx, 1, n + 1, cols) };
+                assert_eq!(got, want, "{what} (AVX-512)");
+            }
             want
         };
-        for len in [1usize, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 64, 100] {
+        for len in [1usize, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 24, 25, 31, 64, 100] {
             // Entries 0..=len, strictly increasing; entry 0 is the
             // predecessor of the block.
             let mut base: Vec<u64> = Vec::new();
             let (mut r, mut c) = (rng(&mut s) % 3, rng(&mut s) % 5);
             for _ in 0..=len {
                 base.extend([r, c]);
-                if rng(&mut s) % 3 == 0 || c + 3 >= cols {
+                if rng(&mut s).is_multiple_of(3) || c + 3 >= cols {
                     r += 1 + rng(&mut s) % 2;
                     c = rng(&mut s) % 5;
                 } else {
@@ -482,9 +659,15 @@ mod tests {
                 let got = unsafe { avx2::block_ok_r3(idx, 1, n + 1, bounds) };
                 assert_eq!(got, want, "{what}");
             }
+            #[cfg(target_arch = "x86_64")]
+            if avx512::available() {
+                // SAFETY: the CPU has AVX-512F; as above.
+                let got = unsafe { avx512::block_ok_r3(idx, 1, n + 1, bounds) };
+                assert_eq!(got, want, "{what} (AVX-512)");
+            }
             want
         };
-        for len in [1usize, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 64] {
+        for len in [1usize, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 24, 25, 33, 64] {
             let mut base: Vec<u64> = Vec::new();
             let mut e = [rng(&mut s) % 3, rng(&mut s) % 4, rng(&mut s) % 5];
             for _ in 0..=len {
@@ -550,7 +733,7 @@ mod tests {
                 let mut entries: Vec<Vec<u64>> = (0..n)
                     .map(|_| shape.iter().map(|&x| rng(&mut s) % (x + 1)).collect())
                     .collect();
-                if rng(&mut s) % 2 == 0 {
+                if rng(&mut s).is_multiple_of(2) {
                     entries.sort();
                     entries.dedup();
                 }

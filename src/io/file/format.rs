@@ -149,7 +149,10 @@ impl Header {
             ));
         }
         let first = h.first_descriptor_offset;
-        if first < HEADER_LEN || first % SECTION_ALIGN != 0 || first > file_size - TRAILER_LEN {
+        if first < HEADER_LEN
+            || !first.is_multiple_of(SECTION_ALIGN)
+            || first > file_size - TRAILER_LEN
+        {
             return Err(corrupt(
                 20,
                 format!(

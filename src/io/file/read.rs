@@ -505,7 +505,7 @@ fn section_ranges(
         ));
     }
     let index_end = t.index_offset + t.index_length;
-    if t.index_offset % SECTION_ALIGN != 0 || t.index_offset < h.first_descriptor_offset {
+    if !t.index_offset.is_multiple_of(SECTION_ALIGN) || t.index_offset < h.first_descriptor_offset {
         return Err(corrupt(
             at,
             format!(
@@ -582,7 +582,7 @@ fn place_tensor(
     let d = entry.descriptor_offset;
     let at_field = |rel: u64| entry_at + 2 + name.len() as u64 + rel;
     let desc_end = d.checked_add(u64::from(entry.descriptor_length));
-    if d % SECTION_ALIGN != 0
+    if !d.is_multiple_of(SECTION_ALIGN)
         || d < h.first_descriptor_offset
         || desc_end.is_none_or(|e| e > region_end)
         || (entry.descriptor_length as usize) < descriptor::FIXED_HEADER_LEN
@@ -626,7 +626,9 @@ fn place_tensor(
         ));
     }
     // A composite head has no buffers and so no aligned data region.
-    if peek.layout_tag != LAYOUT_COMPOSITE && entry.data_offset % u64::from(h.alignment) != 0 {
+    if peek.layout_tag != LAYOUT_COMPOSITE
+        && !entry.data_offset.is_multiple_of(u64::from(h.alignment))
+    {
         return Err(CooError::Container {
             status: Status::Misaligned,
             offset: at_field(field::DATA_OFFSET),
