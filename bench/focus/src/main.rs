@@ -19,8 +19,9 @@
 //!       probe      the lookup's memory pattern without the library: one
 //!                  random 64-byte line per query, with ~40 and ~160
 //!                  instructions per query (how far the CPU overlaps misses)
-//! DATA: poisson (5-point, GRID x GRID unknowns), powerlaw, rank3
-//!       (about 5 * GRID^2 entries; GRID 448 gives ~1M, 2450 ~30M)
+//! DATA: poisson (5-point, GRID x GRID unknowns), powerlaw, rank3, rank1
+//!       (a sparse vector) (about 5 * GRID^2 entries; GRID 448 gives ~1M,
+//!       2450 ~30M)
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -55,7 +56,18 @@ fn entries(data: &str, grid: u64, rng: &mut Rng) -> (Vec<u64>, Vec<Vec<u64>>) {
             (vec![nodes, nodes], powerlaw(nodes, nnz, rng))
         }
         "rank3" => random3(nnz, rng),
-        other => panic!("unknown data {other}: poisson, powerlaw or rank3"),
+        "rank1" => {
+            // nnz increasing positions, gaps of 1 to 8: a sparse vector.
+            let mut at = 0;
+            let e = (0..nnz)
+                .map(|_| {
+                    at += 1 + rng.below(8);
+                    vec![at]
+                })
+                .collect();
+            (vec![at + 1], e)
+        }
+        other => panic!("unknown data {other}: poisson, powerlaw, rank3 or rank1"),
     }
 }
 

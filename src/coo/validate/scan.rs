@@ -44,7 +44,9 @@ fn first_sorted_violation_r<const R: usize>(idx: &[u64], shape: &[u64]) -> Optio
         // When every entry of the block is after its predecessor, the leading
         // coordinate is non-decreasing, so only the block's last entry needs
         // its leading bound checked; the other dimensions are checked per entry.
-        let ok = if R == 2 {
+        let ok = if R == 1 {
+            block_ok_r1(idx, start, end)
+        } else if R == 2 {
             block_ok_r2(idx, start, end, s[R - 1])
         } else if R == 3 {
             block_ok_r3(idx, start, end, [s[1], s[2]])
@@ -72,6 +74,28 @@ fn first_sorted_violation_r<const R: usize>(idx: &[u64], shape: &[u64]) -> Optio
         start = end;
     }
     None
+}
+
+/// Rank 1: whether every entry in `start..end` (`start >= 1`) is above
+/// its predecessor (the bound is the caller's: the block's last entry):
+/// on AVX-512 when the CPU has it, else the scalar loop (its oracle,
+/// [`block_ok_r1_scalar`]).
+#[inline]
+fn block_ok_r1(idx: &[u64], start: usize, end: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if avx512::available() {
+        // SAFETY: the CPU has AVX-512F (checked above); 1 <= start <= end
+        // <= idx.len(), as the caller's block is inside idx.
+        return unsafe { avx512::block_ok_r1(idx, start, end) };
+    }
+    block_ok_r1_scalar(idx, start, end)
+}
+
+/// [`block_ok_r1`] without vector instructions: the oracle of the kernel.
+fn block_ok_r1_scalar(idx: &[u64], start: usize, end: usize) -> bool {
+    idx[start - 1..end]
+        .windows(2)
+        .fold(true, |ok, w| ok & (w[1] > w[0]))
 }
 
 /// Rank 2: whether every entry in `start..end` (`start >= 1`) is strictly
@@ -317,6 +341,26 @@ mod avx512 {
                 | (_mm512_cmpeq_epu64_mask(x[d], before) & gt);
         }
         gt
+    }
+
+    /// [`super::block_ok_r1_scalar`], eight entries at a time.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F; `1 <= start <= end <= idx.len()`.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn block_ok_r1(idx: &[u64], start: usize, end: usize) -> bool {
+        let p = idx.as_ptr();
+        let mut prev = [_mm512_set1_epi64(idx[start - 1] as i64)];
+        let mut ok: __mmask8 = 0xFF;
+        let mut i = start;
+        while i + 8 <= end {
+            // SAFETY: entries i ..= i + 7 are inside idx (i + 8 <= end).
+            let x = [unsafe { _mm512_loadu_si512(p.add(i).cast()) }];
+            ok &= after(&x, &prev);
+            prev = x;
+            i += 8;
+        }
+        ok == 0xFF && (i >= end || super::block_ok_r1_scalar(idx, i, end))
     }
 
     /// [`super::block_ok_r2_scalar`], eight entries at a time: two loads
@@ -568,6 +612,55 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// The rank-1 block check (AVX-512 where the CPU has it) gives its
+    /// scalar oracle's verdict: increasing blocks of every length around
+    /// the vector width, each broken at every position by a repeat, a
+    /// lower value and a wrap past the sign bit, and random blocks.
+    #[test]
+    fn the_rank1_kernel_agrees_with_its_scalar_oracle() {
+        let mut s = 5u64;
+        let check = |idx: &[u64], n: usize, what: &str| {
+            let want = block_ok_r1_scalar(idx, 1, n + 1);
+            assert_eq!(block_ok_r1(idx, 1, n + 1), want, "{what}");
+            #[cfg(target_arch = "x86_64")]
+            if avx512::available() {
+                // SAFETY: the CPU has AVX-512F; 1 <= n + 1 <= len.
+                let got = unsafe { avx512::block_ok_r1(idx, 1, n + 1) };
+                assert_eq!(got, want, "{what} (AVX-512)");
+            }
+            want
+        };
+        for len in [1usize, 2, 7, 8, 9, 15, 16, 17, 24, 25, 64] {
+            let mut base = vec![rng(&mut s) % 4 + (1 << 63)];
+            for k in 0..len {
+                base.push(base[k] + 1 + rng(&mut s) % 3);
+            }
+            assert!(check(&base, len, "increasing"));
+            for at in 1..=len {
+                for kind in 0..3 {
+                    let mut idx = base.clone();
+                    idx[at] = match kind {
+                        0 => idx[at - 1],
+                        1 => idx[at - 1] - 1,
+                        _ => idx[at - 1] ^ (1 << 63), // above it, compared signed
+                    };
+                    assert!(!check(&idx, len, &format!("{len} {at} {kind}")));
+                }
+            }
+        }
+        for _ in 0..3000 {
+            let n = 1 + (rng(&mut s) % 40) as usize;
+            let idx: Vec<u64> = (0..=n)
+                .map(|k| match rng(&mut s) % 5 {
+                    0 => u64::MAX - rng(&mut s) % 3,
+                    1 => (1 << 63) + rng(&mut s) % 3,
+                    _ => k as u64 * 2 + rng(&mut s) % 3,
+                })
+                .collect();
+            check(&idx, n, "random");
         }
     }
 
