@@ -433,9 +433,19 @@ pub unsafe extern "C" fn hurray_read_mtx_compressed_size(
 ///
 /// out_nnz (not NULL): receives the number of entries; 0 on failure.
 /// out_symmetry (may be NULL): receives HURRAY_MTX_* as the banner
-/// declares. The parsed entries take 24 bytes each while they are
-/// assembled (mirror images included), plus the assembly's scratch (8 to
-/// 12 bytes per entry); the text is read 32 MiB at a time.
+/// declares.
+///
+/// Memory and speed: a general real or integer file whose entry lines
+/// are already in the arrays' order (row by row, columns increasing, for
+/// CSR; column by column for CSC), read in its own type with zeros kept,
+/// into 8-byte-aligned arrays (as malloc gives), is parsed 4 MiB at a time
+/// straight into them: no other memory in proportion to the file. Any
+/// other file (or one whose order breaks; a file in another order is seen
+/// within its first 4 MiB) is read again from its start as follows: the
+/// parsed entries take 24 bytes each while they are assembled (mirror
+/// images included), plus the assembly's scratch (8 to 12 bytes per
+/// entry); the text is read 32 MiB at a time. The result and errors are
+/// the same either way.
 ///
 /// Returns HURRAY_OK or: any status of hurray_coo_read_mtx_file,
 /// HURRAY_ERR_INVALID_ARGUMENT (format, index type, base),

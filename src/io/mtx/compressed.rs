@@ -9,12 +9,15 @@
 //! caller gives room, as for an assembly into CSR: [`mtx_file_size`] reads
 //! the banner and the size line and says how much always suffices.
 
-use super::{head, parsed_file, type_tag, Again, MtxField, MtxHeader, MtxSymmetry, PIECE};
-use crate::assemble::ROOM_HINT;
-use crate::convert::{assemble_compressed, export_into, CompressedOut};
+use super::{
+    head, parsed_file, type_tag, values_of, Again, Head, MtxField, MtxHeader, MtxSymmetry, PIECE,
+};
+use crate::assemble::{IndexType, Narrow, ROOM_HINT};
+use crate::convert::{assemble_compressed, export_into, CompressedOut, Format};
 use crate::error::CooError;
+use crate::io::fastparse::{self, Spec, Stop};
 use crate::io::gzip::QUIET;
-use crate::io::text::{self, TextOptions};
+use crate::io::text::{self, Entries, TextOptions};
 use std::path::Path;
 
 /// What a file's banner and size line say about its compressed form.
@@ -102,6 +105,10 @@ pub fn read_mtx_file_compressed(
     out: CompressedOut<'_>,
 ) -> Result<(u64, MtxHeader), CooError> {
     let in_file = |e| text::in_file(path, e);
+    let mut out = out;
+    if let Some(done) = in_order(path, o, &mut out, STEP)? {
+        return Ok(done);
+    }
     let again = Again::new(path);
     let p = parsed_file(path, o, PIECE, QUIET, &again)?;
     let h = p.header();
@@ -126,6 +133,262 @@ pub fn read_mtx_file_compressed(
             let e = text::duplicate_lines(e, p.item_line(|k| again.line_of(k)));
             Err(in_file(room_for_file(e, most)))
         }
+    }
+}
+
+/// The bytes [`in_order`] reads and parses at a time: a file not in order
+/// is found out within its first step, and a step's parsed entries (about
+/// 24 bytes per 30 of text) stay in cache until they are written out.
+const STEP: usize = 4 << 20;
+
+/// A general `real` or `integer` file whose entry lines come in `out`'s
+/// order (row by row with columns increasing for CSR, column by column
+/// for CSC), read `step` bytes at a time and written straight into `out`:
+/// no parsed copy of the whole file and no assembly. Entries in strictly
+/// increasing order have no duplicates to combine, so every duplicate
+/// policy gives them as they are, which is what the general path gives.
+///
+/// `Ok(None)`, with nothing to report, sends the caller to the general
+/// path, which reads the file again and names any problem: another kind
+/// of file, a value type or zero dropping asked for, an entry not after
+/// the one before it (found within the first step for a file in another
+/// order), a count that differs from the size line, anything the fast
+/// parser is unsure of, output arrays that are short or misaligned. Until
+/// then only entries already seen are written, and the general path's
+/// result holds at least as many: nothing past its result is written.
+fn in_order(
+    path: &Path,
+    o: &TextOptions,
+    out: &mut CompressedOut<'_>,
+    step: usize,
+) -> Result<Option<(u64, MtxHeader)>, CooError> {
+    if o.assemble.drop_zeros {
+        return Ok(None);
+    }
+    let io = crate::io::fsutil::io_error(path, "read");
+    let mut f = crate::io::gzip::open_text(path, QUIET)?.reader;
+    let mut buf = Vec::new();
+    let read = |f: &mut dyn std::io::Read, buf: &mut Vec<u8>, limit: usize| {
+        crate::io::fsutil::read_up_to(f, buf, limit, "a piece of the file", &io)
+    };
+    // The banner and size line come from the first step (at least 4 KiB).
+    let mut end = read(&mut f, &mut buf, step.max(1 << 12))?;
+    let mut tok = Vec::new();
+    let Ok(Head {
+        h,
+        rows,
+        cols,
+        declared,
+        lines,
+        ..
+    }) = head(&buf, &mut tok)
+    else {
+        return Ok(None);
+    };
+    let start = buf.len() - lines.rest().len();
+    drop(tok);
+    let tag = type_tag(h.field);
+    let fits = h.symmetry == MtxSymmetry::General
+        && matches!(h.field, MtxField::Real | MtxField::Integer)
+        && !h.array
+        && o.value_type.is_none_or(|t| t == tag)
+        // The size line ends inside what was read.
+        && (end || buf[..start].ends_with(b"\n"));
+    if !fits {
+        return Ok(None);
+    }
+    let Ok(n) = usize::try_from(declared) else {
+        return Ok(None);
+    };
+    let Some(mut w) = Writer::new(out, [rows, cols], n, tag) else {
+        return Ok(None);
+    };
+    let spec = Spec {
+        rank: 2,
+        extents: Some(&[rows, cols]),
+        values: values_of(h.field),
+        comment: b'%',
+    };
+    let mut e = Entries::default();
+    buf.drain(..start);
+    loop {
+        let cut = match end {
+            true => buf.len(),
+            false => match buf.iter().rposition(|&b| b == b'\n') {
+                Some(i) => i + 1,
+                None => return Ok(None), // a line longer than a step
+            },
+        };
+        e.coords.clear();
+        e.values.clear();
+        e.n = 0;
+        let left = declared - w.n as u64;
+        match fastparse::parse_append(&buf[..cut], &spec, Some(left), o.assemble.threads, &mut e) {
+            Ok(()) => {}
+            Err(Stop::Unsure) => return Ok(None),
+            Err(Stop::Failed(err)) => return Err(text::in_file(path, err)),
+        }
+        if !w.take(&e) {
+            return Ok(None);
+        }
+        if end {
+            break;
+        }
+        buf.drain(..cut);
+        end = read(&mut f, &mut buf, step)?;
+    }
+    Ok(w.finish().map(|nnz| {
+        let h = MtxHeader {
+            stored: declared,
+            ..h
+        };
+        (nnz, h)
+    }))
+}
+
+/// The caller's compressed arrays as [`in_order`] fills them.
+struct Writer<'o> {
+    index_type: IndexType,
+    csc: bool,
+    base: u64,
+    offsets: &'o mut [u8],
+    indices: &'o mut [u8],
+    values: &'o mut [u64],
+    /// Entries written; offsets written (majors before the last entry's,
+    /// and its own).
+    n: usize,
+    majors_done: usize,
+    /// The last entry written, (major, minor).
+    last: (u64, u64),
+}
+
+impl<'o> Writer<'o> {
+    /// `out` ready for `most` entries of a `shape` matrix whose values are
+    /// 8-byte words of type `tag`, or `None` where the general path must
+    /// decide (it gives the error, or works with what this path cannot).
+    fn new(out: &'o mut CompressedOut<'_>, shape: [u64; 2], most: usize, tag: u8) -> Option<Self> {
+        let csc = out.format == Format::Csc;
+        let [major, minor] = if csc { [shape[1], shape[0]] } else { shape };
+        let w = out.index_type.width();
+        let ty = crate::element::types::type_info(tag)?;
+        let b = u64::from(out.base);
+        let offsets_len = usize::try_from(major)
+            .ok()?
+            .checked_add(1)?
+            .checked_mul(w)?;
+        let fits = out.offsets.len() == offsets_len
+            && (most == 0 || minor == 0 || minor - 1 + b <= out.index_type.max())
+            && u64::try_from(offsets_len).is_ok()
+            && crate::assemble::compressed_room(
+                ty,
+                most as u64,
+                out.base,
+                out.format.name(),
+                out.index_type,
+                out.indices.len(),
+                Some(out.values.len()),
+            )
+            .is_ok()
+            // The entries' offsets fit the index type too.
+            && most as u64 + b <= out.index_type.max();
+        if !fits {
+            return None;
+        }
+        let offsets = &mut *out.offsets;
+        let indices = &mut out.indices[..most * w];
+        let values = bytemuck::try_cast_slice_mut(&mut out.values[..most * 8]).ok()?;
+        let aligned = match w {
+            4 => {
+                bytemuck::try_cast_slice::<u8, u32>(offsets).is_ok()
+                    && bytemuck::try_cast_slice::<u8, u32>(indices).is_ok()
+            }
+            _ => {
+                bytemuck::try_cast_slice::<u8, u64>(offsets).is_ok()
+                    && bytemuck::try_cast_slice::<u8, u64>(indices).is_ok()
+            }
+        };
+        aligned.then_some(Writer {
+            index_type: out.index_type,
+            csc,
+            base: b,
+            offsets,
+            indices,
+            values,
+            n: 0,
+            majors_done: 0,
+            last: (0, 0),
+        })
+    }
+
+    /// Write `e`'s entries after those already written; false when one is
+    /// not after the one before it, or there are more than room was made
+    /// for.
+    fn take(&mut self, e: &Entries) -> bool {
+        match self.index_type {
+            IndexType::I32 => self.take_as::<i32>(e),
+            IndexType::U32 => self.take_as::<u32>(e),
+            IndexType::I64 => self.take_as::<i64>(e),
+            IndexType::U64 => self.take_as::<u64>(e),
+        }
+    }
+
+    fn take_as<I: bytemuck::Pod + Narrow>(&mut self, e: &Entries) -> bool {
+        // Checked in `new`: both cast.
+        let (Ok(offsets), Ok(indices)) = (
+            bytemuck::try_cast_slice_mut::<u8, I>(self.offsets),
+            bytemuck::try_cast_slice_mut::<u8, I>(self.indices),
+        ) else {
+            return false;
+        };
+        if e.n > indices.len() - self.n {
+            return false;
+        }
+        let (b, csc) = (self.base, self.csc);
+        let (mut n, mut done, mut last) = (self.n, self.majors_done, self.last);
+        let mut ok = true;
+        for (c, &v) in e.coords.chunks_exact(2).zip(&e.values) {
+            let (ma, mi) = if csc { (c[1], c[0]) } else { (c[0], c[1]) };
+            if n > 0 && (ma, mi) <= last {
+                ok = false;
+                break;
+            }
+            // ma < major (the parser checked the extents): its offset and
+            // those of the empty majors before it.
+            let ma_at = ma as usize;
+            while done <= ma_at {
+                offsets[done] = I::narrow(n as u64 + b);
+                done += 1;
+            }
+            indices[n] = I::narrow(mi + b);
+            self.values[n] = v;
+            n += 1;
+            last = (ma, mi);
+        }
+        (self.n, self.majors_done, self.last) = (n, done, last);
+        ok
+    }
+
+    /// The offsets after the last entry's major; the entry count, or
+    /// `None` when it is not the room made (the size line's count).
+    fn finish(self) -> Option<u64> {
+        if self.n * self.index_type.width() != self.indices.len() {
+            return None;
+        }
+        let n = self.n as u64 + self.base;
+        match self.index_type {
+            IndexType::I32 => fill::<i32>(self.offsets, self.majors_done, n),
+            IndexType::U32 => fill::<u32>(self.offsets, self.majors_done, n),
+            IndexType::I64 => fill::<i64>(self.offsets, self.majors_done, n),
+            IndexType::U64 => fill::<u64>(self.offsets, self.majors_done, n),
+        }
+        Some(self.n as u64)
+    }
+}
+
+/// `offsets[from..]` (bytes of `I`) = `v`.
+fn fill<I: bytemuck::Pod + Narrow>(offsets: &mut [u8], from: usize, v: u64) {
+    if let Ok(o) = bytemuck::try_cast_slice_mut::<u8, I>(offsets) {
+        o[from..].fill(I::narrow(v));
     }
 }
 
@@ -174,5 +437,138 @@ impl MtxSize {
             format,
             index_type,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::assemble::Duplicates;
+
+    fn rng(s: &mut u64) -> u64 {
+        *s ^= *s << 13;
+        *s ^= *s >> 7;
+        *s ^= *s << 17;
+        *s
+    }
+
+    /// A general file of `n` distinct random entries of a `rows` x `cols`
+    /// matrix, in row order, column order or neither, sometimes with one
+    /// entry moved or repeated; its text and its entries.
+    fn file(s: &mut u64, n: usize, integer: bool) -> (String, Vec<(u64, u64)>) {
+        let (rows, cols) = (1 + rng(s) % 300, 1 + rng(s) % 300);
+        let mut keys: Vec<(u64, u64)> = (0..n).map(|_| (rng(s) % rows, rng(s) % cols)).collect();
+        let order = rng(s) % 3;
+        match order {
+            0 => keys.sort_unstable(),
+            1 => keys.sort_unstable_by_key(|&(r, c)| (c, r)),
+            _ => {}
+        }
+        keys.dedup();
+        if keys.len() > 2 && rng(s).is_multiple_of(4) {
+            // One entry repeated or moved: out of order from there on.
+            let (a, b) = (
+                (rng(s) as usize) % keys.len(),
+                (rng(s) as usize) % keys.len(),
+            );
+            keys[a] = keys[b];
+        }
+        let field = if integer { "integer" } else { "real" };
+        let mut t = format!("%%MatrixMarket matrix coordinate {field} general\n% c\n");
+        t += &format!("{rows} {cols} {}\n", keys.len());
+        for &(r, c) in &keys {
+            let v = rng(s) % 2001;
+            match integer {
+                true => t += &format!("{} {} {}\n", r + 1, c + 1, v as i64 - 1000),
+                false => t += &format!("{} {} {}\n", r + 1, c + 1, (v as f64 - 1000.0) / 7.0),
+            }
+        }
+        (t, keys)
+    }
+
+    /// `in_order` writes what the handle reader's export gives, for every
+    /// index type, base, format and step (files of many steps), on 1 and
+    /// 2 threads; it takes every file in its format's order and declines
+    /// every other one.
+    #[test]
+    fn a_file_in_order_is_written_as_its_handle_exports() {
+        use crate::convert::export_compressed;
+        let dir = std::env::temp_dir().join(format!("hurray_in_order_{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("m.mtx");
+        let mut s = 77u64;
+        let its = [
+            IndexType::I32,
+            IndexType::U32,
+            IndexType::I64,
+            IndexType::U64,
+        ];
+        let (mut taken, mut declined) = (0, 0);
+        for round in 0..400 {
+            let n = if round % 50 == 0 {
+                20_000
+            } else {
+                (rng(&mut s) % 60) as usize
+            };
+            let (text, keys) = file(&mut s, n, round % 4 == 1);
+            std::fs::write(&path, &text).unwrap();
+            let mut o = TextOptions::default();
+            o.assemble.duplicates = [Duplicates::Sum, Duplicates::Error][round % 2];
+            o.assemble.threads = 1 + round % 2;
+            let format = [Format::Csr, Format::Csc][(rng(&mut s) % 2) as usize];
+            let it = its[(rng(&mut s) % 4) as usize];
+            let base = (rng(&mut s) % 2) as u8;
+            let want = super::super::read_mtx_file(&path, &o).map(|(coo, h)| {
+                let sz = crate::convert::compressed_sizes(&coo, format, it).unwrap();
+                let mut a = [sz.offsets, sz.indices, sz.values].map(|n| vec![0u8; n as usize]);
+                let [off, idx, val] = &mut a;
+                export_compressed(&coo, format, it, base, off, idx, val, 1).unwrap();
+                (a, coo.nnz(), h)
+            });
+            let step = [64usize, 300, 1 << 12, STEP][(rng(&mut s) % 4) as usize];
+            let room = mtx_file_size(&path, &o).unwrap().room(format, it).unwrap();
+            // 8-byte aligned arrays, as the caller's malloc gives.
+            let mut words = [room.offsets, room.indices, room.values]
+                .map(|b| vec![0xABABABAB_ABABABABu64; (b as usize).div_ceil(8)]);
+            let [wo, wi, wv] = &mut words;
+            let mut out = CompressedOut {
+                format,
+                index_type: it,
+                base,
+                offsets: &mut bytemuck::cast_slice_mut(wo)[..room.offsets as usize],
+                indices: &mut bytemuck::cast_slice_mut(wi)[..room.indices as usize],
+                values: &mut bytemuck::cast_slice_mut(wv)[..room.values as usize],
+            };
+            let major = |&(r, c): &(u64, u64)| {
+                if format == Format::Csc {
+                    (c, r)
+                } else {
+                    (r, c)
+                }
+            };
+            let in_its_order = keys.windows(2).all(|w| major(&w[0]) < major(&w[1]));
+            match in_order(&path, &o, &mut out, step).unwrap() {
+                Some((nnz, h)) => {
+                    taken += 1;
+                    assert!(in_its_order, "round {round}: taken out of order\n{text}");
+                    let (a, wn, wh) = want.as_ref().unwrap();
+                    assert_eq!((nnz, h), (*wn, *wh), "round {round}");
+                    assert_eq!(out.offsets, &a[0][..], "round {round}: offsets\n{text}");
+                    assert_eq!(&out.indices[..a[1].len()], &a[1][..], "round {round}");
+                    assert_eq!(&out.values[..a[2].len()], &a[2][..], "round {round}");
+                    assert!(out.indices[a[1].len()..].iter().all(|&b| b == 0xAB));
+                    assert!(out.values[a[2].len()..].iter().all(|&b| b == 0xAB));
+                }
+                None => {
+                    declined += 1;
+                    assert!(!in_its_order, "round {round}: declined\n{text}");
+                }
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(
+            taken > 80 && declined > 150,
+            "{taken} taken, {declined} declined"
+        );
     }
 }
