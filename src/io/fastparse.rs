@@ -304,6 +304,59 @@ pub(crate) fn parse_append(
     Ok(())
 }
 
+/// [`parse`] into `parts`, one per chunk in the text's order (cleared
+/// first; their memory is kept, so a caller parsing a file a step at a
+/// time reuses it instead of touching fresh pages each step): how many
+/// were used. Nothing is copied between chunks.
+pub(crate) fn parse_parts(
+    text: &[u8],
+    spec: &Spec<'_>,
+    expect: Option<u64>,
+    threads: usize,
+    parts: &mut Vec<Entries>,
+) -> Result<usize, Stop> {
+    let threads = crate::threads::count(threads, text.len(), 1 << 20);
+    let most = text.len() / (2 * spec.rank + 2).max(4) + 1;
+    let expect = expect.map_or(most, |e| e.min(most as u64) as usize);
+    let cuts = line_cuts(text, threads);
+    while parts.len() < threads {
+        parts
+            .try_reserve(1)
+            .map_err(|_| alloc_err(size_of::<Entries>()))?;
+        parts.push(Entries::default());
+    }
+    let share = |k: usize| expect / threads + (k == 0) as usize * (expect % threads) + 64;
+    let jobs: Vec<(&[u8], &mut Entries)> = cuts
+        .windows(2)
+        .map(|w| &text[w[0]..w[1]])
+        .zip(parts.iter_mut())
+        .collect();
+    let done = crate::threads::run(jobs, |k, (chunk, e)| {
+        e.coords.clear();
+        e.values.clear();
+        e.n = 0;
+        parse_chunk_into(chunk, spec, share(k), e).map(|_| ())
+    });
+    done.into_iter().collect::<Result<Vec<()>, Stop>>()?;
+    Ok(threads)
+}
+
+/// Where `text` is cut for `threads` threads: 0, a line start near each
+/// k-th share, the end.
+fn line_cuts(text: &[u8], threads: usize) -> Vec<usize> {
+    let mut cuts = vec![0];
+    for k in 1..threads {
+        let guess = (text.len() / threads * k).max(*cuts.last().unwrap_or(&0));
+        let cut = match text[guess..].iter().position(|&b| b == b'\n') {
+            Some(j) => guess + j + 1,
+            None => text.len(),
+        };
+        cuts.push(cut);
+    }
+    cuts.push(text.len());
+    cuts
+}
+
 /// Parse the entry lines of `text` on up to `threads` threads (chunks cut
 /// at line ends; entries keep the file's order). `expect` is the number of
 /// entries the file declares, if it does (a guess for the memory to
@@ -321,16 +374,7 @@ pub(crate) fn parse(
     if threads == 1 {
         return parse_chunk(text, spec, expect);
     }
-    let mut cuts = vec![0];
-    for k in 1..threads {
-        let guess = (text.len() / threads * k).max(*cuts.last().unwrap_or(&0));
-        let cut = match text[guess..].iter().position(|&b| b == b'\n') {
-            Some(j) => guess + j + 1,
-            None => text.len(),
-        };
-        cuts.push(cut);
-    }
-    cuts.push(text.len());
+    let cuts = line_cuts(text, threads);
     let share = |k: usize| expect / threads + (k == 0) as usize * (expect % threads) + 64;
     let chunks: Vec<&[u8]> = cuts.windows(2).map(|w| &text[w[0]..w[1]]).collect();
     let parts = crate::threads::run(chunks, |k, chunk| parse_chunk(chunk, spec, share(k)));

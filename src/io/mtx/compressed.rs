@@ -209,7 +209,7 @@ fn in_order(
         values: values_of(h.field),
         comment: b'%',
     };
-    let mut e = Entries::default();
+    let mut parts: Vec<Entries> = Vec::new();
     buf.drain(..start);
     loop {
         let cut = match end {
@@ -219,16 +219,15 @@ fn in_order(
                 None => return Ok(None), // a line longer than a step
             },
         };
-        e.coords.clear();
-        e.values.clear();
-        e.n = 0;
         let left = declared - w.n as u64;
-        match fastparse::parse_append(&buf[..cut], &spec, Some(left), o.assemble.threads, &mut e) {
-            Ok(()) => {}
+        let threads = o.assemble.threads;
+        let used = match fastparse::parse_parts(&buf[..cut], &spec, Some(left), threads, &mut parts)
+        {
+            Ok(used) => used,
             Err(Stop::Unsure) => return Ok(None),
             Err(Stop::Failed(err)) => return Err(text::in_file(path, err)),
-        }
-        if !w.take(&e) {
+        };
+        if !parts[..used].iter().all(|e| w.take(e)) {
             return Ok(None);
         }
         if end {
