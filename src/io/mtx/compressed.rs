@@ -165,14 +165,11 @@ fn in_order(
     if o.assemble.drop_zeros {
         return Ok(None);
     }
-    let io = crate::io::fsutil::io_error(path, "read");
-    let mut f = crate::io::gzip::open_text(path, QUIET)?.reader;
+    let file = crate::io::gzip::open_text(path, QUIET)?;
+    let mut f = file.reader;
     let mut buf = Vec::new();
-    let read = |f: &mut dyn std::io::Read, buf: &mut Vec<u8>, limit: usize| {
-        crate::io::fsutil::read_up_to(f, buf, limit, "a piece of the file", &io)
-    };
-    // The banner and size line come from the first step (at least 4 KiB).
-    let mut end = read(&mut f, &mut buf, step.max(1 << 12))?;
+    // The banner and size line: from the first 64 KiB (at least 4 KiB).
+    let mut end = read(path, &mut *f, &mut buf, step.clamp(1 << 12, 1 << 16))?;
     let mut tok = Vec::new();
     let Ok(Head {
         h,
@@ -209,55 +206,189 @@ fn in_order(
         values: values_of(h.field),
         comment: b'%',
     };
+    let threads = o.assemble.threads;
+    let taken = match file.len {
+        // Two threads, each with a half of the text (cut at a line end)
+        // from a reader of its own.
+        Some(len) if threads >= 2 && !end && len - start as u64 >= 2 * step as u64 => {
+            drop(f);
+            halves(path, &spec, [start as u64, len], step, &mut w)?
+        }
+        _ => {
+            buf.drain(..start);
+            if !end {
+                end = read(path, &mut *f, &mut buf, step)?;
+            }
+            steps(path, &mut *f, buf, end, &spec, step, threads, &mut w)?
+        }
+    };
+    Ok((taken && w.finish()).then(|| {
+        let h = MtxHeader {
+            stored: declared,
+            ..h
+        };
+        (w.n as u64, h)
+    }))
+}
+
+/// Fill `buf` from `f` up to `limit` bytes; true at the end of `f`.
+fn read(
+    path: &Path,
+    f: &mut dyn std::io::Read,
+    buf: &mut Vec<u8>,
+    limit: usize,
+) -> Result<bool, CooError> {
+    let io = crate::io::fsutil::io_error(path, "read");
+    crate::io::fsutil::read_up_to(f, buf, limit, "a piece of the file", &io)
+}
+
+/// The entry lines of `f`, whose first bytes are in `buf` (from a line
+/// start; `end`: all of them), parsed `step` bytes at a time on up to
+/// `threads` threads and written into `w`; false to decline (see
+/// [`in_order`]).
+#[allow(clippy::too_many_arguments)]
+fn steps(
+    path: &Path,
+    f: &mut dyn std::io::Read,
+    mut buf: Vec<u8>,
+    mut end: bool,
+    spec: &Spec<'_>,
+    step: usize,
+    threads: usize,
+    w: &mut Writer<'_>,
+) -> Result<bool, CooError> {
     let mut parts: Vec<Entries> = Vec::new();
-    buf.drain(..start);
     loop {
         let cut = match end {
             true => buf.len(),
             false => match buf.iter().rposition(|&b| b == b'\n') {
                 Some(i) => i + 1,
-                None => return Ok(None), // a line longer than a step
+                None => return Ok(false), // a line longer than a step
             },
         };
-        let left = declared - w.n as u64;
-        let threads = o.assemble.threads;
-        let used = match fastparse::parse_parts(&buf[..cut], &spec, Some(left), threads, &mut parts)
+        let left = w.room() - w.n;
+        let text = &buf[..cut];
+        let used = match fastparse::parse_parts(text, spec, Some(left as u64), threads, &mut parts)
         {
             Ok(used) => used,
-            Err(Stop::Unsure) => return Ok(None),
+            Err(Stop::Unsure) => return Ok(false),
             Err(Stop::Failed(err)) => return Err(text::in_file(path, err)),
         };
         if !parts[..used].iter().all(|e| w.take(e)) {
-            return Ok(None);
+            return Ok(false);
         }
         if end {
-            break;
+            return Ok(true);
         }
         buf.drain(..cut);
-        end = read(&mut f, &mut buf, step)?;
+        end = read(path, f, &mut buf, step)?;
     }
-    Ok(w.finish().map(|nnz| {
-        let h = MtxHeader {
-            stored: declared,
-            ..h
-        };
-        (nnz, h)
-    }))
+}
+
+/// [`steps`] on two threads: bytes `range` of the file (the entry lines)
+/// cut in two at a line end near the middle, each half read through a
+/// reader of its own; the first half is written into `w`, the second into
+/// arrays of its own, then copied after it.
+fn halves(
+    path: &Path,
+    spec: &Spec<'_>,
+    range: [u64; 2],
+    step: usize,
+    w: &mut Writer<'_>,
+) -> Result<bool, CooError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let io = crate::io::fsutil::io_error(path, "read");
+    let open_at = |at: u64| -> Result<std::fs::File, CooError> {
+        let mut f = std::fs::File::open(path).map_err(&io)?;
+        f.seek(SeekFrom::Start(at)).map_err(&io)?;
+        Ok(f)
+    };
+    let mid = range[0] + (range[1] - range[0]) / 2;
+    let mut window = Vec::new();
+    read(path, &mut open_at(mid)?.take(1 << 16), &mut window, 1 << 16)?;
+    let Some(cut) = window.iter().position(|&b| b == b'\n') else {
+        return Ok(false);
+    };
+    let cut = mid + cut as u64 + 1;
+    let mut arrays = Arrays::like(w)?;
+    let mut second = arrays.writer(w);
+    // The two writers differ in their arrays' lifetimes: one type for both.
+    enum Half<'a, 'w, 's> {
+        Out(&'a mut Writer<'w>),
+        Own(&'a mut Writer<'s>),
+    }
+    let halves = vec![
+        (range[0], cut, Half::Out(&mut *w)),
+        (cut, range[1], Half::Own(&mut second)),
+    ];
+    let done = crate::threads::run(halves, |_, (from, to, half)| {
+        let mut f = open_at(from)?.take(to - from);
+        let mut buf = Vec::new();
+        let end = read(path, &mut f, &mut buf, step)?;
+        match half {
+            Half::Out(w) => steps(path, &mut f, buf, end, spec, step, 1, w),
+            Half::Own(w) => steps(path, &mut f, buf, end, spec, step, 1, w),
+        }
+    });
+    let mut taken = true;
+    for d in done {
+        taken &= d?;
+    }
+    Ok(taken && w.append(&second))
+}
+
+/// The second half's arrays (see [`halves`]): zeroed memory, of which only
+/// what is written is ever touched.
+struct Arrays {
+    offsets: crate::aligned::AlignedBuf,
+    indices: crate::aligned::AlignedBuf,
+    values: crate::aligned::AlignedBuf,
+}
+
+impl Arrays {
+    /// Room for as many offsets, indices and values as `w` has.
+    fn like(w: &Writer<'_>) -> Result<Arrays, CooError> {
+        use crate::aligned::AlignedBuf;
+        Ok(Arrays {
+            offsets: AlignedBuf::zeroed(w.offsets.len(), "the second half's offsets")?,
+            indices: AlignedBuf::zeroed(w.indices.len(), "the second half's indices")?,
+            values: AlignedBuf::zeroed(w.values.len() * 8, "the second half's values")?,
+        })
+    }
+
+    /// A writer of `w`'s kind into these arrays, its offsets counted from 0.
+    fn writer<'a>(&'a mut self, w: &Writer<'_>) -> Writer<'a> {
+        Writer {
+            index_type: w.index_type,
+            csc: w.csc,
+            base: w.base,
+            offset_base: 0,
+            offsets: self.offsets.as_bytes_mut(),
+            indices: self.indices.as_bytes_mut(),
+            values: bytemuck::cast_slice_mut(self.values.as_bytes_mut()),
+            n: 0,
+            majors_done: 0,
+            first: (0, 0),
+            last: (0, 0),
+        }
+    }
 }
 
 /// The caller's compressed arrays as [`in_order`] fills them.
 struct Writer<'o> {
     index_type: IndexType,
     csc: bool,
+    /// Added to indices; `offset_base` to offsets.
     base: u64,
+    offset_base: u64,
     offsets: &'o mut [u8],
     indices: &'o mut [u8],
     values: &'o mut [u64],
-    /// Entries written; offsets written (majors before the last entry's,
-    /// and its own).
+    /// Entries written; offsets written (majors up to the last entry's).
     n: usize,
     majors_done: usize,
-    /// The last entry written, (major, minor).
+    /// The first and last entries written, (major, minor).
+    first: (u64, u64),
     last: (u64, u64),
 }
 
@@ -277,7 +408,6 @@ impl<'o> Writer<'o> {
             .checked_mul(w)?;
         let fits = out.offsets.len() == offsets_len
             && (most == 0 || minor == 0 || minor - 1 + b <= out.index_type.max())
-            && u64::try_from(offsets_len).is_ok()
             && crate::assemble::compressed_room(
                 ty,
                 most as u64,
@@ -310,13 +440,20 @@ impl<'o> Writer<'o> {
             index_type: out.index_type,
             csc,
             base: b,
+            offset_base: b,
             offsets,
             indices,
             values,
             n: 0,
             majors_done: 0,
+            first: (0, 0),
             last: (0, 0),
         })
+    }
+
+    /// The most entries room was made for (the size line's count).
+    fn room(&self) -> usize {
+        self.values.len()
     }
 
     /// Write `e`'s entries after those already written; false when one is
@@ -342,7 +479,7 @@ impl<'o> Writer<'o> {
         if e.n > indices.len() - self.n {
             return false;
         }
-        let (b, csc) = (self.base, self.csc);
+        let (b, ob, csc) = (self.base, self.offset_base, self.csc);
         let (mut n, mut done, mut last) = (self.n, self.majors_done, self.last);
         let mut ok = true;
         for (c, &v) in e.coords.chunks_exact(2).zip(&e.values) {
@@ -351,11 +488,14 @@ impl<'o> Writer<'o> {
                 ok = false;
                 break;
             }
+            if n == 0 {
+                self.first = (ma, mi);
+            }
             // ma < major (the parser checked the extents): its offset and
             // those of the empty majors before it.
             let ma_at = ma as usize;
             while done <= ma_at {
-                offsets[done] = I::narrow(n as u64 + b);
+                offsets[done] = I::narrow(n as u64 + ob);
                 done += 1;
             }
             indices[n] = I::narrow(mi + b);
@@ -367,20 +507,55 @@ impl<'o> Writer<'o> {
         ok
     }
 
-    /// The offsets after the last entry's major; the entry count, or
-    /// `None` when it is not the room made (the size line's count).
-    fn finish(self) -> Option<u64> {
-        if self.n * self.index_type.width() != self.indices.len() {
-            return None;
+    /// `s`'s entries (written with offsets counted from 0) after these:
+    /// false when its first is not after the last of these, or room lacks.
+    fn append(&mut self, s: &Writer<'_>) -> bool {
+        if s.n == 0 {
+            return true;
         }
-        let n = self.n as u64 + self.base;
+        if (self.n > 0 && s.first <= self.last) || s.n > self.room() - self.n {
+            return false;
+        }
+        let w = self.index_type.width();
+        let add = self.n as u64 + self.offset_base;
+        // The offsets of the majors after these entries' last, up to `s`'s
+        // last (those up to its first major are 0 in `s`).
+        for m in self.majors_done..s.majors_done {
+            let at = m * w..(m + 1) * w;
+            let v = match w {
+                4 => u64::from(u32::from_le_bytes(
+                    s.offsets[at.clone()].try_into().unwrap_or([0; 4]),
+                )),
+                _ => u64::from_le_bytes(s.offsets[at.clone()].try_into().unwrap_or([0; 8])),
+            };
+            self.offsets[at].copy_from_slice(&(v + add).to_le_bytes()[..w]);
+        }
+        let (from, to) = (self.n, self.n + s.n);
+        self.indices[from * w..to * w].copy_from_slice(&s.indices[..s.n * w]);
+        self.values[from..to].copy_from_slice(&s.values[..s.n]);
+        if self.n == 0 {
+            self.first = s.first;
+        }
+        self.n = to;
+        self.majors_done = self.majors_done.max(s.majors_done);
+        self.last = s.last;
+        true
+    }
+
+    /// The offsets after the last entry's major; false when fewer entries
+    /// were written than room was made for (the size line's count).
+    fn finish(&mut self) -> bool {
+        if self.n != self.room() {
+            return false;
+        }
+        let n = self.n as u64 + self.offset_base;
         match self.index_type {
             IndexType::I32 => fill::<i32>(self.offsets, self.majors_done, n),
             IndexType::U32 => fill::<u32>(self.offsets, self.majors_done, n),
             IndexType::I64 => fill::<i64>(self.offsets, self.majors_done, n),
             IndexType::U64 => fill::<u64>(self.offsets, self.majors_done, n),
         }
-        Some(self.n as u64)
+        true
     }
 }
 
@@ -487,8 +662,8 @@ mod tests {
 
     /// `in_order` writes what the handle reader's export gives, for every
     /// index type, base, format and step (files of many steps), on 1 and
-    /// 2 threads; it takes every file in its format's order and declines
-    /// every other one.
+    /// 2 threads (a file of at least two steps in two halves); it takes
+    /// every file in its format's order and declines every other one.
     #[test]
     fn a_file_in_order_is_written_as_its_handle_exports() {
         use crate::convert::export_compressed;
@@ -504,16 +679,16 @@ mod tests {
         ];
         let (mut taken, mut declined) = (0, 0);
         for round in 0..400 {
-            let n = if round % 50 == 0 {
-                20_000
-            } else {
-                (rng(&mut s) % 60) as usize
+            let n = match round % 7 {
+                0 => 20_000,
+                1 => 400 + (rng(&mut s) % 2000) as usize,
+                _ => (rng(&mut s) % 60) as usize,
             };
             let (text, keys) = file(&mut s, n, round % 4 == 1);
             std::fs::write(&path, &text).unwrap();
             let mut o = TextOptions::default();
             o.assemble.duplicates = [Duplicates::Sum, Duplicates::Error][round % 2];
-            o.assemble.threads = 1 + round % 2;
+            o.assemble.threads = 1 + (rng(&mut s) % 2) as usize;
             let format = [Format::Csr, Format::Csc][(rng(&mut s) % 2) as usize];
             let it = its[(rng(&mut s) % 4) as usize];
             let base = (rng(&mut s) % 2) as u8;
@@ -569,5 +744,41 @@ mod tests {
             taken > 80 && declined > 150,
             "{taken} taken, {declined} declined"
         );
+    }
+    /// Two threads cut the text at the first line end from its middle
+    /// byte: a file whose two halves are each in order, but the second
+    /// starts before the first ends (the same entries again), is declined
+    /// there; with the second half after the first it is taken.
+    #[test]
+    fn an_order_broken_where_the_halves_meet_is_seen() {
+        let dir = std::env::temp_dir().join(format!("hurray_halves_{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("m.mtx");
+        let lines = |rows: std::ops::Range<u64>| -> String {
+            rows.map(|r| format!("{} {} {}.5\n", r / 10 + 1, r % 10 + 1, r))
+                .collect()
+        };
+        for (second, taken) in [(0..400, false), (401..801, true)] {
+            // The first half ends with a longer line, into which the middle
+            // byte falls: the cut is where the second half starts.
+            let body = lines(0..400) + "41 1 1234567890.25\n" + &lines(second.clone());
+            let text = format!("%%MatrixMarket matrix coordinate real general\n90 10 801\n{body}");
+            std::fs::write(&path, &text).unwrap();
+            let mut o = TextOptions::default();
+            o.assemble.threads = 2;
+            let mut arrays = [91 * 4, 801 * 4, 801 * 8].map(|b| vec![0u64; b / 8 + 1]);
+            let [wo, wi, wv] = &mut arrays;
+            let mut out = CompressedOut {
+                format: Format::Csr,
+                index_type: IndexType::I32,
+                base: 0,
+                offsets: &mut bytemuck::cast_slice_mut(wo)[..91 * 4],
+                indices: &mut bytemuck::cast_slice_mut(wi)[..801 * 4],
+                values: &mut bytemuck::cast_slice_mut(wv)[..801 * 8],
+            };
+            let got = in_order(&path, &o, &mut out, 64).unwrap();
+            assert_eq!(got.is_some(), taken, "{second:?}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
