@@ -2004,7 +2004,10 @@ hurray_status hurray_read_mtx_compressed_size(const char *path,
  * are already in the arrays' order (row by row, columns increasing, for
  * CSR; column by column for CSC), read in its own type with zeros kept,
  * into 8-byte-aligned arrays (as malloc gives), is parsed 4 MiB at a time
- * straight into them: no other memory in proportion to the file. Any
+ * straight into them: no other memory in proportion to the file (with 2
+ * or more threads and an uncompressed file, each half of the text is read
+ * on a thread of its own; the second half's entries are written into
+ * arrays of their own, up to 16 bytes per entry, then copied). Any
  * other file (or one whose order breaks; a file in another order is seen
  * within its first 4 MiB) is read again from its start as follows: the
  * parsed entries take 24 bytes each while they are assembled (mirror
