@@ -442,7 +442,10 @@ pub unsafe extern "C" fn hurray_read_mtx_compressed_size(
 /// straight into them: no other memory in proportion to the file (with 2
 /// or more threads and an uncompressed file, each half of the text is read
 /// on a thread of its own; the second half's entries are written into
-/// arrays of their own, up to 16 bytes per entry, then copied). Any
+/// arrays of their own, up to 16 bytes per entry, then copied). A
+/// symmetric real or integer file whose lower triangle is so ordered is
+/// read the same way, its stored entries kept (16 bytes each) and counted
+/// per row or column, then written with their mirror images. Any
 /// other file (or one whose order breaks; a file in another order is seen
 /// within its first 4 MiB) is read again from its start as follows: the
 /// parsed entries take 24 bytes each while they are assembled (mirror

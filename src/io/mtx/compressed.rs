@@ -185,7 +185,10 @@ fn in_order(
     let start = buf.len() - lines.rest().len();
     drop(tok);
     let tag = type_tag(h.field);
-    let fits = h.symmetry == MtxSymmetry::General
+    // A symmetric file kept triangular is read as stored, as a general one.
+    let symmetric = h.symmetry == MtxSymmetry::Symmetric;
+    let mirror = symmetric && !o.keep_triangular;
+    let fits = (h.symmetry == MtxSymmetry::General || symmetric)
         && matches!(h.field, MtxField::Real | MtxField::Integer)
         && !h.array
         && o.value_type.is_none_or(|t| t == tag)
@@ -197,9 +200,6 @@ fn in_order(
     let Ok(n) = usize::try_from(declared) else {
         return Ok(None);
     };
-    let Some(mut w) = Writer::new(out, [rows, cols], n, tag) else {
-        return Ok(None);
-    };
     let spec = Spec {
         rank: 2,
         extents: Some(&[rows, cols]),
@@ -207,6 +207,30 @@ fn in_order(
         comment: b'%',
     };
     let threads = o.assemble.threads;
+    let header = MtxHeader {
+        stored: declared,
+        ..h
+    };
+    if mirror {
+        buf.drain(..start);
+        if !end {
+            end = read(path, &mut *f, &mut buf, step)?;
+        }
+        let m = Mirrored {
+            spec: &spec,
+            step,
+            threads,
+            shape: [rows, cols],
+            declared: n,
+            tag,
+        };
+        return Ok(m
+            .read(path, &mut *f, buf, end, out)?
+            .map(|nnz| (nnz, header)));
+    }
+    let Some(mut w) = Writer::new(out, [rows, cols], n, tag) else {
+        return Ok(None);
+    };
     let taken = match file.len {
         // Two threads, each with a half of the text (cut at a line end)
         // from a reader of its own.
@@ -222,13 +246,181 @@ fn in_order(
             steps(path, &mut *f, buf, end, &spec, step, threads, &mut w)?
         }
     };
-    Ok((taken && w.finish()).then(|| {
-        let h = MtxHeader {
-            stored: declared,
-            ..h
+    Ok((taken && w.finish()).then_some((w.n as u64, header)))
+}
+
+/// A symmetric file's lower triangle, strictly increasing in the arrays'
+/// order (row by row for CSR, column by column for CSC), read as
+/// [`in_order`] reads a general file, each entry written with its mirror
+/// image. The stored entries are kept (16 bytes each) and counted per row
+/// (or column); then each goes to its place and its image to the image's.
+/// In that order every row comes out sorted: for CSR, row r's stored
+/// entries (columns up to r) are read before the entries of later rows
+/// whose images land in row r (columns above r, increasing); for CSC the
+/// images (rows below c, from earlier columns) come first, then the
+/// column's own. Stored entries below the diagonal and their images are
+/// all distinct: nothing to combine. Declines (`None`) as [`in_order`].
+struct Mirrored<'a> {
+    spec: &'a Spec<'a>,
+    step: usize,
+    threads: usize,
+    shape: [u64; 2],
+    declared: usize,
+    tag: u8,
+}
+
+impl Mirrored<'_> {
+    fn read(
+        &self,
+        path: &Path,
+        f: &mut dyn std::io::Read,
+        mut buf: Vec<u8>,
+        mut end: bool,
+        out: &mut CompressedOut<'_>,
+    ) -> Result<Option<u64>, CooError> {
+        let csc = out.format == Format::Csc;
+        let n = self.shape[0];
+        if n != self.shape[1] || n > 1 << 32 {
+            return Ok(None);
+        }
+        let alloc = |what| CooError::Alloc {
+            bytes: (n as usize).saturating_mul(8),
+            what,
         };
-        (w.n as u64, h)
-    }))
+        let mut count: Vec<u64> = Vec::new();
+        count
+            .try_reserve_exact(n as usize)
+            .map_err(|_| alloc("the counts per row"))?;
+        count.resize(n as usize, 0);
+        let mut stored: Vec<(u32, u32, u64)> = Vec::new();
+        let mut parts: Vec<Entries> = Vec::new();
+        let mut last = (0u64, 0u64);
+        loop {
+            let cut = match end {
+                true => buf.len(),
+                false => match buf.iter().rposition(|&b| b == b'\n') {
+                    Some(i) => i + 1,
+                    None => return Ok(None),
+                },
+            };
+            let left = (self.declared - stored.len()) as u64;
+            let text = &buf[..cut];
+            let used =
+                match fastparse::parse_parts(text, self.spec, Some(left), self.threads, &mut parts)
+                {
+                    Ok(used) => used,
+                    Err(Stop::Unsure) => return Ok(None),
+                    Err(Stop::Failed(err)) => return Err(text::in_file(path, err)),
+                };
+            for e in &parts[..used] {
+                if e.n > self.declared - stored.len() {
+                    return Ok(None);
+                }
+                stored.try_reserve(e.n).map_err(|_| CooError::Alloc {
+                    bytes: (stored.len() + e.n).saturating_mul(16),
+                    what: "the stored entries",
+                })?;
+                for (c, &v) in e.coords.chunks_exact(2).zip(&e.values) {
+                    let (r, col) = (c[0], c[1]);
+                    let (ma, mi) = if csc { (col, r) } else { (r, col) };
+                    if r < col || (!stored.is_empty() && (ma, mi) <= last) {
+                        return Ok(None);
+                    }
+                    last = (ma, mi);
+                    // Below n <= 2^32 (the parser checked the extents).
+                    stored.push((ma as u32, mi as u32, v));
+                    count[ma as usize] += 1;
+                    if ma != mi {
+                        count[mi as usize] += 1;
+                    }
+                }
+            }
+            if end {
+                break;
+            }
+            buf.drain(..cut);
+            end = read(path, f, &mut buf, self.step)?;
+        }
+        if stored.len() != self.declared {
+            return Ok(None);
+        }
+        // Sums of counts of at most 2 * declared entries: no overflow.
+        let nnz: u64 = count.iter().sum();
+        let Some(ty) = crate::element::types::type_info(self.tag) else {
+            return Ok(None);
+        };
+        let w = out.index_type.width();
+        let b = u64::from(out.base);
+        let fits = out.offsets.len() as u64 == (n + 1) * w as u64
+            && (n == 0 || n - 1 + b <= out.index_type.max())
+            && nnz + b <= out.index_type.max()
+            && crate::assemble::compressed_room(
+                ty,
+                nnz,
+                out.base,
+                out.format.name(),
+                out.index_type,
+                out.indices.len(),
+                Some(out.values.len()),
+            )
+            .is_ok();
+        if !fits {
+            return Ok(None);
+        }
+        let nnz_at = nnz as usize;
+        let Ok(values) = bytemuck::try_cast_slice_mut::<u8, u64>(&mut out.values[..nnz_at * 8])
+        else {
+            return Ok(None);
+        };
+        let (offsets, indices) = (&mut *out.offsets, &mut out.indices[..nnz_at * w]);
+        let done = match out.index_type {
+            IndexType::I32 => scatter::<i32>(&stored, &mut count, b, offsets, indices, values),
+            IndexType::U32 => scatter::<u32>(&stored, &mut count, b, offsets, indices, values),
+            IndexType::I64 => scatter::<i64>(&stored, &mut count, b, offsets, indices, values),
+            IndexType::U64 => scatter::<u64>(&stored, &mut count, b, offsets, indices, values),
+        };
+        Ok(done.then_some(nnz))
+    }
+}
+
+/// The offsets from `count` (then each row's next place), and every
+/// stored entry and its mirror image at its row's next place; false when
+/// the arrays do not cast to `I` (misaligned).
+fn scatter<I: bytemuck::Pod + Narrow>(
+    stored: &[(u32, u32, u64)],
+    count: &mut [u64],
+    base: u64,
+    offsets: &mut [u8],
+    indices: &mut [u8],
+    values: &mut [u64],
+) -> bool {
+    let (Ok(offsets), Ok(indices)) = (
+        bytemuck::try_cast_slice_mut::<u8, I>(offsets),
+        bytemuck::try_cast_slice_mut::<u8, I>(indices),
+    ) else {
+        return false;
+    };
+    let mut at = 0u64;
+    for (o, c) in offsets.iter_mut().zip(count.iter_mut()) {
+        *o = I::narrow(at + base);
+        (at, *c) = (at + *c, at);
+    }
+    if let Some(o) = offsets.last_mut() {
+        *o = I::narrow(at + base);
+    }
+    for &(ma, mi, v) in stored {
+        let p = &mut count[ma as usize];
+        indices[*p as usize] = I::narrow(u64::from(mi) + base);
+        values[*p as usize] = v;
+        *p += 1;
+        if ma != mi {
+            let p = &mut count[mi as usize];
+            indices[*p as usize] = I::narrow(u64::from(ma) + base);
+            values[*p as usize] = v;
+            *p += 1;
+        }
+    }
+    true
 }
 
 /// Fill `buf` from `f` up to `limit` bytes; true at the end of `f`.
@@ -626,12 +818,23 @@ mod tests {
         *s
     }
 
-    /// A general file of `n` distinct random entries of a `rows` x `cols`
-    /// matrix, in row order, column order or neither, sometimes with one
-    /// entry moved or repeated; its text and its entries.
-    fn file(s: &mut u64, n: usize, integer: bool) -> (String, Vec<(u64, u64)>) {
+    /// A file of `n` distinct random entries of a `rows` x `cols` matrix
+    /// (general), or of a square matrix's lower triangle (symmetric, now
+    /// and then with an entry above the diagonal), in row order, column
+    /// order or neither, sometimes with one entry moved or repeated; its
+    /// text and its entries.
+    fn file(s: &mut u64, n: usize, integer: bool, symmetric: bool) -> (String, Vec<(u64, u64)>) {
         let (rows, cols) = (1 + rng(s) % 300, 1 + rng(s) % 300);
-        let mut keys: Vec<(u64, u64)> = (0..n).map(|_| (rng(s) % rows, rng(s) % cols)).collect();
+        let cols = if symmetric { rows } else { cols };
+        let mut keys: Vec<(u64, u64)> = (0..n)
+            .map(|_| {
+                let (r, c) = (rng(s) % rows, rng(s) % cols);
+                match symmetric && r < c && !rng(s).is_multiple_of(64) {
+                    true => (c, r),
+                    false => (r, c),
+                }
+            })
+            .collect();
         let order = rng(s) % 3;
         match order {
             0 => keys.sort_unstable(),
@@ -648,7 +851,8 @@ mod tests {
             keys[a] = keys[b];
         }
         let field = if integer { "integer" } else { "real" };
-        let mut t = format!("%%MatrixMarket matrix coordinate {field} general\n% c\n");
+        let sym = if symmetric { "symmetric" } else { "general" };
+        let mut t = format!("%%MatrixMarket matrix coordinate {field} {sym}\n% c\n");
         t += &format!("{rows} {cols} {}\n", keys.len());
         for &(r, c) in &keys {
             let v = rng(s) % 2001;
@@ -660,10 +864,13 @@ mod tests {
         (t, keys)
     }
 
-    /// `in_order` writes what the handle reader's export gives, for every
+    /// `in_order` writes what the handle reader's export gives (600 random
+    /// files), for every
     /// index type, base, format and step (files of many steps), on 1 and
-    /// 2 threads (a file of at least two steps in two halves); it takes
-    /// every file in its format's order and declines every other one.
+    /// 2 threads (a file of at least two steps in two halves), general and
+    /// symmetric files (mirrored, or kept triangular); it takes every file
+    /// in its format's order (a mirrored one: its lower triangle) and
+    /// declines every other one.
     #[test]
     fn a_file_in_order_is_written_as_its_handle_exports() {
         use crate::convert::export_compressed;
@@ -677,18 +884,21 @@ mod tests {
             IndexType::I64,
             IndexType::U64,
         ];
-        let (mut taken, mut declined) = (0, 0);
-        for round in 0..400 {
+        let (mut taken, mut declined, mut mirrors) = (0, 0, 0);
+        for round in 0..600 {
             let n = match round % 7 {
                 0 => 20_000,
                 1 => 400 + (rng(&mut s) % 2000) as usize,
                 _ => (rng(&mut s) % 60) as usize,
             };
-            let (text, keys) = file(&mut s, n, round % 4 == 1);
+            let symmetric = round % 3 == 2;
+            let (text, keys) = file(&mut s, n, round % 4 == 1, symmetric);
             std::fs::write(&path, &text).unwrap();
             let mut o = TextOptions::default();
             o.assemble.duplicates = [Duplicates::Sum, Duplicates::Error][round % 2];
             o.assemble.threads = 1 + (rng(&mut s) % 2) as usize;
+            o.keep_triangular = rng(&mut s).is_multiple_of(4);
+            let mirrored = symmetric && !o.keep_triangular;
             let format = [Format::Csr, Format::Csc][(rng(&mut s) % 2) as usize];
             let it = its[(rng(&mut s) % 4) as usize];
             let base = (rng(&mut s) % 2) as u8;
@@ -720,10 +930,12 @@ mod tests {
                     (r, c)
                 }
             };
-            let in_its_order = keys.windows(2).all(|w| major(&w[0]) < major(&w[1]));
+            let in_its_order = keys.windows(2).all(|w| major(&w[0]) < major(&w[1]))
+                && (!mirrored || keys.iter().all(|&(r, c)| r >= c));
             match in_order(&path, &o, &mut out, step).unwrap() {
                 Some((nnz, h)) => {
                     taken += 1;
+                    mirrors += usize::from(mirrored);
                     assert!(in_its_order, "round {round}: taken out of order\n{text}");
                     let (a, wn, wh) = want.as_ref().unwrap();
                     assert_eq!((nnz, h), (*wn, *wh), "round {round}");
@@ -741,10 +953,11 @@ mod tests {
         }
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(
-            taken > 80 && declined > 150,
-            "{taken} taken, {declined} declined"
+            taken > 120 && declined > 200 && mirrors > 25,
+            "{taken} taken ({mirrors} mirrored), {declined} declined"
         );
     }
+
     /// Two threads cut the text at the first line end from its middle
     /// byte: a file whose two halves are each in order, but the second
     /// starts before the first ends (the same entries again), is declined
