@@ -280,17 +280,16 @@ impl Mirrored<'_> {
     ) -> Result<Option<u64>, CooError> {
         let csc = out.format == Format::Csc;
         let n = self.shape[0];
-        if n != self.shape[1] || n > 1 << 32 {
+        let offsets = (n + 1).checked_mul(out.index_type.width() as u64);
+        if n != self.shape[1] || n > 1 << 32 || offsets != Some(out.offsets.len() as u64) {
             return Ok(None);
         }
-        let alloc = |what| CooError::Alloc {
-            bytes: (n as usize).saturating_mul(8),
-            what,
-        };
+        // Memory this path cannot have: the general path decides (it needs
+        // more, and says so).
         let mut count: Vec<u64> = Vec::new();
-        count
-            .try_reserve_exact(n as usize)
-            .map_err(|_| alloc("the counts per row"))?;
+        if count.try_reserve_exact(n as usize).is_err() {
+            return Ok(None);
+        }
         count.resize(n as usize, 0);
         let mut stored: Vec<(u32, u32, u64)> = Vec::new();
         let mut parts: Vec<Entries> = Vec::new();
@@ -316,10 +315,9 @@ impl Mirrored<'_> {
                 if e.n > self.declared - stored.len() {
                     return Ok(None);
                 }
-                stored.try_reserve(e.n).map_err(|_| CooError::Alloc {
-                    bytes: (stored.len() + e.n).saturating_mul(16),
-                    what: "the stored entries",
-                })?;
+                if stored.try_reserve(e.n).is_err() {
+                    return Ok(None);
+                }
                 for (c, &v) in e.coords.chunks_exact(2).zip(&e.values) {
                     let (r, col) = (c[0], c[1]);
                     let (ma, mi) = if csc { (col, r) } else { (r, col) };
@@ -351,8 +349,7 @@ impl Mirrored<'_> {
         };
         let w = out.index_type.width();
         let b = u64::from(out.base);
-        let fits = out.offsets.len() as u64 == (n + 1) * w as u64
-            && (n == 0 || n - 1 + b <= out.index_type.max())
+        let fits = (n == 0 || n - 1 + b <= out.index_type.max())
             && nnz + b <= out.index_type.max()
             && crate::assemble::compressed_room(
                 ty,
@@ -502,7 +499,10 @@ fn halves(
         return Ok(false);
     };
     let cut = mid + cut as u64 + 1;
-    let mut arrays = Arrays::like(w)?;
+    // No memory for the second half: the general path decides.
+    let Ok(mut arrays) = Arrays::like(w) else {
+        return Ok(false);
+    };
     let mut second = arrays.writer(w);
     // The two writers differ in their arrays' lifetimes: one type for both.
     enum Half<'a, 'w, 's> {
