@@ -370,54 +370,116 @@ impl Mirrored<'_> {
             return Ok(None);
         };
         let (offsets, indices) = (&mut *out.offsets, &mut out.indices[..nnz_at * w]);
+        let threads = crate::threads::count(self.threads, stored.len(), 1 << 12).min(2);
+        let s = Scatter {
+            stored: &stored,
+            csc,
+            base: b,
+            threads,
+        };
         let done = match out.index_type {
-            IndexType::I32 => scatter::<i32>(&stored, &mut count, b, offsets, indices, values),
-            IndexType::U32 => scatter::<u32>(&stored, &mut count, b, offsets, indices, values),
-            IndexType::I64 => scatter::<i64>(&stored, &mut count, b, offsets, indices, values),
-            IndexType::U64 => scatter::<u64>(&stored, &mut count, b, offsets, indices, values),
+            IndexType::I32 => s.run::<i32>(&mut count, offsets, indices, values),
+            IndexType::U32 => s.run::<u32>(&mut count, offsets, indices, values),
+            IndexType::I64 => s.run::<i64>(&mut count, offsets, indices, values),
+            IndexType::U64 => s.run::<u64>(&mut count, offsets, indices, values),
         };
         Ok(done.then_some(nnz))
     }
 }
 
-/// The offsets from `count` (then each row's next place), and every
-/// stored entry and its mirror image at its row's next place; false when
-/// the arrays do not cast to `I` (misaligned).
-fn scatter<I: bytemuck::Pod + Narrow>(
-    stored: &[(u32, u32, u64)],
-    count: &mut [u64],
+/// The stored entries of a symmetric file and their mirror images placed
+/// in the output (see [`Mirrored`]).
+struct Scatter<'a> {
+    /// (major, minor, value) in the file's order.
+    stored: &'a [(u32, u32, u64)],
+    csc: bool,
     base: u64,
-    offsets: &mut [u8],
-    indices: &mut [u8],
+    /// 1 or 2.
+    threads: usize,
+}
+
+impl Scatter<'_> {
+    /// The offsets from `count` (which then holds each row's next place),
+    /// and every stored entry and its mirror image at its row's next place;
+    /// on two threads each places the rows of one half of the output. Each
+    /// row's entries are placed in the file's order either way, which is
+    /// the row's sorted order. False when the arrays do not cast to `I`.
+    fn run<I: bytemuck::Pod + Narrow + Send>(
+        &self,
+        count: &mut [u64],
+        offsets: &mut [u8],
+        indices: &mut [u8],
+        values: &mut [u64],
+    ) -> bool {
+        let (Ok(offsets), Ok(indices)) = (
+            bytemuck::try_cast_slice_mut::<u8, I>(offsets),
+            bytemuck::try_cast_slice_mut::<u8, I>(indices),
+        ) else {
+            return false;
+        };
+        let mut at = 0u64;
+        for (o, c) in offsets.iter_mut().zip(count.iter_mut()) {
+            *o = I::narrow(at + self.base);
+            (at, *c) = (at + *c, at);
+        }
+        if let Some(o) = offsets.last_mut() {
+            *o = I::narrow(at + self.base);
+        }
+        if self.threads < 2 {
+            place::<I>(self.stored, 0, count, 0, self.base, indices, values);
+            return true;
+        }
+        // The first row of the second half: where half the entries start.
+        let split = count.partition_point(|&start| start < at / 2);
+        let first = count.get(split).map_or(at, |&p| p);
+        let (c0, c1) = count.split_at_mut(split);
+        let (i0, i1) = indices.split_at_mut(first as usize);
+        let (v0, v1) = values.split_at_mut(first as usize);
+        // The entries that can land in each half: for CSR an entry's image
+        // row is at most its own (rows of the second half come from the
+        // entries of majors from `split` on); for CSC at least its own.
+        let from = self.stored.partition_point(|e| (e.0 as usize) < split);
+        let (s0, s1) = match self.csc {
+            false => (self.stored, &self.stored[from..]),
+            true => (&self.stored[..from], self.stored),
+        };
+        let halves = vec![(s0, 0, c0, 0, i0, v0), (s1, split, c1, first, i1, v1)];
+        crate::threads::run(halves, |_, (stored, lo, cursor, at, idx, val)| {
+            place::<I>(stored, lo, cursor, at, self.base, idx, val)
+        });
+        true
+    }
+}
+
+/// The entries of `stored` and their images whose rows are `lo` up to
+/// `lo + cursor.len()`, at their rows' next places (`cursor`, positions
+/// from `at` on, as in `indices` and `values`).
+fn place<I: bytemuck::Pod + Narrow>(
+    stored: &[(u32, u32, u64)],
+    lo: usize,
+    cursor: &mut [u64],
+    at: u64,
+    base: u64,
+    indices: &mut [I],
     values: &mut [u64],
-) -> bool {
-    let (Ok(offsets), Ok(indices)) = (
-        bytemuck::try_cast_slice_mut::<u8, I>(offsets),
-        bytemuck::try_cast_slice_mut::<u8, I>(indices),
-    ) else {
-        return false;
+) {
+    let mut put = |row: u32, index: u32, v: u64| {
+        if let Some(c) = (row as usize)
+            .checked_sub(lo)
+            .and_then(|r| cursor.get_mut(r))
+        {
+            let p = (*c - at) as usize;
+            indices[p] = I::narrow(u64::from(index) + base);
+            values[p] = v;
+            *c += 1;
+        }
     };
-    let mut at = 0u64;
-    for (o, c) in offsets.iter_mut().zip(count.iter_mut()) {
-        *o = I::narrow(at + base);
-        (at, *c) = (at + *c, at);
-    }
-    if let Some(o) = offsets.last_mut() {
-        *o = I::narrow(at + base);
-    }
     for &(ma, mi, v) in stored {
-        let p = &mut count[ma as usize];
-        indices[*p as usize] = I::narrow(u64::from(mi) + base);
-        values[*p as usize] = v;
-        *p += 1;
+        put(ma, mi, v);
         if ma != mi {
-            let p = &mut count[mi as usize];
-            indices[*p as usize] = I::narrow(u64::from(ma) + base);
-            values[*p as usize] = v;
-            *p += 1;
+            put(mi, ma, v);
         }
     }
-    true
 }
 
 /// Fill `buf` from `f` up to `limit` bytes; true at the end of `f`.
@@ -991,6 +1053,76 @@ mod tests {
             };
             let got = in_order(&path, &o, &mut out, 64).unwrap();
             assert_eq!(got.is_some(), taken, "{second:?}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    /// A mirrored symmetric file large enough for two threads to place
+    /// its entries (each the rows of one half of the output) gives the
+    /// handle's export, for CSR and CSC, every index type and base.
+    #[test]
+    fn a_symmetric_file_placed_on_two_threads_is_its_handles_export() {
+        use crate::convert::export_compressed;
+        let dir = std::env::temp_dir().join(format!("hurray_sym2_{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("m.mtx");
+        let mut s = 991u64;
+        for round in 0..16 {
+            let format = [Format::Csr, Format::Csc][round % 2];
+            let it = [
+                IndexType::I32,
+                IndexType::U32,
+                IndexType::I64,
+                IndexType::U64,
+            ][round / 2 % 4];
+            let base = (round / 8) as u8;
+            // A third of a 300 x 300 lower triangle (15k entries: two
+            // threads), in the format's order.
+            let m = 300u64;
+            let mut keys = Vec::new();
+            for a in 0..m {
+                for b in 0..m {
+                    let (r, c) = if format == Format::Csc {
+                        (b, a)
+                    } else {
+                        (a, b)
+                    };
+                    if r >= c && rng(&mut s).is_multiple_of(3) {
+                        keys.push((r, c));
+                    }
+                }
+            }
+            let mut text = format!(
+                "%%MatrixMarket matrix coordinate real symmetric\n{m} {m} {}\n",
+                keys.len()
+            );
+            for &(r, c) in &keys {
+                text += &format!("{} {} {}.25\n", r + 1, c + 1, rng(&mut s) % 1000);
+            }
+            std::fs::write(&path, &text).unwrap();
+            let mut o = TextOptions::default();
+            o.assemble.threads = 2;
+            let (coo, h) = super::super::read_mtx_file(&path, &o).unwrap();
+            let sz = crate::convert::compressed_sizes(&coo, format, it).unwrap();
+            let mut a = [sz.offsets, sz.indices, sz.values].map(|n| vec![0u8; n as usize]);
+            let [off, idx, val] = &mut a;
+            export_compressed(&coo, format, it, base, off, idx, val, 1).unwrap();
+            let room = mtx_file_size(&path, &o).unwrap().room(format, it).unwrap();
+            let mut words = [room.offsets, room.indices, room.values]
+                .map(|b| vec![0u64; (b as usize).div_ceil(8)]);
+            let [wo, wi, wv] = &mut words;
+            let mut out = CompressedOut {
+                format,
+                index_type: it,
+                base,
+                offsets: &mut bytemuck::cast_slice_mut(wo)[..room.offsets as usize],
+                indices: &mut bytemuck::cast_slice_mut(wi)[..room.indices as usize],
+                values: &mut bytemuck::cast_slice_mut(wv)[..room.values as usize],
+            };
+            let (nnz, gh) = in_order(&path, &o, &mut out, STEP).unwrap().expect("taken");
+            assert_eq!((nnz, gh), (coo.nnz(), h), "round {round}");
+            assert_eq!(out.offsets, &a[0][..], "round {round}");
+            assert_eq!(&out.indices[..a[1].len()], &a[1][..], "round {round}");
+            assert_eq!(&out.values[..a[2].len()], &a[2][..], "round {round}");
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
