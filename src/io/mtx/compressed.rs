@@ -274,8 +274,8 @@ impl Mirrored<'_> {
         &self,
         path: &Path,
         f: &mut dyn std::io::Read,
-        mut buf: Vec<u8>,
-        mut end: bool,
+        buf: Vec<u8>,
+        end: bool,
         out: &mut CompressedOut<'_>,
     ) -> Result<Option<u64>, CooError> {
         let csc = out.format == Format::Csc;
@@ -291,54 +291,20 @@ impl Mirrored<'_> {
             return Ok(None);
         }
         count.resize(n as usize, 0);
-        let mut stored: Vec<(u32, u32, u64)> = Vec::new();
-        let mut parts: Vec<Entries> = Vec::new();
-        let mut last = (0u64, 0u64);
-        loop {
-            let cut = match end {
-                true => buf.len(),
-                false => match buf.iter().rposition(|&b| b == b'\n') {
-                    Some(i) => i + 1,
-                    None => return Ok(None),
-                },
-            };
-            let left = (self.declared - stored.len()) as u64;
-            let text = &buf[..cut];
-            let used =
-                match fastparse::parse_parts(text, self.spec, Some(left), self.threads, &mut parts)
-                {
-                    Ok(used) => used,
-                    Err(Stop::Unsure) => return Ok(None),
-                    Err(Stop::Failed(err)) => return Err(text::in_file(path, err)),
-                };
-            for e in &parts[..used] {
-                if e.n > self.declared - stored.len() {
-                    return Ok(None);
-                }
-                if stored.try_reserve(e.n).is_err() {
-                    return Ok(None);
-                }
-                for (c, &v) in e.coords.chunks_exact(2).zip(&e.values) {
-                    let (r, col) = (c[0], c[1]);
-                    let (ma, mi) = if csc { (col, r) } else { (r, col) };
-                    if r < col || (!stored.is_empty() && (ma, mi) <= last) {
-                        return Ok(None);
-                    }
-                    last = (ma, mi);
-                    // Below n <= 2^32 (the parser checked the extents).
-                    stored.push((ma as u32, mi as u32, v));
-                    count[ma as usize] += 1;
-                    if ma != mi {
-                        count[mi as usize] += 1;
-                    }
-                }
-            }
-            if end {
-                break;
-            }
-            buf.drain(..cut);
-            end = read(path, f, &mut buf, self.step)?;
+        let mut st = Stored {
+            csc,
+            declared: self.declared,
+            stored: Vec::new(),
+            count,
+            last: (0, 0),
+        };
+        let spec = self.spec;
+        if !steps(path, f, buf, end, spec, self.step, self.threads, &mut st)? {
+            return Ok(None);
         }
+        let Stored {
+            stored, mut count, ..
+        } = st;
         if stored.len() != self.declared {
             return Ok(None);
         }
@@ -349,19 +315,7 @@ impl Mirrored<'_> {
         };
         let w = out.index_type.width();
         let b = u64::from(out.base);
-        let fits = (n == 0 || n - 1 + b <= out.index_type.max())
-            && nnz + b <= out.index_type.max()
-            && crate::assemble::compressed_room(
-                ty,
-                nnz,
-                out.base,
-                out.format.name(),
-                out.index_type,
-                out.indices.len(),
-                Some(out.values.len()),
-            )
-            .is_ok();
-        if !fits {
+        if !room_for(out, ty, nnz, n) {
             return Ok(None);
         }
         let nnz_at = nnz as usize;
@@ -384,6 +338,46 @@ impl Mirrored<'_> {
             IndexType::U64 => s.run::<u64>(&mut count, offsets, indices, values),
         };
         Ok(done.then_some(nnz))
+    }
+}
+
+/// A symmetric file's stored entries as [`Mirrored`] keeps them, with
+/// each row's count of entries and images.
+struct Stored {
+    csc: bool,
+    declared: usize,
+    /// (major, minor, value) in the file's order.
+    stored: Vec<(u32, u32, u64)>,
+    count: Vec<u64>,
+    last: (u64, u64),
+}
+
+impl Take for Stored {
+    fn left(&self) -> u64 {
+        (self.declared - self.stored.len()) as u64
+    }
+
+    /// Declines an entry above the diagonal, one not after the one before
+    /// it, more than the size line's count, or memory it cannot have.
+    fn take(&mut self, e: &Entries) -> bool {
+        if e.n > self.declared - self.stored.len() || self.stored.try_reserve(e.n).is_err() {
+            return false;
+        }
+        for (c, &v) in e.coords.chunks_exact(2).zip(&e.values) {
+            let (r, col) = (c[0], c[1]);
+            let (ma, mi) = if self.csc { (col, r) } else { (r, col) };
+            if r < col || (!self.stored.is_empty() && (ma, mi) <= self.last) {
+                return false;
+            }
+            self.last = (ma, mi);
+            // Below n <= 2^32 (the parser checked the extents).
+            self.stored.push((ma as u32, mi as u32, v));
+            self.count[ma as usize] += 1;
+            if ma != mi {
+                self.count[mi as usize] += 1;
+            }
+        }
+        true
     }
 }
 
@@ -493,9 +487,17 @@ fn read(
     crate::io::fsutil::read_up_to(f, buf, limit, "a piece of the file", &io)
 }
 
+/// Where [`steps`] puts the parsed entries.
+trait Take {
+    /// How many more entries there may be (a guess for the parser's room).
+    fn left(&self) -> u64;
+    /// Take `e`'s entries after those taken; false to decline.
+    fn take(&mut self, e: &Entries) -> bool;
+}
+
 /// The entry lines of `f`, whose first bytes are in `buf` (from a line
 /// start; `end`: all of them), parsed `step` bytes at a time on up to
-/// `threads` threads and written into `w`; false to decline (see
+/// `threads` threads and handed to `w`; false to decline (see
 /// [`in_order`]).
 #[allow(clippy::too_many_arguments)]
 fn steps(
@@ -506,7 +508,7 @@ fn steps(
     spec: &Spec<'_>,
     step: usize,
     threads: usize,
-    w: &mut Writer<'_>,
+    w: &mut impl Take,
 ) -> Result<bool, CooError> {
     let mut parts: Vec<Entries> = Vec::new();
     loop {
@@ -517,10 +519,8 @@ fn steps(
                 None => return Ok(false), // a line longer than a step
             },
         };
-        let left = w.room() - w.n;
         let text = &buf[..cut];
-        let used = match fastparse::parse_parts(text, spec, Some(left as u64), threads, &mut parts)
-        {
+        let used = match fastparse::parse_parts(text, spec, Some(w.left()), threads, &mut parts) {
             Ok(used) => used,
             Err(Stop::Unsure) => return Ok(false),
             Err(Stop::Failed(err)) => return Err(text::in_file(path, err)),
@@ -660,21 +660,7 @@ impl<'o> Writer<'o> {
             .ok()?
             .checked_add(1)?
             .checked_mul(w)?;
-        let fits = out.offsets.len() == offsets_len
-            && (most == 0 || minor == 0 || minor - 1 + b <= out.index_type.max())
-            && crate::assemble::compressed_room(
-                ty,
-                most as u64,
-                out.base,
-                out.format.name(),
-                out.index_type,
-                out.indices.len(),
-                Some(out.values.len()),
-            )
-            .is_ok()
-            // The entries' offsets fit the index type too.
-            && most as u64 + b <= out.index_type.max();
-        if !fits {
+        if out.offsets.len() != offsets_len || !room_for(out, ty, most as u64, minor) {
             return None;
         }
         let offsets = &mut *out.offsets;
@@ -708,18 +694,6 @@ impl<'o> Writer<'o> {
     /// The most entries room was made for (the size line's count).
     fn room(&self) -> usize {
         self.values.len()
-    }
-
-    /// Write `e`'s entries after those already written; false when one is
-    /// not after the one before it, or there are more than room was made
-    /// for.
-    fn take(&mut self, e: &Entries) -> bool {
-        match self.index_type {
-            IndexType::I32 => self.take_as::<i32>(e),
-            IndexType::U32 => self.take_as::<u32>(e),
-            IndexType::I64 => self.take_as::<i64>(e),
-            IndexType::U64 => self.take_as::<u64>(e),
-        }
     }
 
     fn take_as<I: bytemuck::Pod + Narrow>(&mut self, e: &Entries) -> bool {
@@ -811,6 +785,49 @@ impl<'o> Writer<'o> {
         }
         true
     }
+}
+
+impl Take for Writer<'_> {
+    fn left(&self) -> u64 {
+        (self.room() - self.n) as u64
+    }
+
+    /// Write `e`'s entries after those already written; false when one is
+    /// not after the one before it, or there are more than room was made
+    /// for.
+    fn take(&mut self, e: &Entries) -> bool {
+        match self.index_type {
+            IndexType::I32 => self.take_as::<i32>(e),
+            IndexType::U32 => self.take_as::<u32>(e),
+            IndexType::I64 => self.take_as::<i64>(e),
+            IndexType::U64 => self.take_as::<u64>(e),
+        }
+    }
+}
+
+/// Whether `out` takes `nnz` entries of type `ty` whose minor indices are
+/// below `minor`: the indices and the last offset fit its index type, and
+/// its indices and values have room (the general path gives the error
+/// when not).
+fn room_for(
+    out: &CompressedOut<'_>,
+    ty: &crate::element::types::TypeInfo,
+    nnz: u64,
+    minor: u64,
+) -> bool {
+    let (b, max) = (u64::from(out.base), out.index_type.max());
+    (nnz == 0 || minor == 0 || minor - 1 + b <= max)
+        && nnz + b <= max
+        && crate::assemble::compressed_room(
+            ty,
+            nnz,
+            out.base,
+            out.format.name(),
+            out.index_type,
+            out.indices.len(),
+            Some(out.values.len()),
+        )
+        .is_ok()
 }
 
 /// `offsets[from..]` (bytes of `I`) = `v`.
@@ -926,6 +943,31 @@ mod tests {
         (t, keys)
     }
 
+    /// 8-byte-aligned arrays (as the caller's malloc gives) of `sizes`
+    /// bytes, every byte 0xAB.
+    fn words_for(sizes: [u64; 3]) -> [Vec<u64>; 3] {
+        sizes.map(|b| vec![0xABAB_ABAB_ABAB_ABABu64; (b as usize).div_ceil(8)])
+    }
+
+    /// `words` as the output arrays of `sizes` bytes.
+    fn arrays(
+        words: &mut [Vec<u64>; 3],
+        sizes: [u64; 3],
+        format: Format,
+        index_type: IndexType,
+        base: u8,
+    ) -> CompressedOut<'_> {
+        let [wo, wi, wv] = words;
+        CompressedOut {
+            format,
+            index_type,
+            base,
+            offsets: &mut bytemuck::cast_slice_mut(wo)[..sizes[0] as usize],
+            indices: &mut bytemuck::cast_slice_mut(wi)[..sizes[1] as usize],
+            values: &mut bytemuck::cast_slice_mut(wv)[..sizes[2] as usize],
+        }
+    }
+
     /// `in_order` writes what the handle reader's export gives (600 random
     /// files), for every
     /// index type, base, format and step (files of many steps), on 1 and
@@ -974,17 +1016,9 @@ mod tests {
             let step = [64usize, 300, 1 << 12, STEP][(rng(&mut s) % 4) as usize];
             let room = mtx_file_size(&path, &o).unwrap().room(format, it).unwrap();
             // 8-byte aligned arrays, as the caller's malloc gives.
-            let mut words = [room.offsets, room.indices, room.values]
-                .map(|b| vec![0xABABABAB_ABABABABu64; (b as usize).div_ceil(8)]);
-            let [wo, wi, wv] = &mut words;
-            let mut out = CompressedOut {
-                format,
-                index_type: it,
-                base,
-                offsets: &mut bytemuck::cast_slice_mut(wo)[..room.offsets as usize],
-                indices: &mut bytemuck::cast_slice_mut(wi)[..room.indices as usize],
-                values: &mut bytemuck::cast_slice_mut(wv)[..room.values as usize],
-            };
+            let sizes = [room.offsets, room.indices, room.values];
+            let mut words = words_for(sizes);
+            let mut out = arrays(&mut words, sizes, format, it, base);
             let major = |&(r, c): &(u64, u64)| {
                 if format == Format::Csc {
                     (c, r)
@@ -1041,16 +1075,9 @@ mod tests {
             std::fs::write(&path, &text).unwrap();
             let mut o = TextOptions::default();
             o.assemble.threads = 2;
-            let mut arrays = [91 * 4, 801 * 4, 801 * 8].map(|b| vec![0u64; b / 8 + 1]);
-            let [wo, wi, wv] = &mut arrays;
-            let mut out = CompressedOut {
-                format: Format::Csr,
-                index_type: IndexType::I32,
-                base: 0,
-                offsets: &mut bytemuck::cast_slice_mut(wo)[..91 * 4],
-                indices: &mut bytemuck::cast_slice_mut(wi)[..801 * 4],
-                values: &mut bytemuck::cast_slice_mut(wv)[..801 * 8],
-            };
+            let sizes = [91 * 4, 801 * 4, 801 * 8];
+            let mut words = words_for(sizes);
+            let mut out = arrays(&mut words, sizes, Format::Csr, IndexType::I32, 0);
             let got = in_order(&path, &o, &mut out, 64).unwrap();
             assert_eq!(got.is_some(), taken, "{second:?}");
         }
@@ -1107,17 +1134,9 @@ mod tests {
             let [off, idx, val] = &mut a;
             export_compressed(&coo, format, it, base, off, idx, val, 1).unwrap();
             let room = mtx_file_size(&path, &o).unwrap().room(format, it).unwrap();
-            let mut words = [room.offsets, room.indices, room.values]
-                .map(|b| vec![0u64; (b as usize).div_ceil(8)]);
-            let [wo, wi, wv] = &mut words;
-            let mut out = CompressedOut {
-                format,
-                index_type: it,
-                base,
-                offsets: &mut bytemuck::cast_slice_mut(wo)[..room.offsets as usize],
-                indices: &mut bytemuck::cast_slice_mut(wi)[..room.indices as usize],
-                values: &mut bytemuck::cast_slice_mut(wv)[..room.values as usize],
-            };
+            let sizes = [room.offsets, room.indices, room.values];
+            let mut words = words_for(sizes);
+            let mut out = arrays(&mut words, sizes, format, it, base);
             let (nnz, gh) = in_order(&path, &o, &mut out, STEP).unwrap().expect("taken");
             assert_eq!((nnz, gh), (coo.nnz(), h), "round {round}");
             assert_eq!(out.offsets, &a[0][..], "round {round}");
