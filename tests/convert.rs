@@ -373,6 +373,113 @@ fn threaded_export_writes_what_one_thread_writes() {
     }
 }
 
+/// A sorted export large enough that its column indices go out by streaming
+/// stores (4 MiB and up, on each of two threads), with runs of empty rows at
+/// the start, in the middle and at the end, and rows that straddle the split
+/// between threads: every index type, base and thread count against offsets
+/// counted row by row.
+#[test]
+fn a_large_sorted_export_has_every_offset_and_column_right() {
+    let mut rng = Rng::new(2112);
+    let (rows, cols) = (700_000u64, 1_000_000u64);
+    let mut flat = Vec::new();
+    for r in 0..rows {
+        let empty = r < 100 || (300_000..300_500).contains(&r) || r >= rows - 1000;
+        let n = if empty { 0 } else { rng.below(9) };
+        // n distinct columns, increasing, spread over the whole width.
+        for j in 0..n {
+            let step = cols / n;
+            flat.extend_from_slice(&[r, j * step + rng.below(step)]);
+        }
+    }
+    assert!(
+        flat.len() / 2 * 4 >= 2 * (4 << 20),
+        "each thread's columns must reach 4 MiB"
+    );
+    check_sorted_csr(rows, cols, &flat);
+    // One entry in every other row: every split between threads falls where
+    // a row starts, after an empty row.
+    let flat: Vec<u64> = (0..200_000u64).flat_map(|k| [2 * k + 1, k % 7]).collect();
+    check_sorted_csr(400_002, 7, &flat);
+}
+
+/// The sorted CSR export of the (row, column) pairs `flat` against offsets
+/// counted row by row.
+fn check_sorted_csr(rows: u64, cols: u64, flat: &[u64]) {
+    let nnz = flat.len() / 2;
+    let mut per_row = vec![0u64; rows as usize];
+    for pair in flat.chunks_exact(2) {
+        per_row[pair[0] as usize] += 1;
+    }
+    let vals: Vec<u8> = (0..nnz).flat_map(|i| (i as f64).to_le_bytes()).collect();
+    let f = Fixture {
+        tag: 0x04,
+        shape: vec![rows, cols],
+        nnz: nnz as u64,
+        sorted: true,
+        values: common::Buf::aligned(&vals),
+        indices: common::Buf::words(flat),
+    };
+    let coo = f.strict().unwrap();
+    for it in INDEX_TYPES {
+        for base in [0u8, 1] {
+            // Two threads everywhere (the streamed path on each); one and
+            // three threads for int32 (one range; a split elsewhere).
+            let counts: &[usize] = if it == IndexType::I32 {
+                &[1, 2, 3]
+            } else {
+                &[2]
+            };
+            for &threads in counts {
+                let s = compressed_sizes(&coo, Format::Csr, it).unwrap();
+                // u64 backing: aligned for every index type, so the fast
+                // path is the one taken.
+                let words = |b: u64| vec![0xAAAA_AAAA_AAAA_AAAAu64; (b as usize).div_ceil(8)];
+                let (mut o, mut i, mut v) = (words(s.offsets), words(s.indices), words(s.values));
+                fn bytes(w: &mut [u64], b: u64) -> &mut [u8] {
+                    &mut bytemuck::cast_slice_mut::<u64, u8>(w)[..b as usize]
+                }
+                export_compressed(
+                    &coo,
+                    Format::Csr,
+                    it,
+                    base,
+                    bytes(&mut o, s.offsets),
+                    bytes(&mut i, s.indices),
+                    bytes(&mut v, s.values),
+                    threads,
+                )
+                .unwrap();
+                let (ob, ib) = (
+                    bytemuck::cast_slice::<u64, u8>(&o),
+                    bytemuck::cast_slice::<u64, u8>(&i),
+                );
+                let b = u64::from(base);
+                let mut start = 0u64;
+                for r in 0..=rows as usize {
+                    assert_eq!(
+                        read_index(it, ob, r),
+                        start + b,
+                        "offset of row {r}, {it:?} base {base}, {threads} threads"
+                    );
+                    start += per_row.get(r).copied().unwrap_or(0);
+                }
+                for k in 0..nnz {
+                    assert_eq!(
+                        read_index(it, ib, k),
+                        flat[2 * k + 1] + b,
+                        "column of entry {k}, {it:?} base {base}, {threads} threads"
+                    );
+                }
+                assert_eq!(
+                    &bytemuck::cast_slice::<u64, u8>(&v)[..vals.len()],
+                    &vals[..]
+                );
+            }
+        }
+    }
+}
+
 /// Large enough for several threads: dense export, mode sorts and CSR import
 /// give what one thread gives.
 #[test]

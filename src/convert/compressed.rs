@@ -231,7 +231,6 @@ where
     ) else {
         return false;
     };
-    let put = I::narrow;
     let n = indices.len();
     let w = src.len() / n.max(1);
     let threads = crate::threads::count(threads, n, 1 << 16);
@@ -258,23 +257,53 @@ where
     }
     crate::threads::run(parts, |_, (lo, r0, o, i, v)| {
         v.copy_from_slice(&src[lo * w..lo * w + v.len()]);
-        let coords = &idx[2 * lo..2 * (lo + i.len())];
-        for (out, pair) in i.iter_mut().zip(coords.chunks_exact(2)) {
-            *out = put(pair[1] + base);
-        }
-        // Offsets r0.. : each row's first entry, then the range's end.
-        let mut r = r0;
-        for (k, pair) in coords.chunks_exact(2).enumerate() {
-            let here = pair[0] as usize;
-            while r <= here && r - r0 < o.len() {
-                o[r - r0] = put((lo + k) as u64 + base);
-                r += 1;
-            }
-        }
-        let end = put((lo + i.len()) as u64 + base);
-        o[r - r0..].fill(end);
+        sorted_csr_range(&idx[2 * lo..2 * (lo + i.len())], lo, r0, base, o, i);
     });
     true
+}
+
+/// One range of `sorted_csr`: the columns of the entries `lo..` whose
+/// (row, column) pairs are `coords`, and the offsets `o` of the rows the
+/// range owns (`o[0]` is row `r0`, one past the row before `lo`). One pass
+/// over the coordinates, with no branch on where rows start: every entry
+/// stores its row's end (one past itself) at its row + 1, so the last entry
+/// of each row leaves the row's end there, and the slots no entry wrote
+/// (after an empty row) take the slot before them. A slot no entry wrote is
+/// zero: every end written is at least 1. Tested by
+/// `a_large_sorted_export_has_every_offset_and_column_right`.
+fn sorted_csr_range<I: bytemuck::Pod + Narrow>(
+    coords: &[u64],
+    lo: usize,
+    r0: usize,
+    base: u64,
+    o: &mut [I],
+    cols: &mut [I],
+) {
+    let put = <I as Narrow>::narrow;
+    // The range's first row starts at `lo` unless the row before it has
+    // entries here (then their end overwrites it). Every entry's row is at
+    // least r0 - 1.
+    o.fill(I::zeroed());
+    if let Some(f) = o.first_mut() {
+        *f = put(lo as u64 + base);
+    }
+    // Columns by non-temporal stores when the range is large; the
+    // offsets, a small array read back below, by plain ones.
+    super::stream::fill_streaming(cols, |first, block| {
+        let pairs = coords[2 * first..2 * (first + block.len())].chunks_exact(2);
+        for (k, (c, pair)) in (lo + first + 1..).zip(block.iter_mut().zip(pairs)) {
+            *c = put(pair[1] + base);
+            if let Some(slot) = o.get_mut(pair[0] as usize + 1 - r0) {
+                *slot = put(k as u64 + base);
+            }
+        }
+    });
+    let zero = I::zeroed();
+    for r in 1..o.len() {
+        if bytemuck::bytes_of(&o[r]) == bytemuck::bytes_of(&zero) {
+            o[r] = o[r - 1];
+        }
+    }
 }
 
 /// Entry numbers in (major, minor) order (export_compressed needs none for
