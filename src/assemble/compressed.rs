@@ -276,7 +276,7 @@ impl Sink for CompressedSink<'_> {
 }
 
 /// `out` = `src`, split between threads.
-fn copy_split<T: Pod + Send + Sync>(out: &mut [T], src: &[T], threads: usize) {
+pub(crate) fn copy_split<T: Pod + Send + Sync>(out: &mut [T], src: &[T], threads: usize) {
     let threads = threads::count(threads, out.len(), 1 << 18);
     let per = out.len().div_ceil(threads).max(1);
     let parts: Vec<_> = out.chunks_mut(per).collect();
@@ -338,9 +338,8 @@ where
     Some(())
 }
 
-/// Strictly sorted input into CSR offsets and indices of `I`: threads over
-/// entry ranges, each writing its entries' indices and the offsets of the
-/// rows that start in its range.
+/// Strictly sorted input into CSR offsets and indices of `I` (the caller's
+/// byte arrays; `None` when they are not aligned for `I`).
 fn write_sorted<A, I>(
     s: &SortedInput<'_, impl Sized, A>,
     base: u64,
@@ -353,13 +352,32 @@ where
 {
     let offsets: &mut [I] = bytemuck::try_cast_slice_mut(offsets).ok()?;
     let indices: &mut [I] = bytemuck::try_cast_slice_mut(indices).ok()?;
+    sorted_into_csr(s.at, base, offsets, indices, s.threads);
+    Some(())
+}
+
+/// CSR offsets and column indices of `indices.len()` entries in strictly
+/// increasing (row, column) order, `at(k)` being entry `k`'s 0-based (row,
+/// column), every value written checked by the caller to fit `I` after
+/// adding `base`. Threads over entry ranges: each writes its entries'
+/// columns and the offsets of the rows it owns, from one past the row
+/// before its first entry through the row of its last (the first range from
+/// row 0, the last through the end). The sorted CSR export and the sorted
+/// assembly both write through here.
+pub(crate) fn sorted_into_csr<A, I>(
+    at: &A,
+    base: u64,
+    offsets: &mut [I],
+    indices: &mut [I],
+    threads: usize,
+) where
+    A: Fn(usize) -> (usize, usize) + Sync,
+    I: Pod + Send + Narrow,
+{
     let rows = offsets.len() - 1;
     let n = indices.len();
-    let threads = threads::count(s.threads, n, 1 << 16);
+    let threads = threads::count(threads, n, 1 << 16);
     let per = n.div_ceil(threads).max(1);
-    let at = s.at;
-    // Range k owns the offsets of rows row(lo - 1) + 1 ..= row(hi - 1)
-    // (the first from row 0, the last through the end).
     let mut parts = Vec::new();
     let (mut orest, mut irest) = (offsets, indices);
     let mut first_row = 0usize;
@@ -379,17 +397,31 @@ where
         first_row = last_row;
     }
     threads::run(parts, |_, (lo, r0, o, i)| {
-        let mut r = r0;
-        for (k, out) in i.iter_mut().enumerate() {
-            let (row, col) = at(lo + k);
-            *out = I::narrow(col as u64 + base);
-            while r <= row {
-                o[r - r0] = I::narrow((lo + k) as u64 + base);
-                r += 1;
-            }
-        }
-        let end = I::narrow((lo + i.len()) as u64 + base);
-        o[r - r0..].fill(end);
+        sorted_range(at, lo, r0, base, o, i)
     });
-    Some(())
+}
+
+/// One range of `sorted_into_csr`: the columns of entries `lo..lo +
+/// cols.len()` and the offsets `o` of the rows the range owns (`o[0]` is
+/// row `r0`), in one pass over the entries (the export used to read its
+/// coordinates twice, once for the columns and once for the offsets).
+/// Tested by `a_large_sorted_export_has_every_offset_and_column_right` and
+/// the sorted cases of `tests/assemble_compressed.rs`.
+fn sorted_range<A, I>(at: &A, lo: usize, r0: usize, base: u64, o: &mut [I], cols: &mut [I])
+where
+    A: Fn(usize) -> (usize, usize),
+    I: Pod + Narrow,
+{
+    // Rows before r0 are another range's; each row from r0 on starts at
+    // the first entry whose row is at least it.
+    let mut next = r0;
+    for (k, c) in (lo..).zip(cols.iter_mut()) {
+        let (row, col) = at(k);
+        *c = I::narrow(col as u64 + base);
+        if row >= next {
+            o[next - r0..=row - r0].fill(I::narrow(k as u64 + base));
+            next = row + 1;
+        }
+    }
+    o[next - r0..].fill(I::narrow((lo + cols.len()) as u64 + base));
 }

@@ -14,7 +14,9 @@ mod plan;
 mod rank2;
 mod read;
 
-pub(crate) use compressed::{compressed_room, try_compressed, CompressedArrays, ROOM_HINT};
+pub(crate) use compressed::{
+    compressed_room, copy_split, sorted_into_csr, try_compressed, CompressedArrays, ROOM_HINT,
+};
 pub use plan::Plan;
 pub(crate) use read::Narrow;
 pub use read::{CoordArrays, IndexType};

@@ -2,7 +2,10 @@
 //! arrays, and the import back into a canonical tensor.
 
 use super::{rank_two, value_type, CompressedSizes, Format};
-use crate::assemble::{assemble, AssembleOptions, CoordArrays, IndexType, Narrow, Triplets};
+use crate::assemble::{
+    assemble, copy_split, sorted_into_csr, AssembleOptions, CoordArrays, IndexType, Narrow,
+    Triplets,
+};
 use crate::coo::Coo;
 use crate::element::decode::copy_element;
 use crate::element::encode::{clear_padding, store_element};
@@ -126,18 +129,10 @@ pub fn export_compressed(
     if coo.is_sorted() && !coo.is_permissive() && format == Format::Csr && !ty.is_sub_byte() {
         let src = coo.values();
         let done = match index_type {
-            IndexType::I32 => {
-                sorted_csr::<i32>(idx, src, majors, b, offsets, indices, values, threads)
-            }
-            IndexType::U32 => {
-                sorted_csr::<u32>(idx, src, majors, b, offsets, indices, values, threads)
-            }
-            IndexType::I64 => {
-                sorted_csr::<i64>(idx, src, majors, b, offsets, indices, values, threads)
-            }
-            IndexType::U64 => {
-                sorted_csr::<u64>(idx, src, majors, b, offsets, indices, values, threads)
-            }
+            IndexType::I32 => sorted_csr::<i32>(idx, src, b, offsets, indices, values, threads),
+            IndexType::U32 => sorted_csr::<u32>(idx, src, b, offsets, indices, values, threads),
+            IndexType::I64 => sorted_csr::<i64>(idx, src, b, offsets, indices, values, threads),
+            IndexType::U64 => sorted_csr::<u64>(idx, src, b, offsets, indices, values, threads),
         };
         if done {
             return Ok(());
@@ -206,16 +201,15 @@ pub fn export_compressed(
     Ok(())
 }
 
-/// CSR of a validated sorted tensor, in one pass over its coordinates with
-/// the caller's index type `I` (checked above to hold every value written):
-/// threads over entry ranges, each writing its entries' columns and values
-/// and the offsets of the rows that start in its range. `false` (nothing
-/// written) when the caller's arrays are not aligned for `I`.
+/// CSR of a validated sorted tensor with the caller's index type `I`
+/// (checked above to hold every value written): the values copied, split
+/// between threads, and the offsets and columns written by the sorted
+/// assembly's kernel. `false` (nothing written) when the caller's arrays
+/// are not aligned for `I`.
 #[allow(clippy::too_many_arguments)] // three arrays and how to write them
 fn sorted_csr<I>(
     idx: &[u64],
     src: &[u8],
-    rows: usize,
     base: u64,
     offsets: &mut [u8],
     indices: &mut [u8],
@@ -231,79 +225,10 @@ where
     ) else {
         return false;
     };
-    let n = indices.len();
-    let w = src.len() / n.max(1);
-    let threads = crate::threads::count(threads, n, 1 << 16);
-    let per = n.div_ceil(threads).max(1);
-    // Range k owns the offsets of rows row(k * per - 1) + 1 ..= row(end - 1)
-    // (the first range from row 0, the last to the end).
-    let row = |k: usize| idx[2 * k] as usize;
-    let mut parts = Vec::new();
-    let (mut orest, mut irest, mut vrest) = (offsets, indices, values);
-    let mut first_row = 0usize;
-    for k in 0..threads {
-        let (lo, hi) = (k * per, ((k + 1) * per).min(n));
-        let last_row = if k + 1 == threads {
-            rows + 1
-        } else {
-            row(hi - 1) + 1
-        };
-        let (o, ot) = std::mem::take(&mut orest).split_at_mut(last_row - first_row);
-        let (i, it) = std::mem::take(&mut irest).split_at_mut(hi - lo);
-        let (v, vt) = std::mem::take(&mut vrest).split_at_mut((hi - lo) * w);
-        (orest, irest, vrest) = (ot, it, vt);
-        parts.push((lo, first_row, o, i, v));
-        first_row = last_row;
-    }
-    crate::threads::run(parts, |_, (lo, r0, o, i, v)| {
-        v.copy_from_slice(&src[lo * w..lo * w + v.len()]);
-        sorted_csr_range(&idx[2 * lo..2 * (lo + i.len())], lo, r0, base, o, i);
-    });
+    copy_split(values, src, threads);
+    let at = |k: usize| (idx[2 * k] as usize, idx[2 * k + 1] as usize);
+    sorted_into_csr(&at, base, offsets, indices, threads);
     true
-}
-
-/// One range of `sorted_csr`: the columns of the entries `lo..` whose
-/// (row, column) pairs are `coords`, and the offsets `o` of the rows the
-/// range owns (`o[0]` is row `r0`, one past the row before `lo`). One pass
-/// over the coordinates, with no branch on where rows start: every entry
-/// stores its row's end (one past itself) at its row + 1, so the last entry
-/// of each row leaves the row's end there, and the slots no entry wrote
-/// (after an empty row) take the slot before them. A slot no entry wrote is
-/// zero: every end written is at least 1. Tested by
-/// `a_large_sorted_export_has_every_offset_and_column_right`.
-fn sorted_csr_range<I: bytemuck::Pod + Narrow>(
-    coords: &[u64],
-    lo: usize,
-    r0: usize,
-    base: u64,
-    o: &mut [I],
-    cols: &mut [I],
-) {
-    let put = <I as Narrow>::narrow;
-    // The range's first row starts at `lo` unless the row before it has
-    // entries here (then their end overwrites it). Every entry's row is at
-    // least r0 - 1.
-    o.fill(I::zeroed());
-    if let Some(f) = o.first_mut() {
-        *f = put(lo as u64 + base);
-    }
-    // Columns by non-temporal stores when the range is large; the
-    // offsets, a small array read back below, by plain ones.
-    super::stream::fill_streaming(cols, |first, block| {
-        let pairs = coords[2 * first..2 * (first + block.len())].chunks_exact(2);
-        for (k, (c, pair)) in (lo + first + 1..).zip(block.iter_mut().zip(pairs)) {
-            *c = put(pair[1] + base);
-            if let Some(slot) = o.get_mut(pair[0] as usize + 1 - r0) {
-                *slot = put(k as u64 + base);
-            }
-        }
-    });
-    let zero = I::zeroed();
-    for r in 1..o.len() {
-        if bytemuck::bytes_of(&o[r]) == bytemuck::bytes_of(&zero) {
-            o[r] = o[r - 1];
-        }
-    }
 }
 
 /// Entry numbers in (major, minor) order (export_compressed needs none for

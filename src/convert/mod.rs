@@ -13,7 +13,6 @@ mod compressed;
 mod dense;
 mod from_triplets;
 mod modes;
-mod stream;
 
 pub use compressed::{compressed_sizes, compressed_sizes_of, export_compressed, from_compressed};
 pub use dense::{dense_bytes, export_dense};
