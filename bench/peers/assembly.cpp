@@ -115,8 +115,19 @@ hurray_coo *assemble(const Triplets &t, uint32_t threads, hurray_assembly_plan *
 
 /* Triplets straight into int32 CSR (hurray_assemble_compressed), into
    arrays allocated in the timed region as Eigen allocates its own: room for
-   every triplet, of which only the result's pages are touched. */
-void assemble_csr(const Triplets &t, uint32_t threads) {
+   every triplet, of which only the result's pages are touched. With `keep`,
+   into the arrays `keep` holds instead (allocated on its first call), as a
+   solver that assembles every step into the same arrays does. */
+struct Kept {
+    void *offsets = nullptr, *indices = nullptr, *values = nullptr;
+    ~Kept() {
+        std::free(offsets);
+        std::free(indices);
+        std::free(values);
+    }
+};
+
+void assemble_csr(const Triplets &t, uint32_t threads, Kept *keep = nullptr) {
     Call call(t, threads);
     hurray_compressed c{};
     c.format = HURRAY_FORMAT_CSR;
@@ -124,18 +135,30 @@ void assemble_csr(const Triplets &t, uint32_t threads) {
     c.offsets_bytes = (t.n + 1) * sizeof(int32_t);
     c.indices_bytes = t.v.size() * sizeof(int32_t);
     c.values_bytes = t.v.size() * sizeof(double);
-    c.offsets = std::malloc(c.offsets_bytes);
-    c.indices = std::malloc(c.indices_bytes);
-    c.values = std::malloc(c.values_bytes);
+    if (keep && keep->offsets) {
+        c.offsets = keep->offsets;
+        c.indices = keep->indices;
+        c.values = keep->values;
+    } else {
+        c.offsets = std::malloc(c.offsets_bytes);
+        c.indices = std::malloc(c.indices_bytes);
+        c.values = std::malloc(c.values_bytes);
+    }
     uint64_t nnz = 0;
     if (hurray_assemble_compressed(&call.tr, &call.o, &c, &nnz, nullptr) != HURRAY_OK) {
         std::fprintf(stderr, "assemble_compressed: %s\n", hurray_last_error_message());
         std::exit(1);
     }
     sink = static_cast<double *>(c.values)[nnz / 2];
-    std::free(c.offsets);
-    std::free(c.indices);
-    std::free(c.values);
+    if (keep) {
+        keep->offsets = c.offsets;
+        keep->indices = c.indices;
+        keep->values = c.values;
+    } else {
+        std::free(c.offsets);
+        std::free(c.indices);
+        std::free(c.values);
+    }
 }
 
 void bench_input(const char *name, const Triplets &t, int reps) {
@@ -147,6 +170,9 @@ void bench_input(const char *name, const Triplets &t, int reps) {
     double ours2 = median(reps, [&] { hurray_coo_free(assemble(t, 2, nullptr)); });
     double csr1 = median(reps, [&] { assemble_csr(t, 1); });
     double csr2 = median(reps, [&] { assemble_csr(t, 2); });
+    Kept kept;
+    assemble_csr(t, 1, &kept);
+    double csr_kept = median(reps, [&] { assemble_csr(t, 1, &kept); });
     std::vector<Eigen::Triplet<double, int>> et(n);
     for (size_t k = 0; k < n; k++) et[k] = {t.i[k], t.j[k], t.v[k]};
     double eigen = median(reps, [&] {
@@ -190,6 +216,8 @@ void bench_input(const char *name, const Triplets &t, int reps) {
     row("into int32 CSR, SUM, 1 thread", csr1, "PETSc PreallocationCOO+SetValuesCOO", petsc);
     row("into int32 CSR, SUM, 1 thread", csr1, "streaming copy of the 16 B/triplet", copy);
     row("into int32 CSR, SUM, 2 threads", csr2, "ours into CSR, 1 thread", csr1);
+    row("into reused int32 CSR arrays, 1 thread", csr_kept, "Eigen setFromTriplets", eigen);
+    row("into reused int32 CSR arrays, 1 thread", csr_kept, "streaming copy of the 16 B/triplet", copy);
 }
 
 }  // namespace
@@ -252,6 +280,10 @@ int main(int argc, char **argv) {
     double exp_csr2 = median(reps, [&] {
         bench_export_csr(A, HURRAY_INDEX_INT32, rp.data(), rp.size() * 4, ci.data(), ci.size() * 4, cv.data(), cv.size() * 8, 2);
     });
+    std::vector<int64_t> rp64(t.n + 1), ci64(nnz);
+    double exp_csr64 = median(reps, [&] {
+        bench_export_csr(A, HURRAY_INDEX_INT64, rp64.data(), rp64.size() * 8, ci64.data(), ci64.size() * 8, cv.data(), cv.size() * 8, 1);
+    });
     std::vector<uint32_t> map(n);
     for (size_t k = 0; k < n; k++) {
         const int32_t *b = ci.data() + rp[t.i[k]], *e = ci.data() + rp[t.i[k] + 1];
@@ -288,7 +320,14 @@ int main(int argc, char **argv) {
     row("re-assemble through the plan, 1 thread", apply1, "C loop out[map[k]] += v[k]", loop);
     row("re-assemble through the plan, 1 thread", apply1, "streaming copy of the values", copyv);
     row("re-assemble through the plan, 2 threads", apply2, "ours, 1 thread", apply1);
+    size_t out64 = rp64.size() * 8 + ci64.size() * 8 + cv.size() * 8;
+    std::vector<char> csrc64(out64), cdst64(out64);
+    double copyo64 = median(reps, [&] {
+        std::memcpy(cdst64.data(), csrc64.data(), out64);
+        sink = cdst64[1];
+    });
     row("CSR export (int32, base 0)", exp_csr, "streaming copy of the output bytes", copyo);
+    row("CSR export (int64, base 0)", exp_csr64, "streaming copy of the output bytes", copyo64);
     row("CSR export, 2 threads", exp_csr2, "ours, 1 thread", exp_csr);
     double worst = 0;
     for (size_t k = 0; k < nnz; k++) worst = std::max(worst, std::abs(out[k] - out2[k]));
