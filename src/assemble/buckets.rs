@@ -4,10 +4,14 @@
 //! a pattern under any policy).
 //! `rank2.rs` has decided the shape fits and reads the coordinates.
 //!
+//! 0. A read-only scan (`in_order`, or `words_in_order` over 32-bit
+//!    coordinate arrays, which runs in vector registers) asks whether every
+//!    triplet is in bounds, kept and strictly after the one before it. If
+//!    so, the input is copied straight into the result: there is nothing
+//!    else to do. The scan stops at the first block of triplets that is not.
 //! 1. Threads over triplet ranges check every coordinate, count each row's
-//!    triplets and see whether the input is already strictly sorted. Sorted
-//!    input is then copied straight into the result: there is nothing else
-//!    to do.
+//!    triplets and see whether the input is already strictly sorted (for
+//!    the extents the scan leaves to them).
 //! 2. Otherwise the same ranges scatter each triplet's column and value into
 //!    its row's bucket, in triplet order (each thread owns its own positions
 //!    of every row: a stable counting sort).
@@ -29,7 +33,7 @@
 //! `tests/assemble.rs` compares every case with the general path.
 
 use super::combine::is_zero;
-use super::rank2::{row_cuts, Assembled};
+use super::rank2::{row_cuts, Assembled, Words};
 use super::read::IndexType;
 use super::{AssembleOptions, Duplicates, Triplets};
 use crate::aligned::{zeroed_vec, AlignedBuf};
@@ -91,6 +95,7 @@ pub(super) fn try_run<R, S: Sink>(
     o: &AssembleOptions,
     ty: &'static TypeInfo,
     read: &R,
+    words: Option<Words<'_>>,
     sink: S,
 ) -> Option<S::Out>
 where
@@ -101,7 +106,7 @@ where
     }
     if t.values.is_none() {
         // A pattern: no values to carry, every stored entry true.
-        return kernel::<(), R, S>(t, o, ty, read, sink, |a, _| a);
+        return kernel::<(), R, S>(t, o, ty, read, words, sink, |a, _| a);
     }
     if ty.is_sub_byte() {
         return None;
@@ -109,12 +114,24 @@ where
     let last = o.duplicates == Duplicates::Last;
     macro_rules! keep_one {
         ($w:literal) => {
-            kernel::<[u8; $w], R, S>(t, o, ty, read, sink, move |a, b| if last { b } else { a })
+            kernel::<[u8; $w], R, S>(
+                t,
+                o,
+                ty,
+                read,
+                words,
+                sink,
+                move |a, b| if last { b } else { a },
+            )
         };
     }
     match (ty.encoding, o.duplicates) {
-        (Encoding::F64, Duplicates::Sum) => kernel::<f64, R, S>(t, o, ty, read, sink, |a, b| a + b),
-        (Encoding::F32, Duplicates::Sum) => kernel::<f32, R, S>(t, o, ty, read, sink, |a, b| a + b),
+        (Encoding::F64, Duplicates::Sum) => {
+            kernel::<f64, R, S>(t, o, ty, read, words, sink, |a, b| a + b)
+        }
+        (Encoding::F32, Duplicates::Sum) => {
+            kernel::<f32, R, S>(t, o, ty, read, words, sink, |a, b| a + b)
+        }
         (_, Duplicates::First | Duplicates::Last | Duplicates::Error) => match ty.lookup_bytes() {
             1 => keep_one!(1),
             2 => keep_one!(2),
@@ -220,11 +237,109 @@ fn count<R: Fn(usize) -> (i64, i64)>(
     })
 }
 
+/// Whether every triplet is in bounds, kept, and strictly after the one
+/// before it, in (row, column) order: threads over ranges, each scanning a
+/// block of 256 triplets at a time with no branch inside a block (each
+/// triplet compared with the one before it, read again rather than carried,
+/// so the compiler can do a block in vector registers), stopping at the
+/// first block that is not.
+fn in_order<R: Fn(usize) -> (i64, i64) + Sync>(
+    keep: &Keep,
+    read: &R,
+    n: usize,
+    threads: usize,
+) -> bool {
+    const BLOCK: usize = 256;
+    let (rows, cols, b) = (keep.rows as u64, keep.cols as u64, keep.base);
+    if rows > 1 << 32 || cols > 1 << 32 {
+        return false; // keys below need both in 32 bits; pass 1 decides
+    }
+    // (row, column) as one key; a coordinate out of bounds (negative ones
+    // included: they wrap) makes the block fail, whatever its key.
+    let key = |i: usize| {
+        let (r, c) = read(i);
+        let (r, c) = (r.wrapping_sub(b) as u64, c.wrapping_sub(b) as u64);
+        (r >= rows || c >= cols, (r << 32) | c)
+    };
+    let range = |k: usize| (n * k / threads, n * (k + 1) / threads);
+    threads::each(threads, |k| {
+        let (lo, hi) = range(k);
+        // The first triplet of the range is compared with the one before
+        // it (in another range), or only checked in bounds.
+        if lo == hi || key(lo).0 {
+            return lo == hi;
+        }
+        let mut at = lo.max(1);
+        while at < hi {
+            let end = (at + BLOCK).min(hi);
+            let mut bad = false;
+            for i in at..end {
+                let ((out, here), (_, prev)) = (key(i), key(i - 1));
+                bad |= out | (here <= prev);
+            }
+            if bad {
+                return false;
+            }
+            at = end;
+        }
+        true
+    })
+    .into_iter()
+    .all(|ok| ok)
+}
+
+/// `in_order` over 32-bit coordinate arrays, which the compiler does in
+/// vector registers: the same answer (`tests/assemble.rs` and
+/// `tests/assemble_compressed.rs` run both).
+fn words_in_order(keep: &Keep, w: Words<'_>, threads: usize) -> bool {
+    const BLOCK: usize = 1024;
+    let n = w.rows.len().min(w.cols.len());
+    // In 32-bit signed lanes: extents below 2^31, so every coordinate in
+    // bounds is a nonnegative i32 after the base is taken off, and one that
+    // is not (negative, at or past the extent, a uint32 of 2^31 and up, or
+    // i32::MIN wrapped by the base) fails the bounds test.
+    let (rows, cols) = (keep.rows, keep.cols);
+    if rows >= 1 << 31 || cols >= 1 << 31 {
+        return false;
+    }
+    let (rows, cols, b) = (rows as i32, cols as i32, keep.base as i32);
+    let key = |r: u32, c: u32| {
+        let (r, c) = ((r as i32).wrapping_sub(b), (c as i32).wrapping_sub(b));
+        ((r < 0) | (r >= rows) | (c < 0) | (c >= cols), r, c)
+    };
+    let range = |k: usize| (n * k / threads, n * (k + 1) / threads);
+    threads::each(threads, |k| {
+        let (lo, hi) = range(k);
+        if lo == hi || key(w.rows[lo], w.cols[lo]).0 {
+            return lo == hi;
+        }
+        let mut at = lo.max(1);
+        while at < hi {
+            let end = (at + BLOCK).min(hi);
+            let (r0, r1) = (&w.rows[at - 1..end - 1], &w.rows[at..end]);
+            let (c0, c1) = (&w.cols[at - 1..end - 1], &w.cols[at..end]);
+            let mut bad = false;
+            for (((&pr, &pc), &r), &c) in r0.iter().zip(c0).zip(r1).zip(c1) {
+                let ((out, r, c), (_, pr, pc)) = (key(r, c), key(pr, pc));
+                bad |= out | !((r > pr) | ((r == pr) & (c > pc)));
+            }
+            if bad {
+                return false;
+            }
+            at = end;
+        }
+        true
+    })
+    .into_iter()
+    .all(|ok| ok)
+}
+
 fn kernel<T, R, S: Sink>(
     t: &Triplets<'_>,
     o: &AssembleOptions,
     ty: &'static TypeInfo,
     read: &R,
+    words: Option<Words<'_>>,
     sink: S,
     combine: impl Fn(T, T) -> T + Sync,
 ) -> Option<S::Out>
@@ -261,6 +376,47 @@ where
     let zero = |v: &T| zero(ty, v);
     let range = |k: usize| (n * k / threads, n * (k + 1) / threads);
 
+    // Input already strictly sorted needs no counts: one read-only scan
+    // (a block at a time, no branch per triplet) says so, and it goes
+    // straight to the sink. It stops at the first block that is not. Pass 1
+    // still sees sorted input the scans leave to it (extents of 2^31 and
+    // up).
+    // The sorted input's way out, with `at(i)`: triplet i's 0-based (row,
+    // column).
+    macro_rules! sorted_with {
+        ($at:expr) => {
+            return sink.sorted(SortedInput {
+                n,
+                ty,
+                shape: t.shape,
+                drop_zeros: o.drop_zeros,
+                threads,
+                vals,
+                at: $at,
+            })
+        };
+    }
+    let b = keep.base;
+    let read_at = |i: usize| {
+        let (r, c) = read(i);
+        ((r - b) as usize, (c - b) as usize)
+    };
+    match words {
+        Some(w) if words_in_order(&keep, w, threads) => {
+            // Checked: every coordinate minus the base is in bounds.
+            let at = |i: usize| {
+                let (r, c) = (w.rows[i] as i32, w.cols[i] as i32);
+                (
+                    r.wrapping_sub(b as i32) as usize,
+                    c.wrapping_sub(b as i32) as usize,
+                )
+            };
+            sorted_with!(&at);
+        }
+        None if in_order(&keep, read, n, threads) => sorted_with!(&read_at),
+        _ => {}
+    }
+
     // Pass 1.
     let mut counts: Vec<Count> = threads::each(threads, |k| {
         let (lo, hi) = range(k);
@@ -272,20 +428,7 @@ where
     let sorted = counts.iter().all(|c| c.sorted) && ends.windows(2).all(|w| w[0].1 < w[1].0);
     if sorted {
         drop(counts);
-        let b = keep.base;
-        let at = |i: usize| {
-            let (r, c) = read(i);
-            ((r - b) as usize, (c - b) as usize)
-        };
-        return sink.sorted(SortedInput {
-            n,
-            ty,
-            shape: t.shape,
-            drop_zeros: o.drop_zeros,
-            threads,
-            vals,
-            at: &at,
-        });
+        sorted_with!(&read_at);
     }
 
     // Each row's start in the buckets, and each range's positions in it.

@@ -11,7 +11,7 @@
 //! export.
 
 use super::buckets::{self, kept_sorted, Rows, Sink, SortedInput, Values};
-use super::rank2::{fits, with_read, WithRead};
+use super::rank2::{fits, with_read, WithRead, Words};
 use super::{AssembleOptions, IndexType, Narrow, Triplets};
 use crate::element::size;
 use crate::element::types::TypeInfo;
@@ -96,8 +96,12 @@ struct Job<'a, 'b, 'c> {
 
 impl WithRead for Job<'_, '_, '_> {
     type Out = Result<usize, CooError>;
-    fn call<R: Fn(usize) -> (i64, i64) + Sync>(self, read: R) -> Option<Self::Out> {
-        buckets::try_run(self.t, self.o, self.ty, &read, self.sink)
+    fn call<R: Fn(usize) -> (i64, i64) + Sync>(
+        self,
+        read: R,
+        words: Option<Words<'_>>,
+    ) -> Option<Self::Out> {
+        buckets::try_run(self.t, self.o, self.ty, &read, words, self.sink)
     }
 }
 

@@ -40,8 +40,12 @@ pub(super) fn try_assemble(
     }
     impl WithRead for Job<'_, '_> {
         type Out = Assembled;
-        fn call<R: Fn(usize) -> (i64, i64) + Sync>(self, read: R) -> Option<Assembled> {
-            run(self.t, self.o, self.ty, self.reader, read)
+        fn call<R: Fn(usize) -> (i64, i64) + Sync>(
+            self,
+            read: R,
+            words: Option<Words<'_>>,
+        ) -> Option<Assembled> {
+            run(self.t, self.o, self.ty, self.reader, read, words)
         }
     }
     if !fits(t, ty, t.shape) {
@@ -62,10 +66,39 @@ pub(super) fn fits(t: &Triplets<'_>, ty: &TypeInfo, shape: &[u64]) -> bool {
         && rows as u128 <= t.n as u128 * 2 + 4096
 }
 
-/// What runs with the triplets' coordinates read in their own integer type.
+/// What runs with the triplets' coordinates read in their own integer type
+/// (and, for 32-bit coordinates in two arrays, the arrays themselves).
 pub(super) trait WithRead {
     type Out;
-    fn call<R: Fn(usize) -> (i64, i64) + Sync>(self, read: R) -> Option<Self::Out>;
+    fn call<R: Fn(usize) -> (i64, i64) + Sync>(
+        self,
+        read: R,
+        words: Option<Words<'_>>,
+    ) -> Option<Self::Out>;
+}
+
+/// 32-bit coordinates in two arrays of `n` each, in the order `read` gives
+/// them (rows first, after any transposition): what a scan needs to run in
+/// vector registers. int32 and uint32 alike: read as i32 with extents
+/// below 2^31, a negative int32 and a uint32 of 2^31 and up are both out of
+/// bounds.
+#[derive(Clone, Copy)]
+pub(super) struct Words<'a> {
+    pub rows: &'a [u32],
+    pub cols: &'a [u32],
+}
+
+impl<'a> Words<'a> {
+    /// The arrays `x` (rows) and `y` (columns) of `t`'s 32-bit
+    /// coordinates, when they are aligned and the machine little-endian.
+    fn of(t: &Triplets<'_>, x: &'a [u8], y: &'a [u8]) -> Option<Words<'a>> {
+        if !matches!(t.index_type, IndexType::I32 | IndexType::U32) {
+            return None;
+        }
+        let cast = |b| bytemuck::try_cast_slice::<u8, u32>(b).ok()?.get(..t.n);
+        let (rows, cols) = (cast(x)?, cast(y)?);
+        cfg!(target_endian = "little").then_some(Words { rows, cols })
+    }
 }
 
 /// Run `job` with `read(i)`: triplet `i`'s (row, column) as written, or
@@ -79,11 +112,12 @@ pub(super) fn with_read<J: WithRead>(t: &Triplets<'_>, transposed: bool, job: J)
             let get = $get;
             match t.coords {
                 CoordArrays::Interleaved(b) => {
-                    job.call(move |i| (get(b, 2 * i + d0), get(b, 2 * i + d1)))
+                    job.call(move |i| (get(b, 2 * i + d0), get(b, 2 * i + d1)), None)
                 }
                 CoordArrays::PerDim(a) => {
                     let (x, y) = (*a.get(d0)?, *a.get(d1)?);
-                    job.call(move |i| (get(x, i), get(y, i)))
+                    let words = Words::of(t, x, y);
+                    job.call(move |i| (get(x, i), get(y, i)), words)
                 }
             }
         }};
@@ -106,15 +140,17 @@ pub(super) fn with_read<J: WithRead>(t: &Triplets<'_>, transposed: bool, job: J)
     }
 }
 
-/// `read(i)` gives triplet `i`'s (row, column) as written.
+/// `read(i)` gives triplet `i`'s (row, column) as written; `words` the
+/// same coordinates as arrays, when they are 32-bit.
 fn run(
     t: &Triplets<'_>,
     o: &AssembleOptions,
     ty: &'static TypeInfo,
     reader: &Reader<'_>,
     read: impl Fn(usize) -> (i64, i64) + Sync,
+    words: Option<Words<'_>>,
 ) -> Option<Assembled> {
-    if let Some(done) = super::buckets::try_run(t, o, ty, &read, super::buckets::CooSink) {
+    if let Some(done) = super::buckets::try_run(t, o, ty, &read, words, super::buckets::CooSink) {
         return Some(done);
     }
     t.values?;
