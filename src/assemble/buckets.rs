@@ -379,10 +379,9 @@ where
     // Input already strictly sorted needs no counts: one read-only scan
     // (a block at a time, no branch per triplet) says so, and it goes
     // straight to the sink. It stops at the first block that is not. Pass 1
-    // still sees sorted input the scans leave to it (extents of 2^31 and
-    // up).
-    // The sorted input's way out, with `at(i)`: triplet i's 0-based (row,
-    // column).
+    // still sees sorted input the scans leave to it (32-bit arrays with an
+    // extent of 2^31 and up). `sorted_with!(at)` is that way out, `at(i)`
+    // being triplet i's 0-based (row, column).
     macro_rules! sorted_with {
         ($at:expr) => {
             return sink.sorted(SortedInput {
