@@ -4,11 +4,11 @@
 //! a pattern under any policy).
 //! `rank2.rs` has decided the shape fits and reads the coordinates.
 //!
-//! 0. A read-only scan (`in_order`, or `words_in_order` over 32-bit
-//!    coordinate arrays, which runs in vector registers) asks whether every
-//!    triplet is in bounds, kept and strictly after the one before it. If
-//!    so, the input is copied straight into the result: there is nothing
-//!    else to do. The scan stops at the first block of triplets that is not.
+//! 0. A read-only scan over 32-bit coordinate arrays (`words_in_order`,
+//!    which runs in vector registers) asks whether every triplet is in
+//!    bounds, kept and strictly after the one before it. If so, the input
+//!    is copied straight into the result: there is nothing else to do. The
+//!    scan stops at the first block of triplets that is not.
 //! 1. Threads over triplet ranges check every coordinate, count each row's
 //!    triplets and see whether the input is already strictly sorted (for
 //!    the extents the scan leaves to them).
@@ -238,59 +238,12 @@ fn count<R: Fn(usize) -> (i64, i64)>(
 }
 
 /// Whether every triplet is in bounds, kept, and strictly after the one
-/// before it, in (row, column) order: threads over ranges, each scanning a
-/// block of 256 triplets at a time with no branch inside a block (each
-/// triplet compared with the one before it, read again rather than carried,
-/// so the compiler can do a block in vector registers), stopping at the
-/// first block that is not.
-fn in_order<R: Fn(usize) -> (i64, i64) + Sync>(
-    keep: &Keep,
-    read: &R,
-    n: usize,
-    threads: usize,
-) -> bool {
-    const BLOCK: usize = 256;
-    let (rows, cols, b) = (keep.rows as u64, keep.cols as u64, keep.base);
-    if rows > 1 << 32 || cols > 1 << 32 {
-        return false; // keys below need both in 32 bits; pass 1 decides
-    }
-    // (row, column) as one key; a coordinate out of bounds (negative ones
-    // included: they wrap) makes the block fail, whatever its key.
-    let key = |i: usize| {
-        let (r, c) = read(i);
-        let (r, c) = (r.wrapping_sub(b) as u64, c.wrapping_sub(b) as u64);
-        (r >= rows || c >= cols, (r << 32) | c)
-    };
-    let range = |k: usize| (n * k / threads, n * (k + 1) / threads);
-    threads::each(threads, |k| {
-        let (lo, hi) = range(k);
-        // The first triplet of the range is compared with the one before
-        // it (in another range), or only checked in bounds.
-        if lo == hi || key(lo).0 {
-            return lo == hi;
-        }
-        let mut at = lo.max(1);
-        while at < hi {
-            let end = (at + BLOCK).min(hi);
-            let mut bad = false;
-            for i in at..end {
-                let ((out, here), (_, prev)) = (key(i), key(i - 1));
-                bad |= out | (here <= prev);
-            }
-            if bad {
-                return false;
-            }
-            at = end;
-        }
-        true
-    })
-    .into_iter()
-    .all(|ok| ok)
-}
-
-/// `in_order` over 32-bit coordinate arrays, which the compiler does in
-/// vector registers: the same answer (`tests/assemble.rs` and
-/// `tests/assemble_compressed.rs` run both).
+/// before it in (row, column) order, read from the 32-bit coordinate
+/// arrays in blocks of 1024 with no branch inside a block (each triplet
+/// compared with the one before it, read again rather than carried, so the
+/// compiler does a block in vector registers). The first block is checked
+/// on the calling thread, so input that is not sorted costs no thread; then
+/// threads over ranges, each stopping at its first block that fails.
 fn words_in_order(keep: &Keep, w: Words<'_>, threads: usize) -> bool {
     const BLOCK: usize = 1024;
     let n = w.rows.len().min(w.cols.len());
@@ -307,28 +260,33 @@ fn words_in_order(keep: &Keep, w: Words<'_>, threads: usize) -> bool {
         let (r, c) = ((r as i32).wrapping_sub(b), (c as i32).wrapping_sub(b));
         ((r < 0) | (r >= rows) | (c < 0) | (c >= cols), r, c)
     };
-    let range = |k: usize| (n * k / threads, n * (k + 1) / threads);
+    // Triplets at..end (at >= 1), each in bounds and after the one before.
+    let block_ok = |at: usize, end: usize| {
+        let (r0, r1) = (&w.rows[at - 1..end - 1], &w.rows[at..end]);
+        let (c0, c1) = (&w.cols[at - 1..end - 1], &w.cols[at..end]);
+        let mut bad = false;
+        for (((&pr, &pc), &r), &c) in r0.iter().zip(c0).zip(r1).zip(c1) {
+            let ((out, r, c), (_, pr, pc)) = (key(r, c), key(pr, pc));
+            bad |= out | !((r > pr) | ((r == pr) & (c > pc)));
+        }
+        !bad
+    };
+    if n == 0 {
+        return true;
+    }
+    let probe = n.min(BLOCK);
+    if key(w.rows[0], w.cols[0]).0 || !block_ok(1, probe) {
+        return false;
+    }
+    let range = |k: usize| {
+        let (lo, hi) = (n * k / threads, n * (k + 1) / threads);
+        (lo.max(probe), hi.max(probe))
+    };
     threads::each(threads, |k| {
         let (lo, hi) = range(k);
-        if lo == hi || key(w.rows[lo], w.cols[lo]).0 {
-            return lo == hi;
-        }
-        let mut at = lo.max(1);
-        while at < hi {
-            let end = (at + BLOCK).min(hi);
-            let (r0, r1) = (&w.rows[at - 1..end - 1], &w.rows[at..end]);
-            let (c0, c1) = (&w.cols[at - 1..end - 1], &w.cols[at..end]);
-            let mut bad = false;
-            for (((&pr, &pc), &r), &c) in r0.iter().zip(c0).zip(r1).zip(c1) {
-                let ((out, r, c), (_, pr, pc)) = (key(r, c), key(pr, pc));
-                bad |= out | !((r > pr) | ((r == pr) & (c > pc)));
-            }
-            if bad {
-                return false;
-            }
-            at = end;
-        }
-        true
+        (lo..hi)
+            .step_by(BLOCK)
+            .all(|at| block_ok(at, (at + BLOCK).min(hi)))
     })
     .into_iter()
     .all(|ok| ok)
@@ -379,8 +337,9 @@ where
     // Input already strictly sorted needs no counts: one read-only scan
     // (a block at a time, no branch per triplet) says so, and it goes
     // straight to the sink. It stops at the first block that is not. Pass 1
-    // still sees sorted input the scans leave to it (32-bit arrays with an
-    // extent of 2^31 and up). `sorted_with!(at)` is that way out, `at(i)`
+    // still sees sorted input the scan leaves to it (64-bit or interleaved
+    // coordinates, misaligned arrays, extents of 2^31 and up): a scan
+    // through the generic reader was measured and gained nothing. `sorted_with!(at)` is that way out, `at(i)`
     // being triplet i's 0-based (row, column).
     macro_rules! sorted_with {
         ($at:expr) => {
@@ -396,24 +355,16 @@ where
         };
     }
     let b = keep.base;
-    let read_at = |i: usize| {
-        let (r, c) = read(i);
-        ((r - b) as usize, (c - b) as usize)
-    };
-    match words {
-        Some(w) if words_in_order(&keep, w, threads) => {
-            // Checked: every coordinate minus the base is in bounds.
-            let at = |i: usize| {
-                let (r, c) = (w.rows[i] as i32, w.cols[i] as i32);
-                (
-                    r.wrapping_sub(b as i32) as usize,
-                    c.wrapping_sub(b as i32) as usize,
-                )
-            };
-            sorted_with!(&at);
-        }
-        None if in_order(&keep, read, n, threads) => sorted_with!(&read_at),
-        _ => {}
+    if let Some(w) = words.filter(|&w| words_in_order(&keep, w, threads)) {
+        // Checked: every coordinate minus the base is in bounds.
+        let at = |i: usize| {
+            let (r, c) = (w.rows[i] as i32, w.cols[i] as i32);
+            (
+                r.wrapping_sub(b as i32) as usize,
+                c.wrapping_sub(b as i32) as usize,
+            )
+        };
+        sorted_with!(&at);
     }
 
     // Pass 1.
@@ -427,7 +378,11 @@ where
     let sorted = counts.iter().all(|c| c.sorted) && ends.windows(2).all(|w| w[0].1 < w[1].0);
     if sorted {
         drop(counts);
-        sorted_with!(&read_at);
+        let at = |i: usize| {
+            let (r, c) = read(i);
+            ((r - b) as usize, (c - b) as usize)
+        };
+        sorted_with!(&at);
     }
 
     // Each row's start in the buckets, and each range's positions in it.
@@ -702,5 +657,64 @@ fn sort_by_column<T: Copy>(row: &mut [(u32, T)]) {
             j -= 1;
         }
         row[j] = x;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `words_in_order` against a plain loop over the same triplets, on 1
+    /// to 3 threads: sorted input of several blocks, broken once (a repeat,
+    /// a step back, a coordinate out of bounds or negative) at every block
+    /// edge, range seam and end, in both bases.
+    #[test]
+    fn the_sorted_scan_agrees_with_a_plain_loop() {
+        let n = 5000usize;
+        let (rows, cols) = (700i64, 9i64);
+        let oracle = |r: &[u32], c: &[u32], base: i64| {
+            let at = |i: usize| (r[i] as i32 as i64 - base, c[i] as i32 as i64 - base);
+            (0..n).all(|i| {
+                let (x, y) = at(i);
+                (0..rows).contains(&x) && (0..cols).contains(&y) && (i == 0 || at(i - 1) < (x, y))
+            })
+        };
+        let mut places = vec![0, 1, n / 3, n / 2, 2 * n / 3, n - 1];
+        for edge in [1024, 2048, 3072, 4096] {
+            places.extend([edge - 1, edge, edge + 1]);
+        }
+        for base in [0i64, 1] {
+            let keep = Keep {
+                rows,
+                cols,
+                base,
+                skip_negative: false,
+            };
+            // Triplet i at (i / 8, i % 8): sorted, in bounds.
+            let r0: Vec<u32> = (0..n).map(|i| (i / 8) as u32 + base as u32).collect();
+            let c0: Vec<u32> = (0..n).map(|i| (i % 8) as u32 + base as u32).collect();
+            for &p in &places {
+                for how in 0..5 {
+                    let (mut r, mut c) = (r0.clone(), c0.clone());
+                    match how {
+                        0 => {}
+                        1 if p > 0 => (r[p], c[p]) = (r[p - 1], c[p - 1]),
+                        2 if p > 0 => (r[p], c[p]) = (r[p - 1], c[p - 1].wrapping_sub(1)),
+                        3 => c[p] = (cols + base) as u32,
+                        4 => r[p] = (-1i32 + base as i32 - 1) as u32,
+                        _ => continue,
+                    }
+                    let want = oracle(&r, &c, base);
+                    for threads in 1..=3 {
+                        let w = Words { rows: &r, cols: &c };
+                        assert_eq!(
+                            words_in_order(&keep, w, threads),
+                            want,
+                            "break {how} at {p}, base {base}, {threads} threads"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

@@ -816,8 +816,9 @@ fn room_for(
     minor: u64,
 ) -> bool {
     let (b, max) = (u64::from(out.base), out.index_type.max());
+    // compressed_room checks the last offset (nnz + base, without
+    // overflow) against the index type.
     (nnz == 0 || minor == 0 || minor - 1 + b <= max)
-        && nnz + b <= max
         && crate::assemble::compressed_room(
             ty,
             nnz,
