@@ -90,47 +90,6 @@ pub fn each<R: Send>(threads: usize, job: impl Fn(usize) -> R + Sync) -> Vec<R> 
     run((0..threads).collect(), |k, _| job(k))
 }
 
-/// A slice that several threads write at once, each to positions no other
-/// thread writes (a counting sort's scatter: each thread owns its cursor
-/// ranges). Reads wait until the threads are joined and the slice is had
-/// back through the `&mut` it was made from.
-pub struct Scatter<'a, T> {
-    ptr: *mut T,
-    len: usize,
-    _slice: std::marker::PhantomData<&'a mut [T]>,
-}
-
-// SAFETY: a `Scatter` only writes `T`s through `put`, whose contract is that
-// no two threads write the same position; sending and sharing it is then
-// as safe as sending the `&mut [T]` it borrows, which needs `T: Send`.
-unsafe impl<T: Send> Sync for Scatter<'_, T> {}
-// SAFETY: as above.
-unsafe impl<T: Send> Send for Scatter<'_, T> {}
-
-impl<'a, T: Copy> Scatter<'a, T> {
-    pub fn new(slice: &'a mut [T]) -> Scatter<'a, T> {
-        Scatter {
-            ptr: slice.as_mut_ptr(),
-            len: slice.len(),
-            _slice: std::marker::PhantomData,
-        }
-    }
-
-    /// Write `v` at `i` (checked against the length: out of range panics).
-    ///
-    /// # Safety
-    /// While the `Scatter` lives, no other thread writes position `i`.
-    #[inline(always)]
-    pub unsafe fn put(&self, i: usize, v: T) {
-        assert!(i < self.len, "scatter position {i} past {}", self.len);
-        // SAFETY: `i` is in bounds (checked above) of the slice this borrows
-        // mutably for 'a, and by the caller's contract no other thread
-        // writes it, so this write races with nothing. `T: Copy` has no drop
-        // to skip.
-        unsafe { self.ptr.add(i).write(v) }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

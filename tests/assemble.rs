@@ -942,3 +942,200 @@ fn rounded_sums_for_the_types_refused_by_default() {
     let (coo, _) = assemble(&t, &o).unwrap();
     assert_eq!(coo.lookup_f64(&[1]).unwrap().0, 3.0);
 }
+
+/// Mesh-like input (element by element: each element's nodes near each
+/// other, so a row's triplets come close together) with a few long rows
+/// (a constraint touching hundreds of columns), as given and randomly
+/// permuted: the solver's path combines while it places the first kind and
+/// places then combines the second, and long rows always the second way.
+/// Both agree bit for bit with the planning path on 1 to 3 threads (each
+/// thread takes the rows of its own range, reading only the spans of
+/// triplets that touch them), in 32-bit per-dimension arrays and 64-bit
+/// interleaved ones, both bases, every policy, zeros dropped or kept, and
+/// with a skipped negative coordinate.
+#[test]
+fn mesh_order_and_long_rows_agree_with_the_planning_path() {
+    let mut rng = Rng::new(77);
+    let side = 120u64; // nodes per side: 14,400 rows
+    let order = side * side;
+    let mut mesh: Vec<[i128; 2]> = Vec::new();
+    for a in 0..side - 1 {
+        for b in 0..side - 1 {
+            let n0 = a * side + b;
+            let nodes = [n0, n0 + 1, n0 + side, n0 + side + 1];
+            for &r in &nodes {
+                for &c in &nodes {
+                    mesh.push([r.into(), c.into()]);
+                }
+            }
+            if (a * side + b) % 5000 == 7 {
+                // A long row: one constraint row, many columns, some twice.
+                for _ in 0..300 {
+                    mesh.push([3, rng.below(order / 2).into()]);
+                }
+            }
+        }
+    }
+    for round in 0..4 {
+        let base = (round % 2) as u8;
+        let b = i128::from(base);
+        let mut coords: Vec<[i128; 2]> = mesh.iter().map(|&[r, c]| [r + b, c + b]).collect();
+        if round >= 2 {
+            for i in (1..coords.len()).rev() {
+                coords.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+        }
+        if round == 1 {
+            let at = coords.len() / 2;
+            coords[at][0] = -1;
+        }
+        let index_type = [IndexType::I32, IndexType::I64][round % 2];
+        let m = coords.len();
+        let case = Case {
+            shape: vec![order, order],
+            coords: coords.iter().map(|c| c.to_vec()).collect(),
+            index_type,
+            base,
+            per_dim: round % 2 == 0,
+            ty: None,
+            values: Vec::new(),
+            opts: AssembleOptions::default(),
+        };
+        let flat: Vec<i128> = coords.iter().flatten().copied().collect();
+        let inter = case.index_bytes(&flat);
+        let dims: Vec<Vec<u8>> = (0..2)
+            .map(|d| case.index_bytes(&coords.iter().map(|c| c[d]).collect::<Vec<_>>()))
+            .collect();
+        let dim_refs: Vec<&[u8]> = dims.iter().map(|d| d.as_slice()).collect();
+        for name in ["float64", "float32", "int32"] {
+            let ty = type_info_named(name);
+            let values = Case {
+                ty: Some(ty),
+                ..clone_case(&case)
+            }
+            .values_buf(
+                &(0..m)
+                    .map(|_| match rng.below(6) {
+                        0 => [0u8; 16],
+                        _ => store(ty, random_value(&mut rng, ty)),
+                    })
+                    .collect::<Vec<_>>(),
+            )
+            .unwrap();
+            let t = Triplets {
+                shape: &case.shape,
+                n: m,
+                index_type,
+                base,
+                coords: match case.per_dim {
+                    true => CoordArrays::PerDim(&dim_refs),
+                    false => CoordArrays::Interleaved(&inter),
+                },
+                type_tag: ty.tag,
+                values: Some(&values[..]),
+            };
+            for dup in [
+                Duplicates::Sum,
+                Duplicates::First,
+                Duplicates::Last,
+                Duplicates::Error,
+            ] {
+                if name == "int32" && dup == Duplicates::Sum {
+                    continue; // not the solver's path: checked sums
+                }
+                let opts = AssembleOptions {
+                    duplicates: dup,
+                    skip_negative: round == 1,
+                    drop_zeros: round % 3 == 0,
+                    ..Default::default()
+                };
+                let planned = assemble(&t, &opts);
+                for threads in [1, 2, 3] {
+                    let o = AssembleOptions {
+                        threads,
+                        skip_plan: true,
+                        ..opts
+                    };
+                    let got = assemble(&t, &o);
+                    let what = format!("round {round} {name} {dup:?}, {threads} threads");
+                    match (&planned, &got) {
+                        (Ok((a, _)), Ok((g, plan))) => {
+                            assert!(plan.is_none(), "{what}");
+                            assert_eq!(g.indices(), a.indices(), "{what}");
+                            assert_eq!(g.values(), a.values(), "{what}");
+                        }
+                        (Err(a), Err(g)) => assert_eq!(a, g, "{what}"),
+                        _ => panic!("{what}: {:?} vs {:?}", planned.is_ok(), got.is_ok()),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Rows of exactly 65,536 triplets each, in row order but with repeated
+/// columns (so not sorted): every span of triplets that pass 1 records
+/// holds one row, and every thread's first row is some span's only row.
+/// A thread that skipped a span touching its first or last row would lose
+/// that row's triplets.
+#[test]
+fn spans_that_hold_one_row_each_reach_its_thread() {
+    let mut rng = Rng::new(5);
+    let (rows, per) = (4u64, 1usize << 16);
+    let coords: Vec<[i128; 2]> = (0..rows)
+        .flat_map(|r| (0..per).map(move |_| r))
+        .map(|r| [r.into(), rng.below(1000).into()])
+        .collect();
+    let m = coords.len();
+    let vals: Vec<u8> = (0..m)
+        .flat_map(|k| ((k % 7) as f64 + 0.5).to_le_bytes())
+        .collect();
+    for index_type in [IndexType::I32, IndexType::I64] {
+        let case = Case {
+            shape: vec![rows, 1000],
+            coords: coords.iter().map(|c| c.to_vec()).collect(),
+            index_type,
+            base: 0,
+            per_dim: true,
+            ty: None,
+            values: Vec::new(),
+            opts: AssembleOptions::default(),
+        };
+        let dims: Vec<Vec<u8>> = (0..2)
+            .map(|d| case.index_bytes(&coords.iter().map(|c| c[d]).collect::<Vec<_>>()))
+            .collect();
+        let dim_refs: Vec<&[u8]> = dims.iter().map(|d| d.as_slice()).collect();
+        let t = Triplets {
+            shape: &case.shape,
+            n: m,
+            index_type,
+            base: 0,
+            coords: CoordArrays::PerDim(&dim_refs),
+            type_tag: type_info_named("float64").tag,
+            values: Some(&vals),
+        };
+        let sum = AssembleOptions {
+            duplicates: Duplicates::Sum,
+            ..Default::default()
+        };
+        let (want, _) = assemble(&t, &sum).unwrap();
+        for threads in [1, 2, 3, 4] {
+            let o = AssembleOptions {
+                threads,
+                skip_plan: true,
+                ..sum
+            };
+            let (got, _) = assemble(&t, &o).unwrap();
+            assert_eq!(
+                got.indices(),
+                want.indices(),
+                "{index_type:?}, {threads} threads"
+            );
+            assert_eq!(
+                got.values(),
+                want.values(),
+                "{index_type:?}, {threads} threads"
+            );
+        }
+    }
+}

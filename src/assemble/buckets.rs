@@ -10,14 +10,16 @@
 //!    is copied straight into the result: there is nothing else to do. The
 //!    scan stops at the first block of triplets that is not.
 //! 1. Threads over triplet ranges check every coordinate, count each row's
-//!    triplets and see whether the input is already strictly sorted (for
-//!    the extents the scan leaves to them).
-//! 2. Otherwise the same ranges scatter each triplet's column and value into
-//!    its row's bucket, in triplet order (each thread owns its own positions
-//!    of every row: a stable counting sort).
-//! 3. Threads over row ranges combine each row's equal columns in triplet
-//!    order (a marker per column says where the column's entry is), sort the
-//!    row's entries by column and compact them in place.
+//!    triplets, see whether the input is already strictly sorted (for the
+//!    extents the scan leaves to them), how often a triplet's row is near
+//!    the one before, and which rows each span of triplets touches.
+//! 2. Threads over row ranges (`fold_rows`) read the spans that touch their
+//!    rows and place each triplet's column and value into its row's bucket,
+//!    in triplet order. With locality, a short row's triplet combines with
+//!    its column's entry when the row has one already.
+//! 3. The same threads combine the rows placed whole (a marker per column
+//!    says where the column's entry is), sort each row's entries by column
+//!    and compact them in place.
 //! 4. The same ranges write the result: the canonical COO (`CooSink`), or
 //!    the caller's CSR/CSC arrays (`compressed.rs`, through `Sink`).
 //!
@@ -39,7 +41,7 @@ use super::{AssembleOptions, Duplicates, Triplets};
 use crate::aligned::{zeroed_vec, AlignedBuf};
 use crate::coo::Coo;
 use crate::element::types::{Encoding, TypeInfo};
-use crate::threads::{self, Scatter};
+use crate::threads;
 use bytemuck::Pod;
 
 /// Where the kernel's result goes once the triplets are checked, counted
@@ -195,45 +197,146 @@ impl Keep {
 
 /// What pass 1 saw in one triplet range.
 struct Count {
-    /// Each row's kept triplets; then [its first position, the end of
-    /// its positions] for this range's triplets in the buckets.
-    hist: Vec<[u32; 2]>,
+    /// Each row's kept triplets.
+    hist: Vec<u32>,
     /// Kept triplets strictly increasing, none skipped.
     sorted: bool,
+    /// Kept triplets whose row is within `near_rows` rows of the row of the
+    /// kept triplet before them.
+    near: usize,
+    /// The range's blocks of `SPAN` triplets and the rows each touches.
+    spans: Vec<Span>,
     first: Option<(usize, usize)>,
     last: Option<(usize, usize)>,
 }
+
+/// Triplets `lo..hi` keep rows `min..=max` only (none when `min > max`): a
+/// thread placing the triplets of some rows skips the spans that have none.
+#[derive(Clone, Copy)]
+struct Span {
+    lo: usize,
+    hi: usize,
+    min: usize,
+    max: usize,
+}
+
+const SPAN: usize = 1 << 16;
 
 fn count<R: Fn(usize) -> (i64, i64)>(
     keep: &Keep,
     read: &R,
     rows: usize,
+    near_rows: usize,
     lo: usize,
     hi: usize,
 ) -> Option<Count> {
-    let mut hist: Vec<[u32; 2]> = zeroed_vec(rows)?;
+    let mut hist: Vec<u32> = zeroed_vec(rows)?;
+    let mut spans = Vec::new();
+    spans.try_reserve((hi - lo).div_ceil(SPAN)).ok()?;
     let mut sorted = true;
-    let (mut first, mut last) = (None, None);
-    for i in lo..hi {
-        let (r, c) = read(i);
-        match keep.take(r, c) {
-            Err(()) => return None,
-            Ok(None) => sorted = false,
-            Ok(Some(rc)) => {
-                hist[rc.0][0] += 1;
-                match last {
-                    Some(p) => sorted &= p < rc,
-                    None => first = Some(rc),
+    let mut near = 0usize;
+    let (mut first, mut last): (_, Option<(usize, usize)>) = (None, None);
+    for at in (lo..hi).step_by(SPAN) {
+        let end = (at + SPAN).min(hi);
+        let (mut min, mut max) = (usize::MAX, 0);
+        for i in at..end {
+            let (r, c) = read(i);
+            match keep.take(r, c) {
+                Err(()) => return None,
+                Ok(None) => sorted = false,
+                Ok(Some(rc)) => {
+                    hist[rc.0] += 1;
+                    (min, max) = (min.min(rc.0), max.max(rc.0));
+                    match last {
+                        Some(p) => {
+                            sorted &= p < rc;
+                            near += usize::from(p.0.abs_diff(rc.0) <= near_rows);
+                        }
+                        None => first = Some(rc),
+                    }
+                    last = Some(rc);
                 }
-                last = Some(rc);
             }
         }
+        spans.push(Span {
+            lo: at,
+            hi: end,
+            min,
+            max,
+        });
     }
     Some(Count {
         hist,
         sorted,
+        near,
+        spans,
         first,
         last,
+    })
+}
+
+/// Pass 1 over 32-bit coordinate arrays, a span at a time with no branch
+/// per triplet in its checks (the compiler does them in vector registers),
+/// then a plain loop that counts the rows. `None` when a coordinate is out
+/// of bounds or skipped (or the extents reach 2^31): `count` then reads the
+/// range again and finds out which.
+fn count_words(
+    keep: &Keep,
+    w: Words<'_>,
+    rows: usize,
+    near_rows: usize,
+    lo: usize,
+    hi: usize,
+) -> Option<Count> {
+    if keep.rows >= 1 << 31 || keep.cols >= 1 << 31 || hi > w.rows.len().min(w.cols.len()) {
+        return None;
+    }
+    let (nr, nc, b) = (keep.rows as i32, keep.cols as i32, keep.base as i32);
+    let near_rows = near_rows.min(i32::MAX as usize) as u32;
+    let mut hist: Vec<u32> = zeroed_vec(rows)?;
+    let mut spans = Vec::new();
+    spans.try_reserve((hi - lo).div_ceil(SPAN)).ok()?;
+    let mut near = 0usize;
+    for at in (lo..hi).step_by(SPAN) {
+        let end = (at + SPAN).min(hi);
+        let (rs, cs) = (&w.rows[at..end], &w.cols[at..end]);
+        let (mut bad, mut min, mut max) = (false, i32::MAX, -1i32);
+        for (&r, &c) in rs.iter().zip(cs) {
+            let (r, c) = ((r as i32).wrapping_sub(b), (c as i32).wrapping_sub(b));
+            bad |= (r < 0) | (r >= nr) | (c < 0) | (c >= nc);
+            (min, max) = (min.min(r), max.max(r));
+        }
+        if bad {
+            return None;
+        }
+        // How many triplets are near the one before them (from the span
+        // before, for the first of a span after the range's first).
+        let from = at.max(lo + 1);
+        let (r0, r1) = (&w.rows[from - 1..end - 1], &w.rows[from..end]);
+        let close = r0.iter().zip(r1).fold(0u32, |n, (&pr, &r)| {
+            n + u32::from((r as i32).wrapping_sub(pr as i32).unsigned_abs() <= near_rows)
+        });
+        near += close as usize;
+        for &r in rs {
+            hist[(r as i32).wrapping_sub(b) as usize] += 1;
+        }
+        spans.push(Span {
+            lo: at,
+            hi: end,
+            min: min as usize,
+            max: max as usize,
+        });
+    }
+    // Not sorted: `words_in_order` has already said so of these arrays
+    // (its test is the same: every triplet in bounds, kept, and after the
+    // one before).
+    Some(Count {
+        hist,
+        sorted: false,
+        near,
+        spans,
+        first: None,
+        last: None,
     })
 }
 
@@ -367,10 +470,15 @@ where
         sorted_with!(&at);
     }
 
-    // Pass 1.
-    let mut counts: Vec<Count> = threads::each(threads, |k| {
+    // Pass 1. A triplet is near the one before it when their rows' buckets
+    // are likely within 1 MiB (at the average triplets per row).
+    let per_row = (n / rows.max(1)).max(1);
+    let near_rows = (1usize << 20) / ((4 + size_of::<T>()) * per_row);
+    let counts: Vec<Count> = threads::each(threads, |k| {
         let (lo, hi) = range(k);
-        count(&keep, read, rows, lo, hi)
+        words
+            .and_then(|w| count_words(&keep, w, rows, near_rows, lo, hi))
+            .or_else(|| count(&keep, read, rows, near_rows, lo, hi))
     })
     .into_iter()
     .collect::<Option<_>>()?;
@@ -385,56 +493,29 @@ where
         sorted_with!(&at);
     }
 
-    // Each row's start in the buckets, and each range's positions in it.
+    // Each row's start in the buckets.
     let mut start: Vec<usize> = zeroed_vec(rows + 1)?;
     for r in 0..rows {
-        let mut at = start[r];
-        for c in counts.iter_mut() {
-            let h = c.hist[r][0] as usize;
-            c.hist[r] = [at as u32, (at + h) as u32];
-            at += h;
-        }
-        start[r + 1] = at;
+        let h: usize = counts.iter().map(|c| c.hist[r] as usize).sum();
+        start[r + 1] = start[r] + h;
+    }
+    let near: usize = counts.iter().map(|c| c.near).sum();
+    let mut spans = Vec::new();
+    spans
+        .try_reserve(counts.iter().map(|c| c.spans.len()).sum())
+        .ok()?;
+    for c in counts {
+        spans.extend(c.spans);
     }
     let kept = start[rows];
+    // Combine while placing only when the triplets come with locality
+    // (such as element by element): each search is then in cache. Scattered
+    // triplets would pay a mispredicted branch after each cache miss.
+    let search = near >= kept - kept / 8;
     let mut bucket_cols: Vec<u32> = zeroed_vec(kept)?;
     let mut bucket_vals: Vec<T> = zeroed_vec(kept)?;
 
-    // Pass 2.
-    {
-        let (cs, vs) = (
-            Scatter::new(&mut bucket_cols),
-            Scatter::new(&mut bucket_vals),
-        );
-        let parts: Vec<_> = counts.into_iter().map(|c| c.hist).collect();
-        let placed = threads::run(parts, |k, mut cur| {
-            let (lo, hi) = range(k);
-            for i in lo..hi {
-                let (r, c) = read(i);
-                if let Ok(Some((r, c))) = keep.take(r, c) {
-                    let [p, end] = cur[r];
-                    if p >= end {
-                        return false; // the caller's triplets changed under us
-                    }
-                    cur[r][0] = p + 1;
-                    // SAFETY: p lies in this range's own positions of row r
-                    // ([first, end) as the prefix sums above gave them,
-                    // checked just now): every range and every row has
-                    // positions of its own, so no other thread writes p.
-                    unsafe {
-                        cs.put(p as usize, c as u32);
-                        vs.put(p as usize, vals.at(i));
-                    }
-                }
-            }
-            true
-        });
-        if !placed.into_iter().all(|ok| ok) {
-            return None;
-        }
-    }
-
-    // Pass 3.
+    // Passes 2 and 3, on threads over row ranges.
     let cuts = row_cuts(&start, threads);
     let refuse_repeats = o.duplicates == Duplicates::Error;
     let parts = {
@@ -449,51 +530,28 @@ where
         }
         parts
     };
+    let all = cuts.len() == 2;
     let combined = threads::run(parts, |_, (r0, r1, cs, vs)| {
-        let base = start[r0];
-        let mut marker: Vec<u32> = zeroed_vec(cols)?;
-        let mut per_row: Vec<u32> = zeroed_vec(r1 - r0)?;
-        let mut row: Vec<(u32, T)> = Vec::new();
-        let mut w = 0usize;
-        for r in r0..r1 {
-            let (s, e) = (start[r] - base, start[r + 1] - base);
-            row.clear();
-            row.try_reserve(e - s).ok()?;
-            for p in s..e {
-                let c = cs[p];
-                match marker[c as usize] {
-                    0 => {
-                        row.push((c, vs[p]));
-                        marker[c as usize] = row.len() as u32;
-                    }
-                    _ if refuse_repeats => return None,
-                    m => {
-                        let slot = &mut row[m as usize - 1].1;
-                        *slot = combine(*slot, vs[p]);
-                    }
-                }
-            }
-            for &(c, _) in &row {
-                marker[c as usize] = 0;
-            }
-            sort_by_column(&mut row);
-            let before = w;
-            for &(c, v) in &row {
-                if o.drop_zeros && zero(&v) {
-                    continue;
-                }
-                cs[w] = c;
-                vs[w] = v;
-                w += 1;
-            }
-            per_row[r - r0] = (w - before) as u32;
-        }
-        Some(Part {
-            entries: w,
-            per_row,
-            cols: cs,
-            vals: vs,
-        })
+        fold_rows(
+            &FoldRows {
+                keep: &keep,
+                read,
+                vals,
+                start: &start,
+                spans: &spans,
+                all,
+                refuse_repeats,
+                drop_zeros: o.drop_zeros,
+                cols,
+                search,
+            },
+            r0,
+            r1,
+            cs,
+            vs,
+            &combine,
+            &zero,
+        )
     })
     .into_iter()
     .collect::<Option<Vec<_>>>()?;
@@ -640,6 +698,152 @@ fn typed<T: Pod>(values: &mut AlignedBuf) -> &mut [T] {
         0 => &mut [],
         _ => bytemuck::cast_slice_mut(values.as_bytes_mut()),
     }
+}
+
+/// Rows at most this long (in triplets) are combined as their triplets are
+/// placed: each triplet looks for its column among the row's entries so
+/// far. Longer rows take every triplet and combine afterwards (a marker per
+/// column), so no row costs more than this many compares per triplet.
+const SEARCHED: usize = 64;
+
+struct FoldRows<'a, R, T> {
+    keep: &'a Keep,
+    read: &'a R,
+    vals: Values<'a, T>,
+    start: &'a [usize],
+    spans: &'a [Span],
+    /// This range has every row (no triplet to skip).
+    all: bool,
+    refuse_repeats: bool,
+    drop_zeros: bool,
+    cols: usize,
+    /// Rows up to `SEARCHED` triplets combine while placing.
+    search: bool,
+}
+
+/// Rows `r0..r1`: place their triplets in triplet order into `cs`/`vs`
+/// (which start at the buckets of row `r0`), each row's equal columns
+/// combined in triplet order, then each row sorted by column and compacted.
+#[allow(clippy::too_many_arguments)]
+fn fold_rows<'a, R, T>(
+    f: &FoldRows<'_, R, T>,
+    r0: usize,
+    r1: usize,
+    cs: &'a mut [u32],
+    vs: &'a mut [T],
+    combine: &impl Fn(T, T) -> T,
+    zero: &impl Fn(&T) -> bool,
+) -> Option<Part<'a, T>>
+where
+    T: Pod,
+    R: Fn(usize) -> (i64, i64),
+{
+    let base = f.start[r0];
+    // Row r's [first position, next free position] in `cs`/`vs`, relative to
+    // row r0's first; the row ends where the next row starts. One array, so
+    // a triplet's row costs one cache line. Positions fit in u32: fewer than
+    // u32::MAX triplets (`rank2.rs`).
+    let mut cur: Vec<[u32; 2]> = zeroed_vec(r1 - r0 + 1)?;
+    for (c, &at) in cur.iter_mut().zip(&f.start[r0..=r1]) {
+        *c = [(at - base) as u32; 2];
+    }
+    for sp in f.spans {
+        if !f.all && (sp.min >= r1 || sp.max < r0) {
+            continue;
+        }
+        for i in sp.lo..sp.hi {
+            let (r, c) = (f.read)(i);
+            let Ok(Some((r, c))) = f.keep.take(r, c) else {
+                continue;
+            };
+            if !f.all && !(r0..r1).contains(&r) {
+                continue;
+            }
+            let [s, k] = cur[r - r0];
+            let e = cur[r - r0 + 1][0];
+            let (s, k, e) = (s as usize, k as usize, e as usize);
+            let c = c as u32;
+            let v = f.vals.at(i);
+            // Where the triplet goes: its column's entry in the row (searched
+            // rows), or the row's next free position. The value is then
+            // chosen without a branch on whether the column repeated.
+            let j = match f.search && e - s <= SEARCHED {
+                true => cs[s..k].iter().position(|&x| x == c).map_or(k, |p| s + p),
+                false => k,
+            };
+            let repeat = j < k;
+            if repeat && f.refuse_repeats {
+                return None;
+            }
+            if !repeat && k >= e {
+                return None; // the caller's triplets changed under us
+            }
+            let old = vs[j];
+            vs[j] = std::hint::select_unpredictable(repeat, combine(old, v), v);
+            cs[j] = c;
+            cur[r - r0][1] = k as u32 + u32::from(!repeat);
+        }
+    }
+    let mut per_row: Vec<u32> = zeroed_vec(r1 - r0)?;
+    for (p, w) in per_row.iter_mut().zip(cur.windows(2)) {
+        *p = w[0][1] - w[0][0];
+    }
+    drop(cur);
+    let mut marker: Vec<u32> = Vec::new();
+    let mut row: Vec<(u32, T)> = Vec::new();
+    let mut w = 0usize;
+    for r in r0..r1 {
+        let (s, e) = (f.start[r] - base, f.start[r + 1] - base);
+        let k = per_row[r - r0] as usize;
+        row.clear();
+        row.try_reserve(k).ok()?;
+        if f.search && e - s <= SEARCHED {
+            row.extend(
+                cs[s..s + k]
+                    .iter()
+                    .copied()
+                    .zip(vs[s..s + k].iter().copied()),
+            );
+        } else {
+            if marker.is_empty() {
+                marker = zeroed_vec(f.cols)?;
+            }
+            for p in s..s + k {
+                let c = cs[p];
+                match marker[c as usize] {
+                    0 => {
+                        row.push((c, vs[p]));
+                        marker[c as usize] = row.len() as u32;
+                    }
+                    _ if f.refuse_repeats => return None,
+                    m => {
+                        let slot = &mut row[m as usize - 1].1;
+                        *slot = combine(*slot, vs[p]);
+                    }
+                }
+            }
+            for &(c, _) in &row {
+                marker[c as usize] = 0;
+            }
+        }
+        sort_by_column(&mut row);
+        let before = w;
+        for &(c, v) in &row {
+            if f.drop_zeros && zero(&v) {
+                continue;
+            }
+            cs[w] = c;
+            vs[w] = v;
+            w += 1;
+        }
+        per_row[r - r0] = (w - before) as u32;
+    }
+    Some(Part {
+        entries: w,
+        per_row,
+        cols: cs,
+        vals: vs,
+    })
 }
 
 /// A row's entries (distinct columns) in column order: insertion sort for
