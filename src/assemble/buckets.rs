@@ -206,6 +206,8 @@ struct Count {
     near: usize,
     /// The range's blocks of `SPAN` triplets and the rows each touches.
     spans: Vec<Span>,
+    /// Read from the 32-bit arrays, every coordinate in bounds and kept.
+    clean: bool,
     first: Option<(usize, usize)>,
     last: Option<(usize, usize)>,
 }
@@ -270,6 +272,7 @@ fn count<R: Fn(usize) -> (i64, i64)>(
         sorted,
         near,
         spans,
+        clean: false,
         first,
         last,
     })
@@ -335,6 +338,7 @@ fn count_words(
         sorted: false,
         near,
         spans,
+        clean: true,
         first: None,
         last: None,
     })
@@ -500,6 +504,7 @@ where
         start[r + 1] = start[r] + h;
     }
     let near: usize = counts.iter().map(|c| c.near).sum();
+    let clean = counts.iter().all(|c| c.clean);
     let mut spans = Vec::new();
     spans
         .try_reserve(counts.iter().map(|c| c.spans.len()).sum())
@@ -531,28 +536,48 @@ where
         parts
     };
     let all = cuts.len() == 2;
-    let combined = threads::run(parts, |_, (r0, r1, cs, vs)| {
-        fold_rows(
-            &FoldRows {
-                keep: &keep,
-                read,
-                vals,
-                start: &start,
-                spans: &spans,
-                all,
-                refuse_repeats,
-                drop_zeros: o.drop_zeros,
-                cols,
-                search,
-            },
-            r0,
-            r1,
-            cs,
-            vs,
-            &combine,
-            &zero,
-        )
-    })
+    macro_rules! fold_with {
+        ($at:expr) => {
+            threads::run(parts, |_, (r0, r1, cs, vs)| {
+                fold_rows(
+                    &FoldRows {
+                        at: $at,
+                        vals,
+                        start: &start,
+                        spans: &spans,
+                        all,
+                        refuse_repeats,
+                        drop_zeros: o.drop_zeros,
+                        cols,
+                        search,
+                    },
+                    r0,
+                    r1,
+                    cs,
+                    vs,
+                    &combine,
+                    &zero,
+                )
+            })
+        };
+    }
+    let combined = match words.filter(|_| clean) {
+        // Pass 1 checked every coordinate of these arrays: in bounds, kept.
+        // The bounds are asked again (two compares, no sign or skip cases)
+        // so that arrays changed under the call cannot send a write astray.
+        Some(w) => fold_with!(&|i: usize| {
+            let (r, c) = (w.rows[i] as i32, w.cols[i] as i32);
+            let (r, c) = (
+                r.wrapping_sub(b as i32) as u32 as usize,
+                c.wrapping_sub(b as i32) as u32 as usize,
+            );
+            (r < rows && c < cols).then_some((r, c))
+        }),
+        None => fold_with!(&|i: usize| {
+            let (r, c) = read(i);
+            keep.take(r, c).ok().flatten()
+        }),
+    }
     .into_iter()
     .collect::<Option<Vec<_>>>()?;
     sink.rows(Rows {
@@ -706,9 +731,9 @@ fn typed<T: Pod>(values: &mut AlignedBuf) -> &mut [T] {
 /// column), so no row costs more than this many compares per triplet.
 const SEARCHED: usize = 64;
 
-struct FoldRows<'a, R, T> {
-    keep: &'a Keep,
-    read: &'a R,
+struct FoldRows<'a, A, T> {
+    /// Triplet i's 0-based (row, column), or `None` when it is skipped.
+    at: &'a A,
     vals: Values<'a, T>,
     start: &'a [usize],
     spans: &'a [Span],
@@ -725,8 +750,8 @@ struct FoldRows<'a, R, T> {
 /// (which start at the buckets of row `r0`), each row's equal columns
 /// combined in triplet order, then each row sorted by column and compacted.
 #[allow(clippy::too_many_arguments)]
-fn fold_rows<'a, R, T>(
-    f: &FoldRows<'_, R, T>,
+fn fold_rows<'a, A, T>(
+    f: &FoldRows<'_, A, T>,
     r0: usize,
     r1: usize,
     cs: &'a mut [u32],
@@ -736,7 +761,7 @@ fn fold_rows<'a, R, T>(
 ) -> Option<Part<'a, T>>
 where
     T: Pod,
-    R: Fn(usize) -> (i64, i64),
+    A: Fn(usize) -> Option<(usize, usize)>,
 {
     let base = f.start[r0];
     // Row r's [first position, next free position] in `cs`/`vs`, relative to
@@ -752,8 +777,7 @@ where
             continue;
         }
         for i in sp.lo..sp.hi {
-            let (r, c) = (f.read)(i);
-            let Ok(Some((r, c))) = f.keep.take(r, c) else {
+            let Some((r, c)) = (f.at)(i) else {
                 continue;
             };
             if !f.all && !(r0..r1).contains(&r) {
