@@ -15,7 +15,8 @@
 //!    the one before, and which rows each span of triplets touches.
 //! 2. Threads over row ranges (`fold_rows`) read the spans that touch their
 //!    rows and place each triplet's column and value into its row's bucket,
-//!    in triplet order. With locality, a short row's triplet combines with
+//!    in triplet order (reading 32-bit arrays directly when pass 1 found
+//!    every coordinate there in bounds and kept). With locality, a short row's triplet combines with
 //!    its column's entry when the row has one already.
 //! 3. The same threads combine the rows placed whole (a marker per column
 //!    says where the column's entry is), sort each row's entries by column
