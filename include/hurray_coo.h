@@ -1609,7 +1609,8 @@ hurray_status hurray_coo_compressed_size(const struct hurray_coo *coo,
  * same.
  *
  * Returns HURRAY_OK or: the statuses of hurray_coo_compressed_size,
- * HURRAY_ERR_INVALID_ARGUMENT (base), HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_ALLOC
+ * HURRAY_ERR_INVALID_ARGUMENT (base; two of c's non-empty arrays
+ * sharing memory), HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_ALLOC
  * (memory), any status of hurray_coo_validate (permissive
  * handles).
  * Thread safety: safe on a handle shared between threads.
@@ -1730,7 +1731,8 @@ hurray_status hurray_coo_sort_modes(const struct hurray_coo *coo,
  *
  * Returns HURRAY_OK or: any status of hurray_coo_assemble,
  * HURRAY_ERR_UNSUPPORTED_FEATURE (rank other than 2),
- * HURRAY_ERR_INVALID_ARGUMENT (format, index type, base),
+ * HURRAY_ERR_INVALID_ARGUMENT (format, index type, base; two of c's
+ * non-empty arrays sharing memory),
  * HURRAY_ERR_BUFFER_SIZE (offsets not exactly (rows or columns) + 1),
  * HURRAY_ERR_BUFFER_TOO_SMALL (indices or values without room for the
  * result; the message gives the entry count and the bytes needed),
@@ -2019,7 +2021,8 @@ hurray_status hurray_read_mtx_compressed_size(const char *path,
  * the same either way.
  *
  * Returns HURRAY_OK or: any status of hurray_coo_read_mtx_file,
- * HURRAY_ERR_INVALID_ARGUMENT (format, index type, base),
+ * HURRAY_ERR_INVALID_ARGUMENT (format, index type, base; two of c's
+ * non-empty arrays sharing memory),
  * HURRAY_ERR_BUFFER_SIZE (offsets not exactly (rows or columns) + 1),
  * HURRAY_ERR_BUFFER_TOO_SMALL (indices or values without room for the
  * result; the message gives the entry count and the bytes needed),

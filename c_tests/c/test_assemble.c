@@ -423,6 +423,27 @@ static int test_assemble_into_csr_and_csc(void) {
     c.format = 7;
     CHECK_STATUS(hurray_assemble_compressed(&t, NULL, &c, &nnz, NULL), HURRAY_ERR_INVALID_ARGUMENT, "format");
     c.format = HURRAY_FORMAT_CSR;
+    /* Output arrays that share memory are refused before anything is
+     * written; arrays that only touch are apart. */
+    c.indices = (char *)o64 + 8;
+    CHECK_STATUS(hurray_assemble_compressed(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, HURRAY_ASSEMBLE_SKIP_NEGATIVE, 1),
+                                            &c, &nnz, NULL),
+                 HURRAY_ERR_INVALID_ARGUMENT, "c->offsets (32 bytes at");
+    CHECK(nnz == 0);
+    CHECK_STATUS(hurray_read_mtx_compressed("no such file.mtx", NULL, &c, &nnz, NULL),
+                 HURRAY_ERR_INVALID_ARGUMENT, "and c->indices (40 bytes at");
+    {
+        int64_t both[9]; /* offsets, then the indices right after them */
+        const int64_t wo[4] = {1, 3, 5, 6}, wi[5] = {1, 2, 1, 2, 3}; /* CSR, 1-based */
+        c.offsets = both;
+        c.indices = both + 4;
+        CHECK_STATUS(hurray_assemble_compressed(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, HURRAY_ASSEMBLE_SKIP_NEGATIVE, 1),
+                                                &c, &nnz, NULL),
+                     HURRAY_OK, "");
+        CHECK(nnz == 5 && memcmp(both, wo, sizeof wo) == 0 && memcmp(both + 4, wi, sizeof wi) == 0);
+        c.offsets = o64;
+    }
+    c.indices = i64;
     {
         const uint64_t shape3[3] = {3, 3, 3};
         hurray_triplets t3 = t;

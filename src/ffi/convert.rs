@@ -8,7 +8,9 @@ use super::assemble::{
 };
 use super::choose;
 use super::guard::box_handle;
-use super::guard::{array, array_mut, bytes, guard, handle, read_struct, write_opt, write_req};
+use super::guard::{
+    array, array_mut, bytes, disjoint, guard, handle, read_struct, write_opt, write_req,
+};
 use super::handle::hand_out;
 use super::{hurray_coo, hurray_status};
 use crate::assemble::IndexType;
@@ -62,6 +64,28 @@ fn compressed_kind(c: &hurray_compressed) -> Result<(Format, IndexType, u8), Coo
     ))
 }
 
+/// c's three arrays as byte slices, after checking that no two non-empty
+/// ones share memory (they are written at the same time).
+///
+/// # Safety
+/// Each of c's arrays NULL with 0 bytes or writable for its byte count.
+unsafe fn compressed_arrays<'a>(k: &hurray_compressed) -> Result<[&'a mut [u8]; 3], CooError> {
+    disjoint(&[
+        ("c->offsets", k.offsets.cast_const().cast(), k.offsets_bytes),
+        ("c->indices", k.indices.cast_const().cast(), k.indices_bytes),
+        ("c->values", k.values.cast_const().cast(), k.values_bytes),
+    ])?;
+    // SAFETY: each writable for its byte count (the caller's contract), and
+    // no two overlap (checked above), so the three slices are exclusive.
+    unsafe {
+        Ok([
+            array_mut::<u8>(k.offsets.cast(), k.offsets_bytes, "c->offsets")?,
+            array_mut::<u8>(k.indices.cast(), k.indices_bytes, "c->indices")?,
+            array_mut::<u8>(k.values.cast(), k.values_bytes, "c->values")?,
+        ])
+    }
+}
+
 /// The caller's CSR or CSC arrays of `c`, checked, for a result written
 /// into them.
 ///
@@ -76,13 +100,7 @@ pub(super) unsafe fn compressed_out<'a>(
     let k = unsafe { read_struct(c, "c") }?;
     let (format, index_type, base) = compressed_kind(&k)?;
     // SAFETY: each writable for its byte count, per the contract.
-    let (offsets, indices, values) = unsafe {
-        (
-            array_mut::<u8>(k.offsets.cast(), k.offsets_bytes, "c->offsets")?,
-            array_mut::<u8>(k.indices.cast(), k.indices_bytes, "c->indices")?,
-            array_mut::<u8>(k.values.cast(), k.values_bytes, "c->values")?,
-        )
-    };
+    let [offsets, indices, values] = unsafe { compressed_arrays(&k) }?;
     Ok(CompressedOut {
         format,
         index_type,
@@ -138,7 +156,8 @@ pub unsafe extern "C" fn hurray_coo_compressed_size(
 /// same.
 ///
 /// Returns HURRAY_OK or: the statuses of hurray_coo_compressed_size,
-/// HURRAY_ERR_INVALID_ARGUMENT (base), HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_ALLOC
+/// HURRAY_ERR_INVALID_ARGUMENT (base; two of c's non-empty arrays
+/// sharing memory), HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_ALLOC
 /// (memory), any status of hurray_coo_validate (permissive
 /// handles).
 /// Thread safety: safe on a handle shared between threads.
@@ -153,13 +172,7 @@ pub unsafe extern "C" fn hurray_coo_export_compressed(
         let (h, k) = unsafe { (handle(coo)?, read_struct(c, "c")?) };
         let (f, it, b) = compressed_kind(&k)?;
         // SAFETY: each writable for its byte count, per the contract.
-        let (o, i, v) = unsafe {
-            (
-                array_mut::<u8>(k.offsets.cast(), k.offsets_bytes, "c->offsets")?,
-                array_mut::<u8>(k.indices.cast(), k.indices_bytes, "c->indices")?,
-                array_mut::<u8>(k.values.cast(), k.values_bytes, "c->values")?,
-            )
-        };
+        let [o, i, v] = unsafe { compressed_arrays(&k) }?;
         convert::export_compressed(&h.coo, f, it, b, o, i, v, threads as usize)
             .map_err(|e| h.err(e))
     })
@@ -334,7 +347,8 @@ pub unsafe extern "C" fn hurray_coo_sort_modes(
 ///
 /// Returns HURRAY_OK or: any status of hurray_coo_assemble,
 /// HURRAY_ERR_UNSUPPORTED_FEATURE (rank other than 2),
-/// HURRAY_ERR_INVALID_ARGUMENT (format, index type, base),
+/// HURRAY_ERR_INVALID_ARGUMENT (format, index type, base; two of c's
+/// non-empty arrays sharing memory),
 /// HURRAY_ERR_BUFFER_SIZE (offsets not exactly (rows or columns) + 1),
 /// HURRAY_ERR_BUFFER_TOO_SMALL (indices or values without room for the
 /// result; the message gives the entry count and the bytes needed),

@@ -589,6 +589,24 @@ pub(crate) unsafe fn c_path<'a>(
     }
 }
 
+/// `Err` naming the first two of the caller's non-empty byte ranges
+/// (name, start, length) that share memory: arrays written during one call
+/// must be apart. Addresses are compared as numbers; nothing is read.
+pub(crate) fn disjoint(ranges: &[(&'static str, *const u8, usize)]) -> Result<(), CooError> {
+    for (a, &(na, pa, la)) in ranges.iter().enumerate() {
+        for &(nb, pb, lb) in &ranges[a + 1..] {
+            let (a0, b0) = (pa as usize, pb as usize);
+            if la > 0 && lb > 0 && a0 < b0.saturating_add(lb) && b0 < a0.saturating_add(la) {
+                return Err(CooError::Argument(format!(
+                    "{na} ({la} bytes at {a0:#x}) and {nb} ({lb} bytes at {b0:#x}) overlap: \
+                     the arrays written by one call must not share memory"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -649,5 +667,21 @@ mod tests {
                 Status::Overflow
             );
         }
+    }
+
+    /// Ranges that share a byte are refused, naming both; ranges that only
+    /// touch, and empty ones anywhere, are apart.
+    #[test]
+    fn written_arrays_must_be_apart() {
+        let buf = [0u8; 64];
+        let p = buf.as_ptr();
+        let at = |k: usize| p.wrapping_add(k);
+        assert!(disjoint(&[("a", at(0), 16), ("b", at(16), 16), ("c", at(32), 32)]).is_ok());
+        assert!(disjoint(&[("a", at(0), 16), ("b", at(8), 0), ("c", at(8), 0)]).is_ok());
+        let e = disjoint(&[("a", at(0), 16), ("b", at(32), 8), ("c", at(15), 4)]).unwrap_err();
+        assert!(e.to_string().starts_with("a (16 bytes at"), "{e}");
+        assert!(e.to_string().contains("and c (4 bytes at"), "{e}");
+        assert!(disjoint(&[("a", at(40), 8), ("b", at(0), 41)]).is_err());
+        assert!(disjoint(&[("a", at(40), usize::MAX), ("b", at(0), 41)]).is_err());
     }
 }

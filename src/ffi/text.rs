@@ -454,7 +454,8 @@ pub unsafe extern "C" fn hurray_read_mtx_compressed_size(
 /// the same either way.
 ///
 /// Returns HURRAY_OK or: any status of hurray_coo_read_mtx_file,
-/// HURRAY_ERR_INVALID_ARGUMENT (format, index type, base),
+/// HURRAY_ERR_INVALID_ARGUMENT (format, index type, base; two of c's
+/// non-empty arrays sharing memory),
 /// HURRAY_ERR_BUFFER_SIZE (offsets not exactly (rows or columns) + 1),
 /// HURRAY_ERR_BUFFER_TOO_SMALL (indices or values without room for the
 /// result; the message gives the entry count and the bytes needed),
