@@ -16,8 +16,9 @@
 //! 2. Threads over row ranges (`fold_rows`) read the spans that touch their
 //!    rows and place each triplet's column and value into its row's bucket,
 //!    in triplet order (reading 32-bit arrays directly when pass 1 found
-//!    every coordinate there in bounds and kept). With locality, a short row's triplet combines with
-//!    its column's entry when the row has one already.
+//!    every coordinate there in bounds and kept). With locality, a short
+//!    row's triplet combines with its column's entry when the row has one
+//!    already.
 //! 3. The same threads combine the rows placed whole (a marker per column
 //!    says where the column's entry is), sort each row's entries by column
 //!    and compact them in place.
@@ -465,13 +466,7 @@ where
     let b = keep.base;
     if let Some(w) = words.filter(|&w| words_in_order(&keep, w, threads)) {
         // Checked: every coordinate minus the base is in bounds.
-        let at = |i: usize| {
-            let (r, c) = (w.rows[i] as i32, w.cols[i] as i32);
-            (
-                r.wrapping_sub(b as i32) as usize,
-                c.wrapping_sub(b as i32) as usize,
-            )
-        };
+        let at = |i: usize| w.zero_based(i, b);
         sorted_with!(&at);
     }
 
@@ -567,11 +562,7 @@ where
         // The bounds are asked again (two compares, no sign or skip cases)
         // so that arrays changed under the call cannot send a write astray.
         Some(w) => fold_with!(&|i: usize| {
-            let (r, c) = (w.rows[i] as i32, w.cols[i] as i32);
-            let (r, c) = (
-                r.wrapping_sub(b as i32) as u32 as usize,
-                c.wrapping_sub(b as i32) as u32 as usize,
-            );
+            let (r, c) = w.zero_based(i, b);
             (r < rows && c < cols).then_some((r, c))
         }),
         None => fold_with!(&|i: usize| {

@@ -99,6 +99,18 @@ impl<'a> Words<'a> {
         let (rows, cols) = (cast(x)?, cast(y)?);
         cfg!(target_endian = "little").then_some(Words { rows, cols })
     }
+
+    /// Triplet `i`'s (row, column) less `base` (0 or 1), read as unsigned
+    /// 32-bit numbers: a coordinate below the base, or a negative int32,
+    /// comes out at 2^31 or more, outside every bound these arrays pass.
+    #[inline(always)]
+    pub fn zero_based(&self, i: usize, base: i64) -> (usize, usize) {
+        let b = base as u32;
+        (
+            self.rows[i].wrapping_sub(b) as usize,
+            self.cols[i].wrapping_sub(b) as usize,
+        )
+    }
 }
 
 /// Run `job` with `read(i)`: triplet `i`'s (row, column) as written, or
