@@ -121,6 +121,7 @@ module hurray_coo
   integer(c_int32_t), parameter, public :: HURRAY_ASSEMBLE_SKIP_NEGATIVE = 1
   integer(c_int32_t), parameter, public :: HURRAY_ASSEMBLE_DROP_ZEROS = 2
   integer(c_int32_t), parameter, public :: HURRAY_ASSEMBLE_ROUNDED_SUM = 4
+  integer(c_int32_t), parameter, public :: HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT = 8
   integer(c_int8_t), parameter, public :: HURRAY_PATTERN = 0_c_int8_t
   integer(c_int32_t), parameter, public :: HURRAY_FORMAT_CSR = 1
   integer(c_int32_t), parameter, public :: HURRAY_FORMAT_CSC = 2

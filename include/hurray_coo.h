@@ -1340,7 +1340,8 @@ typedef struct hurray_assemble_options {
   uint32_t duplicates_policy;
   /**
    * 0 or any of HURRAY_ASSEMBLE_SKIP_NEGATIVE, HURRAY_ASSEMBLE_DROP_ZEROS
-   * and HURRAY_ASSEMBLE_ROUNDED_SUM.
+   * and HURRAY_ASSEMBLE_ROUNDED_SUM; for hurray_assemble_compressed also
+   * HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT.
    */
   uint32_t flags;
   /**
@@ -1429,6 +1430,25 @@ typedef struct hurray_assemble_options {
  * is still HURRAY_ERR_OVERFLOW).
  */
 #define HURRAY_ASSEMBLE_ROUNDED_SUM 4
+
+/**
+ * Assembly flag, for hurray_assemble_compressed only (the assemblies
+ * without caller arrays refuse it: HURRAY_ERR_INVALID_FLAGS): the room in c->indices and c->values past the result may
+ * serve as the assembly's work space, so that the call takes no scratch
+ * memory of its own for the rows (about 12 bytes per triplet otherwise).
+ * Their bytes past the result are then unspecified after the call
+ * (without the flag they are never written). It applies when the arrays
+ * have room for every triplet kept (as many as there are triplets always
+ * do), indices are int32 or uint32, values are written (not a pattern's),
+ * no plan is asked for, the type and policy are the buckets' (see
+ * hurray_assemble_compressed), and the triplets come with locality (seven
+ * in eight near the row before, as element by element); otherwise the
+ * call runs as without it. Scattered triplets keep the library's scratch,
+ * in huge pages, which their random writes need. Meant for a solver that
+ * assembles into the same arrays every step: no fresh scratch page to
+ * clear, and none held between calls.
+ */
+#define HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT 8
 
 /**
  * The type_tag of triplets without values (a sparsity pattern): the
@@ -1715,7 +1735,9 @@ hurray_status hurray_coo_sort_modes(const struct hurray_coo *coo,
  * always suffice (indices: triplets x the index width; values:
  * hurray_type_values_bytes of the triplet count), and untouched memory
  * past the result is never written, so an over-sized malloc costs no
- * more than the pages used. For a pattern (HURRAY_PATTERN) values may be
+ * more than the pages used (unless options->flags has
+ * HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT, which lets the call work in that
+ * room). For a pattern (HURRAY_PATTERN) values may be
  * NULL with 0 bytes: then none are written (every entry is true).
  * The arrays are the caller's, written during the call only; on failure
  * their contents are unspecified.
@@ -1726,13 +1748,15 @@ hurray_status hurray_coo_sort_modes(const struct hurray_coo *coo,
  * hurray_assembly_plan_apply straight into c->values; NULL on failure.
  * Without a plan, float32/float64 SUM, FIRST, LAST and ERROR run on row
  * (CSR) or column (CSC) buckets that write c directly, using about 8 to 12
- * bytes per triplet of scratch while they run; other cases assemble the
- * canonical tensor and export it.
+ * bytes per triplet of scratch while they run (none with
+ * HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT, when it applies); other cases
+ * assemble the canonical tensor and export it.
  *
  * Returns HURRAY_OK or: any status of hurray_coo_assemble,
  * HURRAY_ERR_UNSUPPORTED_FEATURE (rank other than 2),
  * HURRAY_ERR_INVALID_ARGUMENT (format, index type, base; two of c's
- * non-empty arrays sharing memory),
+ * non-empty arrays sharing memory, or one of them sharing memory with
+ * one of the triplets' arrays),
  * HURRAY_ERR_BUFFER_SIZE (offsets not exactly (rows or columns) + 1),
  * HURRAY_ERR_BUFFER_TOO_SMALL (indices or values without room for the
  * result; the message gives the entry count and the bytes needed),

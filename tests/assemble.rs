@@ -377,6 +377,8 @@ fn random_case(rng: &mut Rng, ty: Option<&'static TypeInfo>, dup: Duplicates) ->
             // Half the cases without a plan: the solver's path for matrices.
             skip_plan: rng.below(2) == 0,
             rounded_sum: rng.below(2) == 0,
+            // No caller arrays here: the flag changes nothing.
+            scratch_in_output: rng.below(2) == 0,
         },
     }
 }

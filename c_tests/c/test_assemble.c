@@ -477,11 +477,117 @@ static int test_assemble_into_csr_and_csc(void) {
     return failures;
 }
 
+/* HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT: element-by-element triplets of a
+ * small triangle mesh (1-based, with repeats), assembled into int32 CSR
+ * arrays with room for every triplet, give the same arrays as without the
+ * flag, on 1 and 2 threads, and the room past the result was used. Arrays
+ * that share memory with the triplets are refused. */
+static int test_scratch_in_output(void) {
+    /* 142,578 triplets: two threads' worth (65,536 each at least). */
+    enum { SIDE = 90, N = (SIDE - 1) * (SIDE - 1) * 18, ROWS = SIDE * SIDE };
+    int failures = 0;
+    int32_t *r = malloc(N * sizeof *r), *cl = malloc(N * sizeof *cl);
+    double *x = malloc(N * sizeof *x);
+    int32_t *o[2], *ix[2];
+    double *vx[2];
+    const uint64_t shape[2] = {ROWS, ROWS};
+    const void *dims[2];
+    hurray_triplets t;
+    hurray_compressed c;
+    uint64_t nnz[2] = {0, 0};
+    size_t n = 0, k;
+    int a, b, run;
+    uint32_t threads;
+    for (k = 0; k < 2; k++) {
+        o[k] = malloc((ROWS + 1) * sizeof(int32_t));
+        ix[k] = malloc(N * sizeof(int32_t));
+        vx[k] = malloc(N * sizeof(double));
+    }
+    if (!r || !cl || !x || !o[0] || !o[1] || !ix[0] || !ix[1] || !vx[0] || !vx[1]) {
+        fprintf(stderr, "%s:%d: out of memory\n", __FILE__, __LINE__);
+        return 1;
+    }
+    for (a = 0; a < SIDE - 1; a++) {
+        for (b = 0; b < SIDE - 1; b++) {
+            const int32_t n0 = a * SIDE + b + 1;
+            const int32_t tri[2][3] = {{n0, n0 + 1, n0 + SIDE}, {n0 + 1, n0 + SIDE + 1, n0 + SIDE}};
+            int h, p, q;
+            for (h = 0; h < 2; h++)
+                for (p = 0; p < 3; p++)
+                    for (q = 0; q < 3; q++) {
+                        r[n] = tri[h][p];
+                        cl[n] = tri[h][q];
+                        x[n] = (p == q ? 2.0 : -0.5) + 0.001 * (double)(n % 7);
+                        n++;
+                    }
+        }
+    }
+    dims[0] = r;
+    dims[1] = cl;
+    memset(&t, 0, sizeof t);
+    t.rank = 2;
+    t.shape = shape;
+    t.n = N;
+    t.index_type = HURRAY_INDEX_INT32;
+    t.index_base = 1;
+    t.dim_indices = dims;
+    t.dim_indices_bytes = N * sizeof(int32_t);
+    t.type_tag = HURRAY_TYPE_FLOAT64;
+    t.values = x;
+    t.values_bytes = N * sizeof(double);
+    memset(&c, 0, sizeof c);
+    c.format = HURRAY_FORMAT_CSR;
+    c.index_type = HURRAY_INDEX_INT32;
+    c.base = 1;
+    c.offsets_bytes = (ROWS + 1) * sizeof(int32_t);
+    c.indices_bytes = N * sizeof(int32_t);
+    c.values_bytes = N * sizeof(double);
+    for (threads = 1; threads <= 2; threads++) {
+        for (run = 0; run < 2; run++) {
+            memset(ix[run], 0x7F, N * sizeof(int32_t));
+            memset(vx[run], 0x7F, N * sizeof(double));
+            c.offsets = o[run];
+            c.indices = ix[run];
+            c.values = vx[run];
+            CHECK_STATUS(hurray_assemble_compressed(
+                             &t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, run ? HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT : 0, threads),
+                             &c, &nnz[run], NULL),
+                         HURRAY_OK, "");
+        }
+        CHECK(nnz[0] == nnz[1] && nnz[0] > 0 && nnz[0] < N);
+        CHECK(memcmp(o[0], o[1], (ROWS + 1) * sizeof(int32_t)) == 0);
+        CHECK(memcmp(ix[0], ix[1], nnz[0] * sizeof(int32_t)) == 0);
+        CHECK(memcmp(vx[0], vx[1], nnz[0] * sizeof(double)) == 0);
+        /* Without the flag nothing past the result is written; with it the
+         * room served as work space. */
+        CHECK(ix[0][N - 1] == 0x7F7F7F7F && ix[1][nnz[1]] != 0x7F7F7F7F);
+    }
+    /* The triplets' values inside c->values: refused, nothing assembled. */
+    memcpy(vx[1], x, N * sizeof(double));
+    t.values = vx[1] + 8;
+    t.values_bytes = (N - 8) * sizeof(double);
+    t.n = N - 8;
+    t.dim_indices_bytes = (N - 8) * sizeof(int32_t);
+    CHECK_STATUS(hurray_assemble_compressed(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, 0, 1), &c, &nnz[1], NULL),
+                 HURRAY_ERR_INVALID_ARGUMENT, "triplets->values");
+    CHECK(nnz[1] == 0);
+    for (k = 0; k < 2; k++) {
+        free(o[k]);
+        free(ix[k]);
+        free(vx[k]);
+    }
+    free(r);
+    free(cl);
+    free(x);
+    return failures;
+}
+
 static const struct {
     const char *name;
     ctest_fn fn;
 } TESTS[] = {
     {"assemble_into_csr_and_csc", test_assemble_into_csr_and_csc},
+    {"scratch_in_output", test_scratch_in_output},
     {"sort_modes", test_sort_modes},
     {"fem_assembly_sum_and_plan", test_fem_assembly_sum_and_plan},
     {"assembly_arguments_are_checked", test_assembly_arguments_are_checked},

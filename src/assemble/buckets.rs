@@ -62,6 +62,37 @@ pub(super) trait Sink {
     ) -> Option<Self::Out>;
     /// Combined rows.
     fn rows<T: Pod + Send + Sync>(self, r: Rows<'_, T>) -> Option<Self::Out>;
+    /// The sink's own memory as the buckets of `kept` triplets (columns
+    /// and values), when the caller allowed that and it has the room and
+    /// the alignment; `None`: the kernel allocates its own.
+    fn scratch<T: Pod>(&mut self, _kept: usize) -> Option<(&mut [u32], &mut [T])> {
+        None
+    }
+    /// Combined rows, folded in the memory `scratch` lent: part `k`'s
+    /// entries are at `parts[k].at` of it (only called after `scratch`
+    /// returned `Some`).
+    fn placed(self, _p: Placed) -> Option<Self::Out>
+    where
+        Self: Sized,
+    {
+        None
+    }
+}
+
+/// Combined rows left where `Sink::scratch` put them, parts in row order:
+/// a part's `entries` columns and values start at `at` of the lent arrays
+/// (values `width` bytes each), `per_row` of them in each of its rows.
+pub(super) struct Placed {
+    pub ty: &'static TypeInfo,
+    /// Bytes per value.
+    pub width: usize,
+    pub parts: Vec<PlacedPart>,
+}
+
+pub(super) struct PlacedPart {
+    pub at: usize,
+    pub entries: usize,
+    pub per_row: Vec<u32>,
 }
 
 /// Strictly sorted input: `at(i)` is triplet `i`'s 0-based (row, column).
@@ -513,28 +544,14 @@ where
     // (such as element by element): each search is then in cache. Scattered
     // triplets would pay a mispredicted branch after each cache miss.
     let search = near >= kept - kept / 8;
-    let mut bucket_cols: Vec<u32> = zeroed_vec(kept)?;
-    let mut bucket_vals: Vec<T> = zeroed_vec(kept)?;
-
-    // Passes 2 and 3, on threads over row ranges.
+    // Passes 2 and 3, on threads over row ranges, in buckets `$bc`/`$bv`
+    // of `kept` entries each.
     let cuts = row_cuts(&start, threads);
     let refuse_repeats = o.duplicates == Duplicates::Error;
-    let parts = {
-        let (mut crest, mut vrest): (&mut [u32], &mut [T]) = (&mut bucket_cols, &mut bucket_vals);
-        let mut parts = Vec::new();
-        for c in cuts.windows(2) {
-            let len = start[c[1]] - start[c[0]];
-            let (cm, ct) = std::mem::take(&mut crest).split_at_mut(len);
-            let (vm, vt) = std::mem::take(&mut vrest).split_at_mut(len);
-            (crest, vrest) = (ct, vt);
-            parts.push((c[0], c[1], cm, vm));
-        }
-        parts
-    };
     let all = cuts.len() == 2;
     macro_rules! fold_with {
-        ($at:expr) => {
-            threads::run(parts, |_, (r0, r1, cs, vs)| {
+        ($parts:expr, $at:expr) => {
+            threads::run($parts, |_, (r0, r1, cs, vs)| {
                 fold_rows(
                     &FoldRows {
                         at: $at,
@@ -557,21 +574,63 @@ where
             })
         };
     }
-    let combined = match words.filter(|_| clean) {
-        // Pass 1 checked every coordinate of these arrays: in bounds, kept.
-        // The bounds are asked again (two compares, no sign or skip cases)
-        // so that arrays changed under the call cannot send a write astray.
-        Some(w) => fold_with!(&|i: usize| {
-            let (r, c) = w.zero_based(i, b);
-            (r < rows && c < cols).then_some((r, c))
-        }),
-        None => fold_with!(&|i: usize| {
-            let (r, c) = read(i);
-            keep.take(r, c).ok().flatten()
-        }),
+    macro_rules! fold_in {
+        ($bc:expr, $bv:expr) => {{
+            let (mut crest, mut vrest): (&mut [u32], &mut [T]) = ($bc, $bv);
+            let mut parts = Vec::new();
+            for c in cuts.windows(2) {
+                let len = start[c[1]] - start[c[0]];
+                let (cm, ct) = std::mem::take(&mut crest).split_at_mut(len);
+                let (vm, vt) = std::mem::take(&mut vrest).split_at_mut(len);
+                (crest, vrest) = (ct, vt);
+                parts.push((c[0], c[1], cm, vm));
+            }
+            match words.filter(|_| clean) {
+                // Pass 1 checked every coordinate of these arrays: in
+                // bounds, kept. The bounds are asked again (two compares, no
+                // sign or skip cases) so that arrays changed under the call
+                // cannot send a write astray.
+                Some(w) => fold_with!(parts, &|i: usize| {
+                    let (r, c) = w.zero_based(i, b);
+                    (r < rows && c < cols).then_some((r, c))
+                }),
+                None => fold_with!(parts, &|i: usize| {
+                    let (r, c) = read(i);
+                    keep.take(r, c).ok().flatten()
+                }),
+            }
+            .into_iter()
+            .collect::<Option<Vec<_>>>()
+        }};
     }
-    .into_iter()
-    .collect::<Option<Vec<_>>>()?;
+    // The buckets: the sink's own arrays when it lends them and the
+    // triplets come with locality (then no fresh scratch pages are cleared
+    // and the rows' results are not copied), else ours. Scattered triplets
+    // keep ours: their random writes need its huge pages (into a caller's
+    // malloc'd arrays they ran 10-20 % slower; see BENCHMARKS.md).
+    let mut sink = sink;
+    if search {
+        if let Some((c, v)) = sink.scratch::<T>(kept) {
+            let combined = fold_in!(&mut c[..kept], &mut v[..kept])?;
+            let parts = combined
+                .into_iter()
+                .zip(cuts.windows(2))
+                .map(|(p, c)| PlacedPart {
+                    at: start[c[0]],
+                    entries: p.entries,
+                    per_row: p.per_row,
+                })
+                .collect();
+            return sink.placed(Placed {
+                ty,
+                width: size_of::<T>(),
+                parts,
+            });
+        }
+    }
+    let mut bucket_cols: Vec<u32> = zeroed_vec(kept)?;
+    let mut bucket_vals: Vec<T> = zeroed_vec(kept)?;
+    let combined = fold_in!(&mut bucket_cols, &mut bucket_vals)?;
     sink.rows(Rows {
         ty,
         shape: t.shape,

@@ -10,7 +10,7 @@
 //! `tests/assemble_compressed.rs` compares every case with assembly then
 //! export.
 
-use super::buckets::{self, kept_sorted, Rows, Sink, SortedInput, Values};
+use super::buckets::{self, kept_sorted, Placed, Rows, Sink, SortedInput, Values};
 use super::rank2::{fits, with_read, WithRead, Words};
 use super::{AssembleOptions, IndexType, Narrow, Triplets};
 use crate::element::size;
@@ -69,6 +69,7 @@ pub(crate) fn try_compressed(
         index_type: a.index_type,
         base: a.base,
         values_too: a.values_too,
+        lend: o.scratch_in_output,
         offsets: a.offsets,
         indices: a.indices,
         values: a.values,
@@ -163,6 +164,9 @@ struct CompressedSink<'a> {
     base: u8,
     /// Whether values are written (a pattern's may not be).
     values_too: bool,
+    /// Whether `indices` and `values` may serve as the buckets
+    /// (`HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT`).
+    lend: bool,
     offsets: &'a mut [u8],
     indices: &'a mut [u8],
     values: &'a mut [u8],
@@ -246,6 +250,59 @@ impl Sink for CompressedSink<'_> {
         if size_of::<T>() == 0 {
             self.pattern_bits(nnz);
         }
+        Some(Ok(nnz))
+    }
+
+    /// The caller's indices and values as the buckets, when allowed: 32-bit
+    /// indices (a bucket's column is the index's bits), values written and
+    /// not a pattern's, room for `kept` of each.
+    fn scratch<T: Pod>(&mut self, kept: usize) -> Option<(&mut [u32], &mut [T])> {
+        if !self.lend || self.index_type.width() != 4 || !self.values_too || size_of::<T>() == 0 {
+            return None;
+        }
+        let cols = self.indices.get_mut(..kept.checked_mul(4)?)?;
+        let vals = self.values.get_mut(..kept.checked_mul(size_of::<T>())?)?;
+        Some((
+            bytemuck::try_cast_slice_mut(cols).ok()?,
+            bytemuck::try_cast_slice_mut(vals).ok()?,
+        ))
+    }
+
+    /// Each part's entries moved to follow the part before (they can only
+    /// move down: a part's entries are at most its triplets), the base
+    /// added to the columns, the offsets written from the row counts.
+    fn placed(self, p: Placed) -> Option<Self::Out> {
+        let nnz: usize = p.parts.iter().map(|q| q.entries).sum();
+        if let Err(e) = self.check(p.ty, nnz) {
+            return Some(Err(e));
+        }
+        let w = p.width;
+        let mut to = 0usize;
+        for q in &p.parts {
+            if q.at != to {
+                self.indices
+                    .copy_within(q.at * 4..(q.at + q.entries) * 4, to * 4);
+                self.values
+                    .copy_within(q.at * w..(q.at + q.entries) * w, to * w);
+            }
+            to += q.entries;
+        }
+        let b = u64::from(self.base);
+        if b != 0 {
+            let cols: &mut [u32] =
+                bytemuck::try_cast_slice_mut(&mut self.indices[..nnz * 4]).ok()?;
+            for c in cols {
+                *c += b as u32;
+            }
+        }
+        let per_row = p.parts.iter().flat_map(|q| q.per_row.iter().copied());
+        let o = &mut *self.offsets;
+        match self.index_type {
+            IndexType::I32 => write_offsets::<i32>(o, per_row, nnz, b),
+            IndexType::U32 => write_offsets::<u32>(o, per_row, nnz, b),
+            IndexType::I64 => write_offsets::<i64>(o, per_row, nnz, b),
+            IndexType::U64 => write_offsets::<u64>(o, per_row, nnz, b),
+        }?;
         Some(Ok(nnz))
     }
 
@@ -339,6 +396,25 @@ where
         }
     });
     offsets[majors] = I::narrow(nnz as u64 + base);
+    Some(())
+}
+
+/// CSR offsets of `I` (the caller's byte array, `None` when not aligned for
+/// `I`) from the entries per row, `base` added: one more than the rows.
+fn write_offsets<I: Pod + Narrow>(
+    offsets: &mut [u8],
+    per_row: impl Iterator<Item = u32>,
+    nnz: usize,
+    base: u64,
+) -> Option<()> {
+    let offsets: &mut [I] = bytemuck::try_cast_slice_mut(offsets).ok()?;
+    let (last, rows) = offsets.split_last_mut()?;
+    let mut q = base;
+    for (out, k) in rows.iter_mut().zip(per_row) {
+        *out = I::narrow(q);
+        q += u64::from(k);
+    }
+    *last = I::narrow(nnz as u64 + base);
     Some(())
 }
 

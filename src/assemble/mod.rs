@@ -95,6 +95,11 @@ pub struct AssembleOptions {
     /// Allow SUM for the types whose sum is refused by default (sub-byte,
     /// float8, float128, bool): computed in double and rounded to the type.
     pub rounded_sum: bool,
+    /// An assembly into the caller's CSR or CSC arrays may use their room
+    /// past the result as its work space (their bytes past the result are
+    /// then unspecified); every other assembly ignores it (the C API
+    /// refuses the flag there).
+    pub scratch_in_output: bool,
 }
 
 /// The caller's triplets.

@@ -57,6 +57,22 @@ pub const HURRAY_ASSEMBLE_DROP_ZEROS: u32 = 2;
 /// nearest power of two, bool as OR, sub-byte integers exactly (an overflow
 /// is still HURRAY_ERR_OVERFLOW).
 pub const HURRAY_ASSEMBLE_ROUNDED_SUM: u32 = 4;
+/// Assembly flag, for hurray_assemble_compressed only (the assemblies
+/// without caller arrays refuse it: HURRAY_ERR_INVALID_FLAGS): the room in c->indices and c->values past the result may
+/// serve as the assembly's work space, so that the call takes no scratch
+/// memory of its own for the rows (about 12 bytes per triplet otherwise).
+/// Their bytes past the result are then unspecified after the call
+/// (without the flag they are never written). It applies when the arrays
+/// have room for every triplet kept (as many as there are triplets always
+/// do), indices are int32 or uint32, values are written (not a pattern's),
+/// no plan is asked for, the type and policy are the buckets' (see
+/// hurray_assemble_compressed), and the triplets come with locality (seven
+/// in eight near the row before, as element by element); otherwise the
+/// call runs as without it. Scattered triplets keep the library's scratch,
+/// in huge pages, which their random writes need. Meant for a solver that
+/// assembles into the same arrays every step: no fresh scratch page to
+/// clear, and none held between calls.
+pub const HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT: u32 = 8;
 
 /// The type_tag of triplets without values (a sparsity pattern): the
 /// result is a bool tensor whose every stored entry is true.
@@ -144,7 +160,8 @@ pub struct hurray_assemble_options {
     /// HURRAY_DUP_* for triplets with the same coordinates.
     pub duplicates_policy: u32,
     /// 0 or any of HURRAY_ASSEMBLE_SKIP_NEGATIVE, HURRAY_ASSEMBLE_DROP_ZEROS
-    /// and HURRAY_ASSEMBLE_ROUNDED_SUM.
+    /// and HURRAY_ASSEMBLE_ROUNDED_SUM; for hurray_assemble_compressed also
+    /// HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT.
     pub flags: u32,
     /// As every threads argument (HURRAY_MAX_THREADS); the checks and the
     /// sort split, at least 65536 triplets per thread; the result is the
@@ -169,18 +186,24 @@ pub(super) unsafe fn with_triplets<R>(
     let (duplicates_policy, flags, threads) = o.map_or((HURRAY_DUP_ERROR, 0, 1), |o| {
         (o.duplicates_policy, o.flags, o.threads)
     });
-    super::FlagSet::new(
-        who,
-        &[
-            (
-                "HURRAY_ASSEMBLE_SKIP_NEGATIVE",
-                HURRAY_ASSEMBLE_SKIP_NEGATIVE,
-            ),
-            ("HURRAY_ASSEMBLE_DROP_ZEROS", HURRAY_ASSEMBLE_DROP_ZEROS),
-            ("HURRAY_ASSEMBLE_ROUNDED_SUM", HURRAY_ASSEMBLE_ROUNDED_SUM),
-        ],
-    )
-    .check(flags)?;
+    const ALL: [(&str, u32); 4] = [
+        (
+            "HURRAY_ASSEMBLE_SKIP_NEGATIVE",
+            HURRAY_ASSEMBLE_SKIP_NEGATIVE,
+        ),
+        ("HURRAY_ASSEMBLE_DROP_ZEROS", HURRAY_ASSEMBLE_DROP_ZEROS),
+        ("HURRAY_ASSEMBLE_ROUNDED_SUM", HURRAY_ASSEMBLE_ROUNDED_SUM),
+        (
+            "HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT",
+            HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT,
+        ),
+    ];
+    // Work space in the output needs output arrays of the caller's.
+    let takes = match who {
+        "hurray_assemble_compressed" => &ALL[..],
+        _ => &ALL[..3],
+    };
+    super::FlagSet::new(who, takes).check(flags)?;
     let opts = AssembleOptions {
         duplicates: duplicates(duplicates_policy)?,
         skip_negative: flags & HURRAY_ASSEMBLE_SKIP_NEGATIVE != 0,
@@ -188,6 +211,7 @@ pub(super) unsafe fn with_triplets<R>(
         threads: threads as usize,
         skip_plan,
         rounded_sum: flags & HURRAY_ASSEMBLE_ROUNDED_SUM != 0,
+        scratch_in_output: flags & HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT != 0,
     };
     // SAFETY: NULL or a readable hurray_triplets, per the contract.
     let t = unsafe { read_struct(triplets, "triplets") }?;

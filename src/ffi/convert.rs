@@ -13,7 +13,7 @@ use super::guard::{
 };
 use super::handle::hand_out;
 use super::{hurray_coo, hurray_status};
-use crate::assemble::IndexType;
+use crate::assemble::{CoordArrays, IndexType, Triplets};
 use crate::convert::{self, assemble_compressed, CompressedOut, Format};
 use crate::error::CooError;
 
@@ -84,6 +84,38 @@ unsafe fn compressed_arrays<'a>(k: &hurray_compressed) -> Result<[&'a mut [u8]; 
             array_mut::<u8>(k.values.cast(), k.values_bytes, "c->values")?,
         ])
     }
+}
+
+/// `Err` naming the first of the triplets' arrays that shares memory with
+/// one of the arrays an assembly writes: the triplets are read while the
+/// result (and, with HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT, the work) is
+/// written. Checked before either is touched.
+fn inputs_apart(t: &Triplets<'_>, out: &CompressedOut<'_>) -> Result<(), CooError> {
+    let at = |name: &'static str, s: &[u8]| (name, s.as_ptr(), s.len());
+    let mut read = Vec::new();
+    match t.coords {
+        CoordArrays::Interleaved(s) => read.push(at("triplets->indices", s)),
+        CoordArrays::PerDim(arrays) => {
+            const NAMES: [&str; 2] = ["triplets->dim_indices[0]", "triplets->dim_indices[1]"];
+            for (d, s) in arrays.iter().enumerate() {
+                read.push(at(NAMES.get(d).unwrap_or(&"triplets->dim_indices[d]"), s));
+            }
+        }
+    }
+    if let Some(v) = t.values {
+        read.push(at("triplets->values", v));
+    }
+    let written = [
+        at("c->offsets", out.offsets),
+        at("c->indices", out.indices),
+        at("c->values", out.values),
+    ];
+    for r in read {
+        for w in written {
+            disjoint(&[r, w])?;
+        }
+    }
+    Ok(())
 }
 
 /// The caller's CSR or CSC arrays of `c`, checked, for a result written
@@ -331,7 +363,9 @@ pub unsafe extern "C" fn hurray_coo_sort_modes(
 /// always suffice (indices: triplets x the index width; values:
 /// hurray_type_values_bytes of the triplet count), and untouched memory
 /// past the result is never written, so an over-sized malloc costs no
-/// more than the pages used. For a pattern (HURRAY_PATTERN) values may be
+/// more than the pages used (unless options->flags has
+/// HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT, which lets the call work in that
+/// room). For a pattern (HURRAY_PATTERN) values may be
 /// NULL with 0 bytes: then none are written (every entry is true).
 /// The arrays are the caller's, written during the call only; on failure
 /// their contents are unspecified.
@@ -342,13 +376,15 @@ pub unsafe extern "C" fn hurray_coo_sort_modes(
 /// hurray_assembly_plan_apply straight into c->values; NULL on failure.
 /// Without a plan, float32/float64 SUM, FIRST, LAST and ERROR run on row
 /// (CSR) or column (CSC) buckets that write c directly, using about 8 to 12
-/// bytes per triplet of scratch while they run; other cases assemble the
-/// canonical tensor and export it.
+/// bytes per triplet of scratch while they run (none with
+/// HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT, when it applies); other cases
+/// assemble the canonical tensor and export it.
 ///
 /// Returns HURRAY_OK or: any status of hurray_coo_assemble,
 /// HURRAY_ERR_UNSUPPORTED_FEATURE (rank other than 2),
 /// HURRAY_ERR_INVALID_ARGUMENT (format, index type, base; two of c's
-/// non-empty arrays sharing memory),
+/// non-empty arrays sharing memory, or one of them sharing memory with
+/// one of the triplets' arrays),
 /// HURRAY_ERR_BUFFER_SIZE (offsets not exactly (rows or columns) + 1),
 /// HURRAY_ERR_BUFFER_TOO_SMALL (indices or values without room for the
 /// result; the message gives the entry count and the bytes needed),
@@ -379,7 +415,10 @@ pub unsafe extern "C" fn hurray_assemble_compressed(
                 triplets,
                 options,
                 out_plan.is_null(),
-                |t, o| assemble_compressed(t, o, out),
+                |t, o| {
+                    inputs_apart(t, &out)?;
+                    assemble_compressed(t, o, out)
+                },
             )
         }?;
         if let Some(plan) = plan {
