@@ -18,6 +18,7 @@ pub mod coo;
 pub mod element;
 pub mod error;
 pub mod ffi;
+mod hint;
 pub mod io;
 pub mod shard;
 pub mod status;

@@ -127,8 +127,9 @@ struct Kept {
     }
 };
 
-void assemble_csr(const Triplets &t, uint32_t threads, Kept *keep = nullptr) {
+void assemble_csr(const Triplets &t, uint32_t threads, Kept *keep = nullptr, uint32_t flags = 0) {
     Call call(t, threads);
+    call.o.flags = flags;
     hurray_compressed c{};
     c.format = HURRAY_FORMAT_CSR;
     c.index_type = HURRAY_INDEX_INT32;
@@ -173,6 +174,10 @@ void bench_input(const char *name, const Triplets &t, int reps) {
     Kept kept;
     assemble_csr(t, 1, &kept);
     double csr_kept = median(reps, [&] { assemble_csr(t, 1, &kept); });
+    /* The same, the room past the result lent as work space. */
+    const uint32_t lend = HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT;
+    double lent1 = median(reps, [&] { assemble_csr(t, 1, &kept, lend); });
+    double lent2 = median(reps, [&] { assemble_csr(t, 2, &kept, lend); });
     std::vector<Eigen::Triplet<double, int>> et(n);
     for (size_t k = 0; k < n; k++) et[k] = {t.i[k], t.j[k], t.v[k]};
     double eigen = median(reps, [&] {
@@ -218,6 +223,9 @@ void bench_input(const char *name, const Triplets &t, int reps) {
     row("into int32 CSR, SUM, 2 threads", csr2, "ours into CSR, 1 thread", csr1);
     row("into reused int32 CSR arrays, 1 thread", csr_kept, "Eigen setFromTriplets", eigen);
     row("into reused int32 CSR arrays, 1 thread", csr_kept, "streaming copy of the 16 B/triplet", copy);
+    row("reused arrays, SCRATCH_IN_OUTPUT, 1 thread", lent1, "Eigen setFromTriplets", eigen);
+    row("reused arrays, SCRATCH_IN_OUTPUT, 1 thread", lent1, "ours into reused arrays, no flag", csr_kept);
+    row("reused arrays, SCRATCH_IN_OUTPUT, 2 threads", lent2, "ours, SCRATCH_IN_OUTPUT, 1 thread", lent1);
 }
 
 }  // namespace

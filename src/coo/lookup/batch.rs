@@ -1,11 +1,11 @@
 //! Many lookups in one call, optionally over scoped threads.
 
-use super::hint::prefetch;
 use super::packed_index::{Hit, PackedIndex};
 use super::{Directory, Index};
 use crate::coo::Coo;
 use crate::element::types::TypeInfo;
 use crate::error::CooError;
+use crate::hint::prefetch;
 
 impl Coo<'_> {
     /// The first stored entry at or after `start` that is not before `q`

@@ -15,10 +15,10 @@
 //! position, so the buckets split the entries into consecutive runs, for
 //! any rank and any shape whose element count fits a `u64`.
 
-use super::hint::prefetch;
 use super::search;
 use crate::coo::key::linear;
 use crate::element::size;
+use crate::hint::prefetch;
 
 /// Offsets of the first entry of each bucket, and `nnz` at the end.
 enum Offsets {

@@ -14,7 +14,6 @@
 mod batch;
 mod directory;
 mod hash_index;
-mod hint;
 mod packed_index;
 mod search;
 
@@ -23,9 +22,9 @@ use crate::element::decode;
 use crate::element::size;
 use crate::element::types::{Encoding, TypeInfo};
 use crate::error::CooError;
+use crate::hint::select;
 pub(crate) use directory::{Directory, Words};
 use hash_index::HashIndex;
-use hint::select;
 use packed_index::{NotBuilt, PackedIndex};
 
 /// A lookup index: the packed table when an entry's linear key is narrow

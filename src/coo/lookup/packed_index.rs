@@ -22,9 +22,9 @@
 //! 120, or 32, in transparent huge pages on Linux (random lookups then
 //! rarely miss the TLB).
 
-use super::hint::{prefetch, select};
 use crate::aligned;
 use crate::coo::key::{bits_below, linear, LinearKey, Mixer};
+use crate::hint::{prefetch, select};
 
 /// Whether the CPU has AVX2 (the line probe then uses it).
 fn has_avx2() -> bool {

@@ -7,8 +7,8 @@
 //! each step is a cache miss, and a branchy search both mispredicts half
 //! its steps and waits for each miss in turn.
 
-use super::hint::{prefetch, select};
 use crate::coo::key::entry;
+use crate::hint::{prefetch, select};
 
 /// `a < b`, lexicographically.
 #[inline(always)]

@@ -1,5 +1,6 @@
-//! CPU hints for lookups, in one place: ask for a cache line early, and
-//! choose between two values without a branch.
+//! CPU hints for the memory-bound loops (lookups, scattered assembly), in
+//! one place: ask for a cache line early, and choose between two values
+//! without a branch.
 
 /// Ask for the cache line holding `x` (changes nothing that is computed).
 #[inline(always)]
