@@ -473,7 +473,8 @@ fn refusals_name_what_is_wrong() {
 /// locality) are folded in the caller's own indices and values: the result
 /// is the one without the flag, bit for bit, on 1 to 3 threads (each
 /// thread's rows then move down to follow the rows before), both output
-/// bases, int32 and uint32, float64 and float32, every policy the path
+/// bases, every index type (64-bit ones widened in place from the 32-bit
+/// columns), float64, float32 and int32, every policy the path
 /// takes; the room past the result was used (so the path ran). The same
 /// triplets permuted give the same result too (on this small matrix their
 /// buckets fit in cache, so they count as having locality).
@@ -532,8 +533,8 @@ fn scratch_in_output_is_the_same_assembly_in_the_callers_room() {
                 type_tag: t_ty.tag,
                 values: Some(&values),
             };
-            let it = [IndexType::I32, IndexType::U32][round % 2];
-            let out_base = (round / 2 % 2) as u8;
+            let it = INDEX_TYPES[round];
+            let out_base = [0u8, 1, 1, 0][round];
             let format = [Format::Csr, Format::Csc][round % 2];
             for threads in [1, 2, 3] {
                 let run = |lend: bool| {
@@ -545,9 +546,10 @@ fn scratch_in_output_is_the_same_assembly_in_the_callers_room() {
                         scratch_in_output: lend,
                         ..AssembleOptions::default()
                     };
+                    let iw = it.width();
                     let (mut ob, mut ib, mut vb) = (
-                        Out::new((shape[0] as usize + 1) * 4, 0),
-                        Out::new(n * 4, 0),
+                        Out::new((shape[0] as usize + 1) * iw, 0),
+                        Out::new(n * iw, 0),
                         Out::new(values.len(), 0),
                     );
                     let (nnz, _) = assemble_compressed(
@@ -565,12 +567,12 @@ fn scratch_in_output_is_the_same_assembly_in_the_callers_room() {
                     .unwrap();
                     let w = t_ty.lookup_bytes();
                     let (i, v) = (ib.bytes().to_vec(), vb.bytes().to_vec());
-                    let untouched = i[nnz as usize * 4..].iter().all(|&b| b == 0xAB)
+                    let untouched = i[nnz as usize * iw..].iter().all(|&b| b == 0xAB)
                         && v[nnz as usize * w..].iter().all(|&b| b == 0xAB);
                     let r = nnz as usize;
                     (
                         ob.bytes().to_vec(),
-                        i[..r * 4].to_vec(),
+                        i[..r * iw].to_vec(),
                         v[..r * w].to_vec(),
                         untouched,
                     )

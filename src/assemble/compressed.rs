@@ -253,11 +253,12 @@ impl Sink for CompressedSink<'_> {
         Some(Ok(nnz))
     }
 
-    /// The caller's indices and values as the buckets, when allowed: 32-bit
-    /// indices (a bucket's column is the index's bits), values written and
-    /// not a pattern's, room for `kept` of each.
+    /// The caller's indices and values as the buckets, when allowed: the
+    /// indices' first `4 * kept` bytes hold the columns (32-bit indices:
+    /// their bits; 64-bit ones are widened in place at the end), values
+    /// written and not a pattern's, room for `kept` of each.
     fn scratch<T: Pod>(&mut self, kept: usize) -> Option<(&mut [u32], &mut [T])> {
-        if !self.lend || self.index_type.width() != 4 || !self.values_too || size_of::<T>() == 0 {
+        if !self.lend || !self.values_too || size_of::<T>() == 0 {
             return None;
         }
         let cols = self.indices.get_mut(..kept.checked_mul(4)?)?;
@@ -270,7 +271,9 @@ impl Sink for CompressedSink<'_> {
 
     /// Each part's entries moved to follow the part before (they can only
     /// move down: a part's entries are at most its triplets), the base
-    /// added to the columns, the offsets written from the row counts.
+    /// added to the columns (and 64-bit indices widened from the 32-bit
+    /// columns, last first: entry j's 8 bytes start at 8j, past every
+    /// column still to be read), the offsets written from the row counts.
     fn placed(self, p: Placed) -> Option<Self::Out> {
         let nnz: usize = p.parts.iter().map(|q| q.entries).sum();
         if let Err(e) = self.check(p.ty, nnz) {
@@ -288,7 +291,13 @@ impl Sink for CompressedSink<'_> {
             to += q.entries;
         }
         let b = u64::from(self.base);
-        if b != 0 {
+        if self.index_type.width() == 8 {
+            for j in (0..nnz).rev() {
+                let c = u32::from_ne_bytes(self.indices[4 * j..4 * j + 4].try_into().ok()?);
+                let wide = u64::from(c) + b;
+                self.indices[8 * j..8 * j + 8].copy_from_slice(&wide.to_ne_bytes());
+            }
+        } else if b != 0 {
             let cols: &mut [u32] =
                 bytemuck::try_cast_slice_mut(&mut self.indices[..nnz * 4]).ok()?;
             for c in cols {

@@ -64,7 +64,7 @@ pub const HURRAY_ASSEMBLE_ROUNDED_SUM: u32 = 4;
 /// Their bytes past the result are then unspecified after the call
 /// (without the flag they are never written). It applies when the arrays
 /// have room for every triplet kept (as many as there are triplets always
-/// do), indices are int32 or uint32, values are written (not a pattern's),
+/// do), values are written (not a pattern's),
 /// no plan is asked for, the type and policy are the buckets' (see
 /// hurray_assemble_compressed), and the triplets come with locality (seven
 /// in eight near the row before, as element by element); otherwise the
