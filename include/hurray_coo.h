@@ -1433,20 +1433,20 @@ typedef struct hurray_assemble_options {
 
 /**
  * Assembly flag, for hurray_assemble_compressed only (the assemblies
- * without caller arrays refuse it: HURRAY_ERR_INVALID_FLAGS): the room in c->indices and c->values past the result may
- * serve as the assembly's work space, so that the call takes no scratch
- * memory of its own for the rows (about 12 bytes per triplet otherwise).
- * Their bytes past the result are then unspecified after the call
- * (without the flag they are never written). It applies when the arrays
- * have room for every triplet kept (as many as there are triplets always
- * do), values are written (not a pattern's),
- * no plan is asked for, the type and policy are the buckets' (see
- * hurray_assemble_compressed), and the triplets come with locality (seven
- * in eight near the row before, as element by element); otherwise the
- * call runs as without it. Scattered triplets keep the library's scratch,
- * in huge pages, which their random writes need. Meant for a solver that
- * assembles into the same arrays every step: no fresh scratch page to
- * clear, and none held between calls.
+ * without caller arrays refuse it: HURRAY_ERR_INVALID_FLAGS): the room in
+ * c->indices and c->values past the result may serve as the assembly's
+ * work space, so that the call takes no scratch memory of its own for the
+ * rows (about 12 bytes per triplet otherwise). Their bytes past the
+ * result are then unspecified after the call (without the flag they are
+ * never written). It applies when the arrays have room for every triplet
+ * kept (as many as there are triplets always do), values are written
+ * (not a pattern's), no plan is asked for, the type and policy are the
+ * buckets' (see hurray_assemble_compressed), and the triplets come with
+ * locality (seven in eight near the row before, as element by element);
+ * otherwise the call runs as without it. Scattered triplets keep the
+ * library's scratch, in huge pages, which their random writes need.
+ * Meant for a solver that assembles into the same arrays every step: no
+ * fresh scratch page to clear, and none held between calls.
  */
 #define HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT 8
 

@@ -392,11 +392,7 @@ where
         }
     }
     threads::run(parts, |_, (first, part, o, i, v)| {
-        let mut q = first as u64 + base;
-        for (out, &k) in o.iter_mut().zip(&part.per_row) {
-            *out = I::narrow(q);
-            q += u64::from(k);
-        }
+        running_offsets(o, part.per_row.iter().copied(), first as u64 + base);
         for (out, &c) in i.iter_mut().zip(&part.cols[..part.entries]) {
             *out = I::narrow(u64::from(c) + base);
         }
@@ -418,13 +414,18 @@ fn write_offsets<I: Pod + Narrow>(
 ) -> Option<()> {
     let offsets: &mut [I] = bytemuck::try_cast_slice_mut(offsets).ok()?;
     let (last, rows) = offsets.split_last_mut()?;
-    let mut q = base;
-    for (out, k) in rows.iter_mut().zip(per_row) {
-        *out = I::narrow(q);
-        q += u64::from(k);
-    }
+    running_offsets(rows, per_row, base);
     *last = I::narrow(nnz as u64 + base);
     Some(())
+}
+
+/// Each row's offset: `first`, then the running sum of the entries per row.
+fn running_offsets<I: Narrow>(out: &mut [I], per_row: impl Iterator<Item = u32>, first: u64) {
+    let mut q = first;
+    for (o, k) in out.iter_mut().zip(per_row) {
+        *o = I::narrow(q);
+        q += u64::from(k);
+    }
 }
 
 /// Strictly sorted input into CSR offsets and indices of `I` (the caller's
