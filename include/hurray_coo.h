@@ -18,7 +18,7 @@
  *   them before it returns.
  * - No Rust panic crosses this boundary (it becomes HURRAY_ERR_INTERNAL_PANIC).
  * - What a call costs beyond its work (NULL checks, the panic barrier, the
- *   message bookkeeping): about 34 instructions for a point lookup and 12
+ *   message bookkeeping): about 27 instructions for a point lookup and 12
  *   for an accessor such as hurray_coo_nnz (callgrind, x86-64:
  *   bench/peers/callcost.sh); a success
  *   touches no thread-local storage while no thread holds a message.

@@ -334,13 +334,15 @@ pub unsafe extern "C" fn hurray_coo_assemble(
             )
         }
         .map(|((coo, plan), base)| (coo, plan, base))?;
-        let h = box_handle(hurray_coo {
+        let h = hurray_coo {
             coo,
             desc: None,
             one_based: base == 1,
             _release: None,
             _file: None,
-        })?;
+            probe: Default::default(),
+        }
+        .boxed()?;
         if let Some(plan) = plan {
             match box_handle(hurray_assembly_plan { plan }) {
                 // SAFETY: non-null and writable per the contract.

@@ -303,13 +303,15 @@ unsafe fn get(
     // every use of the tensor, whatever happens to the hurray_file.
     let file: &'static HurrayFile = unsafe { &*Arc::as_ptr(&keep) };
     let (coo, desc) = file.coo(i, opts).map_err(|e| e.one_based(one_based))?;
-    let h = box_handle(hurray_coo {
+    let h = hurray_coo {
         coo,
         desc: Some(desc),
         one_based,
         _release: None,
         _file: Some(keep),
-    })?;
+        probe: Default::default(),
+    }
+    .boxed()?;
     // SAFETY: per this function's contract.
     unsafe { write_opt(out, h) };
     Ok(())

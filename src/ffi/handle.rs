@@ -4,8 +4,8 @@ use std::ffi::c_void;
 
 use super::consts::*;
 use super::guard::{
-    box_handle, coo_buffers, free_handle, guard, guard_value, handle, read_sized, read_struct,
-    read_u64s, write_opt, write_req,
+    coo_buffers, free_handle, guard, guard_value, handle, read_sized, read_struct, read_u64s,
+    write_opt, write_req,
 };
 use super::{hurray_coo, hurray_release_fn, hurray_status, Release, CREATE_FLAGS};
 use crate::aligned::try_copy;
@@ -271,13 +271,15 @@ pub(super) unsafe fn build_handle(
         coo = coo.with_shard(b)?;
     }
     let release = if opts.copy { None } else { release };
-    let h = box_handle(hurray_coo {
+    let h = hurray_coo {
         coo,
         desc,
         one_based,
         _release: release,
         _file: None,
-    })?;
+        probe: Default::default(),
+    }
+    .boxed()?;
     // SAFETY: per this function's contract.
     unsafe { write_opt(out, h) };
     Ok(())
@@ -293,13 +295,15 @@ pub(super) unsafe fn hand_out(
     one_based: bool,
     out: *mut *mut hurray_coo,
 ) -> Result<(), CooError> {
-    let h = box_handle(hurray_coo {
+    let h = hurray_coo {
         coo,
         desc: None,
         one_based,
         _release: None,
         _file: None,
-    })?;
+        probe: Default::default(),
+    }
+    .boxed()?;
     // SAFETY: per this function's contract.
     unsafe { write_opt(out, h) };
     Ok(())

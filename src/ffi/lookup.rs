@@ -6,6 +6,7 @@ use super::guard::{
     array, array_mut, guard, guard_fast, handle, handle_fast, query_fast, read_struct, with_query,
     write_bytes, write_opt,
 };
+use super::probe::Probe;
 use super::{hurray_coo, hurray_status, HURRAY_LOOKUP_MAX_BYTES, HURRAY_LOOKUP_VIEW_VERSION};
 use crate::coo::lookup::Words;
 use crate::error::CooError;
@@ -35,6 +36,44 @@ unsafe fn point_query(
             f(h, q)
         })
     }
+}
+
+/// The shortest path of `hurray_coo_lookup_f64` (see `probe.rs`): the
+/// handle's probe, once the first lookup has taken it, when it can answer.
+///
+/// # Safety
+/// `coo` is NULL or live; `index`, when not NULL, holds `rank` coordinates.
+#[inline(always)]
+unsafe fn lookup_f64_probe(
+    coo: *const hurray_coo,
+    index: *const u64,
+    rank: u32,
+    out_value: *mut f64,
+) -> Option<(f64, bool)> {
+    // SAFETY: NULL or live, per the contract.
+    let h = unsafe { handle_fast(coo) }?;
+    // SAFETY: forwarded contract.
+    unsafe { probe_query(h.probe.get()?, index, rank, out_value) }
+}
+
+/// `Probe::find` once `index` and `out_value` are checked usable.
+///
+/// # Safety
+/// `p` is the probe of a live handle; `index`, when not NULL, holds `rank`
+/// coordinates.
+#[inline(always)]
+unsafe fn probe_query(
+    p: &Probe,
+    index: *const u64,
+    rank: u32,
+    out_value: *mut f64,
+) -> Option<(f64, bool)> {
+    if out_value.is_null() || index.is_null() || !index.is_aligned() {
+        return None;
+    }
+    // SAFETY: `index` is non-NULL and aligned and, per the contract, holds
+    // `rank` coordinates; `p` is the probe of a live handle.
+    unsafe { p.find(index, rank) }
 }
 
 /// The common case of `hurray_coo_lookup_f64` in few instructions (see
@@ -158,12 +197,50 @@ pub unsafe extern "C" fn hurray_coo_lookup_f64(
     out_value: *mut f64,
     out_found: *mut bool,
 ) -> hurray_status {
-    // The common case first, in a small frame; everything else (and every
-    // error) in `lookup_f64_checked`.
+    // The handle's probe first, in a small frame (a few registers, no
+    // stack); everything else in `lookup_f64_general`.
     let fast = guard_fast(|| {
         // SAFETY: per this function's contract.
-        let answer = unsafe { lookup_f64_fast(coo, index, rank, out_value) }?;
-        // SAFETY: out_value was checked non-null by lookup_f64_fast.
+        let answer = unsafe { lookup_f64_probe(coo, index, rank, out_value) }?;
+        // SAFETY: out_value was checked non-null by lookup_f64_probe.
+        unsafe { write_f64_answer(out_value, out_found, answer) };
+        Some(())
+    });
+    match fast {
+        Some(status) => status,
+        // SAFETY: per this function's contract.
+        None => unsafe { lookup_f64_general(coo, index, rank, out_value, out_found) },
+    }
+}
+
+/// `hurray_coo_lookup_f64` when the handle's probe did not answer: on the
+/// first lookup the probe is taken and tried; then the general fast path
+/// (`lookup_f64_fast`); everything else (and every error) in
+/// `lookup_f64_checked`.
+///
+/// # Safety
+/// As `hurray_coo_lookup_f64`.
+#[inline(never)]
+unsafe fn lookup_f64_general(
+    coo: *const hurray_coo,
+    index: *const u64,
+    rank: u32,
+    out_value: *mut f64,
+    out_found: *mut bool,
+) -> hurray_status {
+    let fast = guard_fast(|| {
+        // SAFETY: per this function's contract.
+        let h = unsafe { handle_fast(coo) }?;
+        let first = h.probe.get().is_none();
+        let p = h.probe.get_or_init(|| Probe::of(&h.coo));
+        let answer = match first {
+            // SAFETY: per this function's contract.
+            true => unsafe { probe_query(p, index, rank, out_value) },
+            false => None,
+        }
+        // SAFETY: per this function's contract.
+        .or_else(|| unsafe { lookup_f64_fast(coo, index, rank, out_value) })?;
+        // SAFETY: out_value was checked non-null by both.
         unsafe { write_f64_answer(out_value, out_found, answer) };
         Some(())
     });
@@ -385,7 +462,11 @@ pub unsafe extern "C" fn hurray_coo_lookup_view(
 }
 
 /// The view of `h` (the handle `coo`), `size` bytes as the caller declared.
-fn lookup_view(coo: *const hurray_coo, h: &crate::coo::Coo<'_>, size: usize) -> hurray_lookup_view {
+pub(super) fn lookup_view(
+    coo: *const hurray_coo,
+    h: &crate::coo::Coo<'_>,
+    size: usize,
+) -> hurray_lookup_view {
     let f64_values = cfg!(target_endian = "little")
         && h.type_info()
             .is_some_and(|t| t.encoding == crate::element::types::Encoding::F64)

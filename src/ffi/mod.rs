@@ -24,6 +24,7 @@ mod handle;
 mod io;
 mod library;
 mod lookup;
+mod probe;
 mod shard;
 mod text;
 mod validate;
@@ -69,9 +70,26 @@ pub struct hurray_coo {
     /// The open file a handle from hurray_file_get borrows from: kept alive
     /// (its mapping too) as long as the handle, dropped after `coo`.
     _file: Option<std::sync::Arc<crate::io::file::HurrayFile>>,
+    /// The shortest lookup path (`probe.rs`), taken on the first lookup.
+    probe: std::sync::OnceLock<probe::Probe>,
 }
 
 impl hurray_coo {
+    /// Move a new handle to the heap (`box_handle`) and, when its tensor has
+    /// a lookup index (built at create), take its probe now: the first
+    /// lookups on many threads then share it without a first-use step.
+    /// Other handles take theirs on their first lookup, which may build
+    /// their directory.
+    fn boxed(self) -> Result<*mut hurray_coo, CooError> {
+        let h = guard::box_handle(self)?;
+        // SAFETY: just boxed, live, and not yet shared.
+        let r = unsafe { &*h };
+        if r.coo.has_index() {
+            let _ = r.probe.set(probe::Probe::of(&r.coo));
+        }
+        Ok(h)
+    }
+
     /// An error of an operation on this handle, as its caller counts.
     fn err(&self, e: CooError) -> CooError {
         e.one_based(self.one_based)

@@ -25,7 +25,8 @@ use crate::error::CooError;
 use crate::hint::select;
 pub(crate) use directory::{Directory, Words};
 use hash_index::HashIndex;
-use packed_index::{NotBuilt, PackedIndex};
+use packed_index::NotBuilt;
+pub(crate) use packed_index::PackedIndex;
 
 /// A lookup index: the packed table when an entry's linear key is narrow
 /// enough (a lookup reads one cache line), with the values in its lines
@@ -107,6 +108,15 @@ impl<'a> Coo<'a> {
     /// when it applies).
     pub fn index_has_values(&self) -> bool {
         matches!(&self.index, Some(Index::Valued(_)))
+    }
+
+    /// The lookup index with values (`HURRAY_COO_INDEX_VALUES`, when it
+    /// applied) and the strides of its linear keys.
+    pub(crate) fn valued_index(&self) -> Option<(&PackedIndex<4>, &[u64])> {
+        match &self.index {
+            Some(Index::Valued(p)) => Some((p, &self.strides)),
+            _ => None,
+        }
     }
 
     /// Whether a lookup index was built (`Options::index`).

@@ -1,0 +1,410 @@
+//! The shortest path of `hurray_coo_lookup_f64`: the probe of
+//! `include/hurray_coo_probe.h`, run inside the library on a copy of the
+//! handle's lookup view taken on the first lookup.
+//!
+//! A call cannot be inlined into the caller's loop, so what it can save is
+//! instructions: the fewer a lookup runs, the more lookups the CPU keeps in
+//! flight while each waits for memory. The general fast path
+//! (`Coo::lookup_f64_fast`) dispatches on the index kind, the offsets' and
+//! the low bits' widths, the rank and the element type on every call; this
+//! one is decided once per handle (`Probe::of`) and then runs a scan written
+//! for one rank and one width. It answers only where the view can (a
+//! bucket directory with 4-byte offsets, float64 values, rank 2 or 3, the
+//! query inside the shape, at most `SHORT` entries in its bucket), and on
+//! the index with values (`HURRAY_COO_INDEX_VALUES`, rank 1 to 3); every
+//! other call goes on to the general path, which gives the same answer or
+//! names what is wrong.
+
+use std::ffi::c_void;
+
+use super::lookup::{hurray_lookup_view, lookup_view};
+use crate::coo::lookup::PackedIndex;
+use crate::coo::Coo;
+
+/// The longest bucket scanned here (the header's probe scans as many);
+/// longer ones are binary-searched by the general path.
+const SHORT: u64 = 32;
+
+/// What the shortest path reads, copied from the handle's lookup view.
+#[derive(Clone, Copy)]
+pub(super) struct Probe {
+    /// 2 or 3; 0 when this handle has no shortest path.
+    rank: u32,
+    /// Bucket of a linear position: `key >> shift` (below 64 here).
+    shift: u32,
+    /// 2 or 4: the entries' low position bits are kept in that width; 0:
+    /// the entries' positions are computed from their coordinates.
+    low_bytes: u32,
+    shape: [u64; 3],
+    strides: [u64; 3],
+    offsets: *const u32,
+    low: *const c_void,
+    indices: *const u64,
+    values: *const f64,
+    /// The handle's index with values, when it has one (then no other
+    /// field but rank, shape and strides is read).
+    valued: *const PackedIndex<4>,
+}
+
+// SAFETY: the pointers are the view's and the index's: memory the handle
+// owns (its directory, built once, and its index, built at create, neither
+// ever changed or moved) or borrows unchanged
+// for its whole life (coordinates, values). A probe only reads it, and a
+// probe lives in its handle, so it never outlives that memory; any number
+// of threads may read it at once.
+unsafe impl Send for Probe {}
+// SAFETY: as for Send.
+unsafe impl Sync for Probe {}
+
+impl Probe {
+    const NONE: Probe = Probe {
+        rank: 0,
+        shift: 0,
+        low_bytes: 0,
+        shape: [0; 3],
+        strides: [0; 3],
+        offsets: std::ptr::null(),
+        low: std::ptr::null(),
+        indices: std::ptr::null(),
+        values: std::ptr::null(),
+        valued: std::ptr::null(),
+    };
+
+    /// The probe of `h`, a boxed handle's tensor (the probe may point into
+    /// it): its index with values or its lookup view, when this path can
+    /// read them, else `NONE`. Builds the bucket directory of a sorted
+    /// tensor without an index, as the first lookup would.
+    pub(super) fn of(h: &Coo<'_>) -> Probe {
+        if let Some((index, strides)) = h.valued_index() {
+            let r = strides.len();
+            if !(1..=3).contains(&r) {
+                return Probe::NONE;
+            }
+            let mut p = Probe {
+                rank: h.rank(),
+                valued: index,
+                ..Probe::NONE
+            };
+            p.shape[..r].copy_from_slice(h.shape());
+            p.strides[..r].copy_from_slice(strides);
+            return p;
+        }
+        let v = lookup_view(
+            std::ptr::null(),
+            h,
+            std::mem::size_of::<hurray_lookup_view>(),
+        );
+        let r = v.rank as usize;
+        if v.offset_bytes != 4
+            || v.values_f64.is_null()
+            || !(2..=3).contains(&r)
+            || v.shift >= 64
+            || !matches!(v.low_bytes, 0 | 2 | 4)
+        {
+            return Probe::NONE;
+        }
+        let mut p = Probe {
+            rank: v.rank,
+            shift: v.shift,
+            low_bytes: v.low_bytes,
+            offsets: v.offsets.cast(),
+            low: v.low,
+            indices: v.indices,
+            values: v.values_f64,
+            ..Probe::NONE
+        };
+        p.shape[..r].copy_from_slice(h.shape());
+        // SAFETY: a view with a directory has rank strides, owned by the
+        // directory (see `lookup_view`).
+        p.strides[..r].copy_from_slice(unsafe { std::slice::from_raw_parts(v.strides, r) });
+        p
+    }
+
+    /// The element at `q` (`rank` coordinates) and whether it is stored,
+    /// or `None` when the general path must answer.
+    ///
+    /// # Safety
+    /// `q` is non-NULL, aligned and holds `rank` readable coordinates, and
+    /// `self` is the probe of a live handle.
+    #[inline(always)]
+    pub(super) unsafe fn find(&self, q: *const u64, rank: u32) -> Option<(f64, bool)> {
+        if rank != self.rank {
+            return None;
+        }
+        // SAFETY: forwarded contract; the rank is the probe's.
+        unsafe {
+            if !self.valued.is_null() {
+                return match self.rank {
+                    1 => self.valued_at::<1>(q),
+                    2 => self.valued_at::<2>(q),
+                    _ => self.valued_at::<3>(q),
+                };
+            }
+            match (self.rank, self.low_bytes) {
+                (2, 2) => self.scan::<2>(q, |i| u64::from(*self.low.cast::<u16>().add(i))),
+                (2, 4) => self.scan::<2>(q, |i| u64::from(*self.low.cast::<u32>().add(i))),
+                (2, _) => self.scan::<2>(q, |i| self.key::<2>(self.indices.add(2 * i))),
+                (3, 2) => self.scan::<3>(q, |i| u64::from(*self.low.cast::<u16>().add(i))),
+                (3, 4) => self.scan::<3>(q, |i| u64::from(*self.low.cast::<u32>().add(i))),
+                _ => self.scan::<3>(q, |i| self.key::<3>(self.indices.add(3 * i))),
+            }
+        }
+    }
+
+    /// The linear position of the `R` coordinates at `c`.
+    ///
+    /// # Safety
+    /// `c` holds `R` readable coordinates.
+    #[inline(always)]
+    unsafe fn key<const R: usize>(&self, c: *const u64) -> u64 {
+        let mut k = 0u64;
+        for d in 0..R {
+            // SAFETY: per this function's contract.
+            k = k.wrapping_add(unsafe { *c.add(d) }.wrapping_mul(self.strides[d]));
+        }
+        k
+    }
+
+    /// Whether the `R` coordinates at `q` are inside the shape.
+    ///
+    /// # Safety
+    /// `q` holds `R` readable coordinates.
+    #[inline(always)]
+    unsafe fn inside<const R: usize>(&self, q: *const u64) -> bool {
+        let mut outside = false;
+        for d in 0..R {
+            // SAFETY: per this function's contract.
+            outside |= unsafe { *q.add(d) } >= self.shape[d];
+        }
+        !outside
+    }
+
+    /// `find` for rank `R` on the index with values.
+    ///
+    /// # Safety
+    /// As `find`, and the probe has `valued`.
+    #[inline(always)]
+    unsafe fn valued_at<const R: usize>(&self, q: *const u64) -> Option<(f64, bool)> {
+        // SAFETY: `q` holds R = rank coordinates (contract of `find`).
+        if !unsafe { self.inside::<R>(q) } {
+            return None;
+        }
+        // SAFETY: as above; `valued` is the live handle's index.
+        let (v, stored) = unsafe { (*self.valued).find_value_key(self.key::<R>(q)) }?;
+        Some((f64::from_bits(v), stored))
+    }
+
+    /// `find` for rank `R`; `at(i)` is entry `i`'s low position bits (or
+    /// its whole position when no low bits are kept).
+    ///
+    /// # Safety
+    /// As `find`; `at` reads entry `i` of the tensor for any `i < nnz`.
+    #[inline(always)]
+    unsafe fn scan<const R: usize>(
+        &self,
+        q: *const u64,
+        at: impl Fn(usize) -> u64,
+    ) -> Option<(f64, bool)> {
+        // SAFETY: `q` holds R = rank coordinates (contract of `find`).
+        if !unsafe { self.inside::<R>(q) } {
+            return None;
+        }
+        // SAFETY: as above.
+        let key = unsafe { self.key::<R>(q) };
+        // Inside the shape, the position is below the element count, so
+        // its bucket and the next offset exist (the directory has
+        // ((elements - 1) >> shift) + 2 offsets).
+        let b = (key >> self.shift) as usize;
+        // SAFETY: the bucket's two offsets exist (above), and the directory
+        // lives as long as the handle.
+        let (lo, hi) = unsafe { (*self.offsets.add(b), *self.offsets.add(b + 1)) };
+        let (lo, hi) = (lo as usize, hi as usize);
+        if (hi - lo) as u64 > SHORT {
+            return None;
+        }
+        let want = if self.low_bytes == 0 {
+            key
+        } else {
+            key & ((1u64 << self.shift) - 1)
+        };
+        // Entry 0 when the query sorts after the bucket's entries: it
+        // exists (a directory has nnz > 0) and its value is read whatever
+        // the answer, so that the read does not wait for it.
+        let mut found = (0usize, false);
+        for i in lo..hi {
+            let k = at(i);
+            if k >= want {
+                found = (i, k == want);
+                break;
+            }
+        }
+        // SAFETY: `found.0` is an entry (below nnz) and the view's values
+        // hold nnz float64s.
+        let x = unsafe { *self.values.add(found.0) };
+        Some((if found.1 { x } else { 0.0 }, found.1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::*;
+    use std::collections::BTreeMap;
+
+    fn rng(s: &mut u64) -> u64 {
+        *s ^= *s << 13;
+        *s ^= *s >> 7;
+        *s ^= *s << 17;
+        *s
+    }
+
+    /// A handle on copies of `idx` and `vals`.
+    fn create(shape: &[u64], idx: &[u64], vals: &[f64], flags: u32) -> *mut hurray_coo {
+        let parts = hurray_coo_parts {
+            type_tag: HURRAY_TYPE_FLOAT64,
+            rank: shape.len() as u32,
+            shape: shape.as_ptr(),
+            nnz: vals.len() as u64,
+            is_sorted: true,
+            values: vals.as_ptr().cast(),
+            values_bytes: vals.len() * 8,
+            indices: idx.as_ptr(),
+            indices_bytes: idx.len() * 8,
+        };
+        let opts = hurray_coo_options {
+            size: std::mem::size_of::<hurray_coo_options>(),
+            flags: flags | HURRAY_COO_COPY,
+            threads: 1,
+            release: None,
+            release_ctx: std::ptr::null_mut(),
+            shard_parent_shape: std::ptr::null(),
+            shard_offset: std::ptr::null(),
+        };
+        let mut h = std::ptr::null_mut();
+        // SAFETY: every pointer is valid for the sizes given.
+        let st = unsafe { hurray_coo_create(&parts, &opts, &mut h) };
+        // SAFETY: the library's NUL-terminated message.
+        let msg = unsafe { std::ffi::CStr::from_ptr(hurray_last_error_message()) };
+        assert_eq!(st, 0, "create: {msg:?}");
+        h
+    }
+
+    /// The probe of every sorted float64 tensor of rank 1 to 3 (with and
+    /// without the index, with the index with values, permissive with a
+    /// true claim of order; shapes
+    /// that keep 2-byte, 4-byte and no low bits, and a crowded row whose
+    /// bucket is longer than the probe scans) answers what a map of the
+    /// entries answers, wherever it answers; it answers for most queries;
+    /// and hurray_coo_lookup_f64, which tries it first, answers the same on
+    /// every query, the first one included.
+    #[test]
+    fn the_probe_answers_what_the_entries_say() {
+        let mut seed = 0x5EED_u64;
+        let (mut answered, mut declined, mut long_declined) = (0usize, 0usize, 0usize);
+        let mut valued = 0usize;
+        for case in 0..144 {
+            let rank = 1 + case % 3;
+            let kind = case / 3 % 4; // small, wide, huge, crowded
+            let flags = [
+                0,
+                HURRAY_COO_INDEX,
+                HURRAY_COO_PERMISSIVE,
+                HURRAY_COO_INDEX_VALUES,
+            ][case / 12 % 4];
+            let shape: Vec<u64> = (0..rank)
+                .map(|_| match kind {
+                    0 => 1 + rng(&mut seed) % 40,
+                    1 => 3000 + rng(&mut seed) % 500,
+                    2 => (1u64 << (62 / rank)) - rng(&mut seed) % 5,
+                    _ => 64,
+                })
+                .collect();
+            let elements: u64 = shape.iter().product();
+            let n = 1 + rng(&mut seed) % 3000;
+            let mut keys: Vec<u64> = (0..n)
+                .map(|i| match (kind, i % 2) {
+                    (3, 0) if rank > 1 => 7 * shape[rank - 1] + i / 2 % shape[rank - 1], // row 7, dense
+                    _ => rng(&mut seed) % elements,
+                })
+                .collect();
+            keys.sort_unstable();
+            keys.dedup();
+            let coords = |mut k: u64| -> Vec<u64> {
+                let mut c = vec![0; rank];
+                for d in (0..rank).rev() {
+                    c[d] = k % shape[d];
+                    k /= shape[d];
+                }
+                c
+            };
+            let idx: Vec<u64> = keys.iter().flat_map(|&k| coords(k)).collect();
+            let vals: Vec<f64> = (0..keys.len()).map(|i| 0.5 + i as f64).collect();
+            let map: BTreeMap<Vec<u64>, f64> = keys
+                .iter()
+                .zip(&vals)
+                .map(|(&k, &v)| (coords(k), v))
+                .collect();
+            let h = create(&shape, &idx, &vals, flags);
+            let mut queries: Vec<Vec<u64>> = keys.iter().map(|&k| coords(k)).collect();
+            for k in &keys {
+                queries.push(coords((k + 1) % elements));
+                queries.push(coords(k.saturating_sub(1)));
+                queries.push(coords(rng(&mut seed) % elements));
+            }
+            // The first lookup takes the probe (and builds the directory).
+            for (j, q) in queries.iter().enumerate() {
+                let (mut x, mut f) = (-1.0, false);
+                // SAFETY: a live handle, rank coordinates, writable outputs.
+                let st =
+                    unsafe { hurray_coo_lookup_f64(h, q.as_ptr(), rank as u32, &mut x, &mut f) };
+                let want = map.get(q).copied();
+                assert_eq!(st, 0);
+                assert_eq!(
+                    (x, f),
+                    (want.unwrap_or(0.0), want.is_some()),
+                    "case {case} query {j} {q:?}"
+                );
+                // SAFETY: live handle.
+                let p = unsafe { (*h).probe.get().copied() }.expect("taken by the lookup");
+                // SAFETY: as above; the probe of the live handle h.
+                match unsafe { p.find(q.as_ptr(), rank as u32) } {
+                    Some(a) => {
+                        assert_eq!(
+                            a,
+                            (want.unwrap_or(0.0), want.is_some()),
+                            "case {case} {q:?}"
+                        );
+                        answered += 1;
+                        valued += usize::from(!p.valued.is_null());
+                    }
+                    None if p.rank == 0 => declined += 1,
+                    None => long_declined += 1,
+                }
+            }
+            // Queries the probe hands on: outside the shape, another rank.
+            let mut q = queries[0].clone();
+            q[0] = shape[0];
+            let (mut x, mut f) = (0.0, false);
+            // SAFETY: as above.
+            let st = unsafe { hurray_coo_lookup_f64(h, q.as_ptr(), rank as u32, &mut x, &mut f) };
+            assert_eq!(st, HURRAY_ERR_INDEX_OUT_OF_BOUNDS);
+            q.push(0);
+            // SAFETY: as above, with rank + 1 readable coordinates.
+            let st =
+                unsafe { hurray_coo_lookup_f64(h, q.as_ptr(), rank as u32 + 1, &mut x, &mut f) };
+            assert_eq!(st, HURRAY_ERR_RANK_MISMATCH);
+            // SAFETY: a handle from create, freed once.
+            unsafe { hurray_coo_free(h) };
+        }
+        // Most queries are the probe's; huge shapes without low bits that
+        // fit 32 bits are not (the probe declines the handle), and a
+        // crowded row's long bucket is the general path's.
+        assert!(
+            answered > 100_000 && valued > 20_000,
+            "{answered} answered, {valued} valued"
+        );
+        assert!(
+            declined > 0 && long_declined > 0,
+            "{declined} / {long_declined}"
+        );
+    }
+}
