@@ -199,18 +199,33 @@ pub unsafe extern "C" fn hurray_coo_lookup_f64(
 ) -> hurray_status {
     // The handle's probe first, in a small frame (a few registers, no
     // stack); everything else in `lookup_f64_general`.
-    let fast = guard_fast(|| {
+    // SAFETY: per this function's contract.
+    unsafe {
+        answer_f64(out_value, out_found, || {
+            lookup_f64_probe(coo, index, rank, out_value)
+        })
+        .unwrap_or_else(|| lookup_f64_general(coo, index, rank, out_value, out_found))
+    }
+}
+
+/// Behind the panic barrier, `find`'s answer written to the outputs and
+/// `HURRAY_OK`; `None` when `find` has none (then nothing is written).
+///
+/// # Safety
+/// When `find` answers, `out_value` is non-NULL and writable and
+/// `out_found` is NULL or writable.
+#[inline(always)]
+unsafe fn answer_f64(
+    out_value: *mut f64,
+    out_found: *mut bool,
+    find: impl FnOnce() -> Option<(f64, bool)>,
+) -> Option<hurray_status> {
+    guard_fast(|| {
+        let answer = find()?;
         // SAFETY: per this function's contract.
-        let answer = unsafe { lookup_f64_probe(coo, index, rank, out_value) }?;
-        // SAFETY: out_value was checked non-null by lookup_f64_probe.
         unsafe { write_f64_answer(out_value, out_found, answer) };
         Some(())
-    });
-    match fast {
-        Some(status) => status,
-        // SAFETY: per this function's contract.
-        None => unsafe { lookup_f64_general(coo, index, rank, out_value, out_found) },
-    }
+    })
 }
 
 /// `hurray_coo_lookup_f64` when the handle's probe did not answer: on the
@@ -228,26 +243,24 @@ unsafe fn lookup_f64_general(
     out_value: *mut f64,
     out_found: *mut bool,
 ) -> hurray_status {
-    let fast = guard_fast(|| {
-        // SAFETY: per this function's contract.
-        let h = unsafe { handle_fast(coo) }?;
-        let first = h.probe.get().is_none();
-        let p = h.probe.get_or_init(|| Probe::of(&h.coo));
-        let answer = match first {
-            // SAFETY: per this function's contract.
-            true => unsafe { probe_query(p, index, rank, out_value) },
-            false => None,
-        }
-        // SAFETY: per this function's contract.
-        .or_else(|| unsafe { lookup_f64_fast(coo, index, rank, out_value) })?;
-        // SAFETY: out_value was checked non-null by both.
-        unsafe { write_f64_answer(out_value, out_found, answer) };
-        Some(())
-    });
-    match fast {
-        Some(status) => status,
-        // SAFETY: per this function's contract.
-        None => unsafe { lookup_f64_checked(coo, index, rank, out_value, out_found) },
+    // SAFETY: per this function's contract; both paths check out_value
+    // non-NULL before they answer.
+    unsafe {
+        answer_f64(out_value, out_found, || {
+            let h = handle_fast(coo)?;
+            match h.probe.get() {
+                // Taken before: it declined this query in the caller.
+                Some(_) => None,
+                None => probe_query(
+                    h.probe.get_or_init(|| Probe::of(&h.coo)),
+                    index,
+                    rank,
+                    out_value,
+                ),
+            }
+            .or_else(|| lookup_f64_fast(coo, index, rank, out_value))
+        })
+        .unwrap_or_else(|| lookup_f64_checked(coo, index, rank, out_value, out_found))
     }
 }
 

@@ -70,7 +70,8 @@ pub struct hurray_coo {
     /// The open file a handle from hurray_file_get borrows from: kept alive
     /// (its mapping too) as long as the handle, dropped after `coo`.
     _file: Option<std::sync::Arc<crate::io::file::HurrayFile>>,
-    /// The shortest lookup path (`probe.rs`), taken on the first lookup.
+    /// The shortest lookup path (`probe.rs`): taken at create when the
+    /// tensor has an index (`boxed`), else on the first lookup.
     probe: std::sync::OnceLock<probe::Probe>,
 }
 

@@ -18,6 +18,7 @@
 use std::ffi::c_void;
 
 use super::lookup::{hurray_lookup_view, lookup_view};
+use crate::coo::key::linear;
 use crate::coo::lookup::PackedIndex;
 use crate::coo::Coo;
 
@@ -151,18 +152,18 @@ impl Probe {
         }
     }
 
-    /// The linear position of the `R` coordinates at `c`.
+    /// The linear position of the `R` coordinates at `c` (`key::linear`).
     ///
     /// # Safety
-    /// `c` holds `R` readable coordinates.
+    /// `c` is aligned and holds `R` readable coordinates.
     #[inline(always)]
     unsafe fn key<const R: usize>(&self, c: *const u64) -> u64 {
-        let mut k = 0u64;
-        for d in 0..R {
-            // SAFETY: per this function's contract.
-            k = k.wrapping_add(unsafe { *c.add(d) }.wrapping_mul(self.strides[d]));
-        }
-        k
+        // SAFETY: per this function's contract (and coordinates are
+        // aligned: the caller's query is checked, the handle's are).
+        linear(
+            unsafe { std::slice::from_raw_parts(c, R) },
+            &self.strides[..R],
+        )
     }
 
     /// Whether the `R` coordinates at `q` are inside the shape.
