@@ -14,6 +14,11 @@
 //   eigen32/64    Eigen SparseMatrix<double, RowMajor, int32 / int64>::coeff
 //                 (int32 only when the flattened matrix fits it)
 //   graphblas     GrB_Matrix_extractElement_FP64, one thread
+//   line2_index   experiment: probe_index over records holding an entry's
+//                 low bits and value side by side (probe_line below)
+//   call_values   hurray_coo_lookup_f64 on a HURRAY_COO_INDEX_VALUES handle
+//   batch_index / batch_values   hurray_coo_lookup_batch, one thread, on
+//                 those handles
 // Rank 3 tensors are the peers' flattened matrices (i, j * n2 + k). Every
 // method's sum of answers must agree (checked; a mismatch is an error).
 // Prints "method<TAB>dataset<TAB>ms" (median of the rounds) per line.
@@ -182,6 +187,56 @@ static double window_loop(const hurray_lookup_view *v, const uint64_t *q, uint64
     return s;
 }
 
+
+/* Experiment (issue 23, "low bits and value in one line"): the index's
+ * bucket directory over records that hold an entry's low position bits and
+ * its value side by side (packed: 10 or 12 bytes), so that a hit waits for
+ * two lines (offsets, record) instead of three (offsets, low bits, value). */
+template <typename L>
+struct __attribute__((packed)) line_rec {
+    L low;
+    double value;
+};
+
+template <typename L>
+static std::vector<line_rec<L>> line_records(const hurray_lookup_view *v) {
+    std::vector<line_rec<L>> r(v->nnz + 1);
+    for (uint64_t i = 0; i < v->nnz; i++) {
+        r[i].low = ((const L *)v->low)[i];
+        r[i].value = v->values_f64[i];
+    }
+    return r;
+}
+
+template <uint32_t R, typename L>
+static inline double probe_line(const hurray_lookup_view *v, const line_rec<L> *rec, const uint64_t *index) {
+    uint64_t key;
+    if (hurray_coo_probe_key_(v, index, R, &key)) {
+        const uint64_t b = key >> v->shift;
+        const uint32_t *o = (const uint32_t *)v->offsets;
+        const uint64_t lo = o[b], hi = o[b + 1];
+        if (hi - lo <= 32) {
+            const L want = (L)(key & ((UINT64_C(1) << v->shift) - 1));
+            for (uint64_t i = lo; i < hi; i++) {
+                const L k = rec[i].low;
+                if (k >= want) return k == want ? rec[i].value : 0.0;
+            }
+            return 0.0;
+        }
+    }
+    double x;
+    bool f;
+    hurray_coo_probe_f64(v, index, R, &x, &f);
+    return x;
+}
+
+template <uint32_t R, typename L>
+static double line_loop(const hurray_lookup_view *v, const line_rec<L> *rec, const uint64_t *q, uint64_t nq) {
+    double s = 0;
+    for (uint64_t k = 0; k < nq; k++) s += probe_line<R, L>(v, rec, q + k * R);
+    return s;
+}
+
 int main(int argc, char **argv) {
     // HURRAY_LOOKUP_ROUNDS=1 for a run under valgrind's cachegrind (the
     // simulated cache misses and mispredicted branches per method).
@@ -201,11 +256,14 @@ int main(int argc, char **argv) {
         bench_create(HURRAY_TYPE_FLOAT64, rank, d.shape, d.nnz, d.sorted, val, vb, idx, ib, 0, 1, &plain);
         bench_create(HURRAY_TYPE_FLOAT64, rank, d.shape, d.nnz, d.sorted, val, vb, idx, ib,
                      HURRAY_COO_INDEX, 1, &indexed);
+        hurray_coo *valued = nullptr;
+        bench_create(HURRAY_TYPE_FLOAT64, rank, d.shape, d.nnz, d.sorted, val, vb, idx, ib,
+                     HURRAY_COO_INDEX_VALUES, 1, &valued);
         hurray_lookup_view vp, vi;
         std::memset(&vp, 0, sizeof vp);
         std::memset(&vi, 0, sizeof vi);
         vp.size = vi.size = sizeof vp;
-        if (!plain || !indexed || hurray_coo_lookup_view(plain, &vp) != HURRAY_OK ||
+        if (!plain || !indexed || !valued || hurray_coo_lookup_view(plain, &vp) != HURRAY_OK ||
             hurray_coo_lookup_view(indexed, &vi) != HURRAY_OK) {
             std::fprintf(stderr, "%s: %s\n", argv[a], hurray_last_error_message());
             return 1;
@@ -256,6 +314,43 @@ int main(int argc, char **argv) {
         m.push_back({"lean_checked_index",
                      [&] { return rank == 2 ? lean_checked_loop<2>(&vi, q, nq) : lean_checked_loop<3>(&vi, q, nq); },
                      {}, 0});
+        std::vector<line_rec<uint16_t>> rec16;
+        std::vector<line_rec<uint32_t>> rec32;
+        const bool line_ok = vi.version == HURRAY_LOOKUP_VIEW_VERSION && vi.offset_bytes == 4 &&
+                             vi.values_f64 != nullptr && vi.shift < 64 &&
+                             (vi.low_bytes == 2 || vi.low_bytes == 4);
+        if (line_ok && vi.low_bytes == 2) rec16 = line_records<uint16_t>(&vi);
+        if (line_ok && vi.low_bytes == 4) rec32 = line_records<uint32_t>(&vi);
+        if (line_ok)
+            m.push_back({"line2_index", [&] {
+                             if (vi.low_bytes == 2)
+                                 return rank == 2 ? line_loop<2, uint16_t>(&vi, rec16.data(), q, nq)
+                                                  : line_loop<3, uint16_t>(&vi, rec16.data(), q, nq);
+                             return rank == 2 ? line_loop<2, uint32_t>(&vi, rec32.data(), q, nq)
+                                              : line_loop<3, uint32_t>(&vi, rec32.data(), q, nq);
+                         }, {}, 0});
+        m.push_back({"call_values", [&] {
+                         double s = 0, x;
+                         bool f;
+                         for (uint64_t k = 0; k < nq; k++) {
+                             hurray_coo_lookup_f64(valued, q + k * rank, rank, &x, &f);
+                             s += x;
+                         }
+                         return s;
+                     }, {}, 0});
+        // The batch call, one thread (its answers summed in query order).
+        std::vector<double> bout(nq);
+        auto batch = [&](const hurray_coo *h) {
+            if (hurray_coo_lookup_batch(h, q, nq, rank, bout.data(), nullptr, 1) != HURRAY_OK) {
+                std::fprintf(stderr, "batch: %s\n", hurray_last_error_message());
+                std::exit(1);
+            }
+            double s = 0;
+            for (uint64_t k = 0; k < nq; k++) s += bout[k];
+            return s;
+        };
+        m.push_back({"batch_index", [&] { return batch(indexed); }, {}, 0});
+        m.push_back({"batch_values", [&] { return batch(valued); }, {}, 0});
         m.push_back({"window8_index", [&] {
                          return rank == 2 ? window_loop<2, 8>(&vi, q, nq) : window_loop<3, 8>(&vi, q, nq);
                      }, {}, 0});
@@ -308,6 +403,7 @@ int main(int argc, char **argv) {
         GrB_Matrix_free(&G);
         hurray_coo_free(plain);
         hurray_coo_free(indexed);
+        hurray_coo_free(valued);
         std::free(idx);
         std::free(val);
     }

@@ -37,12 +37,20 @@ rows = {}
 for line in open(sys.argv[1]):
     m, d, ms = line.split("\t")
     rows.setdefault(d, {})[m] = float(ms)
-print("\n| tensor | probe_index ms | call | eigen32 | eigen64 | graphblas | best Eigen / probe_index | graphblas / probe_index | call / probe_index | window8_index / probe_index |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+nan = float("nan")
+print("\n| tensor | call ms | call_values | probe_index | eigen32 | eigen64 | graphblas | best Eigen / call | best Eigen / call_values | best Eigen / probe_index | graphblas / call | graphblas / probe_index |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+for d, r in rows.items():
+    c, cv, p = r["call"], r["call_values"], r["probe_index"]
+    eig = min(v for k, v in r.items() if k.startswith("eigen"))
+    print(f"| {d} | {c:.1f} | {cv:.1f} | {p:.1f} | {r.get('eigen32', nan):.1f} | {r['eigen64']:.1f} "
+          f"| {r['graphblas']:.1f} | {eig / c:.2f} | {eig / cv:.2f} | {eig / p:.2f} | {r['graphblas'] / c:.2f} "
+          f"| {r['graphblas'] / p:.2f} |")
+print("\n| tensor | batch_index ms | batch_values | best Eigen / batch_index | best Eigen / batch_values | line2_index / probe_index | window8_index / probe_index |")
+print("|---|---|---|---|---|---|---|")
 for d, r in rows.items():
     p = r["probe_index"]
     eig = min(v for k, v in r.items() if k.startswith("eigen"))
-    print(f"| {d} | {p:.1f} | {r['call']:.1f} | {r.get('eigen32', float('nan')):.1f} | {r['eigen64']:.1f} "
-          f"| {r['graphblas']:.1f} | {eig / p:.2f} | {r['graphblas'] / p:.2f} | {r['call'] / p:.2f} "
-          f"| {r['window8_index'] / p:.2f} |")
+    print(f"| {d} | {r['batch_index']:.1f} | {r['batch_values']:.1f} | {eig / r['batch_index']:.2f} "
+          f"| {eig / r['batch_values']:.2f} | {r.get('line2_index', nan) / p:.2f} | {r['window8_index'] / p:.2f} |")
 PY

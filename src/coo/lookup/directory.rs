@@ -198,10 +198,15 @@ impl Directory {
     }
 
     /// `find` for many queries (`queries` holds `out.len()` of the
-    /// tensor's rank), in groups whose memory is asked for before it is
-    /// read: every query's offsets, then every run's first keys (and
-    /// `touch(lo)`, for the caller's value at the run's start), then the
-    /// scans, which then mostly hit the cache. The same answers as `find`.
+    /// tensor's rank) as a software pipeline: query `k`'s offsets are
+    /// asked for, then `DISTANCE` queries later its run's keys, then
+    /// `DISTANCE` queries later it is scanned and, when it is stored,
+    /// `touch(entry)` asks for the caller's value.
+    /// Each stage works on a different query, so the three dependent cache
+    /// misses of every query overlap with those of the `2 * DISTANCE`
+    /// queries around it, with no point where the pipeline drains (a
+    /// group-at-a-time pipeline waited for each stage's first line). The
+    /// same answers as `find`.
     pub fn find_many(
         &self,
         idx: &[u64],
@@ -209,32 +214,50 @@ impl Directory {
         out: &mut [Option<usize>],
         touch: impl Fn(usize),
     ) {
-        const GROUP: usize = 16;
+        /// Queries between two stages: enough misses in flight to cover
+        /// the latency, few enough to stay in the CPU's line-fill buffers.
+        const DISTANCE: usize = 32;
+        /// The ring holding each query's key and run from its first stage
+        /// to its last (a power of two above `2 * DISTANCE`).
+        const RING: usize = 4 * DISTANCE;
         let r = self.strides.len();
-        let mut keys = [0u64; GROUP];
-        let mut runs = [(0usize, 0usize); GROUP];
-        for (qs, os) in queries.chunks(GROUP * r).zip(out.chunks_mut(GROUP)) {
-            for (k, q) in keys.iter_mut().zip(qs.chunks_exact(r)) {
-                *k = linear(q, &self.strides);
-                let b = self.bucket(*k);
+        let n = out.len();
+        let mut keys = [0u64; RING];
+        let mut runs = [(0usize, 0usize); RING];
+        for k in 0..n + 2 * DISTANCE {
+            if k < n {
+                let key = linear(&queries[k * r..(k + 1) * r], &self.strides);
+                keys[k % RING] = key;
+                let b = self.bucket(key);
                 match &self.offsets {
                     Offsets::Narrow(o) => prefetch(&o[b]),
                     Offsets::Wide(o) => prefetch(&o[b]),
                 }
             }
-            for (run, &k) in runs.iter_mut().zip(&keys[..os.len()]) {
-                *run = self.run(k);
-                let lo = run.0;
+            if let Some(j) = k.checked_sub(DISTANCE).filter(|&j| j < n) {
+                let (lo, hi) = self.run(keys[j % RING]);
+                runs[j % RING] = (lo, hi);
+                // The run's first key and its last (a run may cross a line).
+                let last = hi.saturating_sub(1).max(lo);
                 match &self.rest {
-                    Rest::Short(v) => v.get(lo).map_or((), prefetch),
-                    Rest::Long(v) => v.get(lo).map_or((), prefetch),
+                    Rest::Short(v) => [lo, last]
+                        .iter()
+                        .filter_map(|&i| v.get(i))
+                        .for_each(prefetch),
+                    Rest::Long(v) => [lo, last]
+                        .iter()
+                        .filter_map(|&i| v.get(i))
+                        .for_each(prefetch),
                     Rest::None => idx.get(lo * r).map_or((), prefetch),
                 }
-                touch(lo);
             }
-            for (j, o) in os.iter_mut().enumerate() {
-                let (lo, hi) = runs[j];
-                *o = self.scan(|| idx, &qs[j * r..(j + 1) * r], keys[j], lo, hi);
+            if let Some(j) = k.checked_sub(2 * DISTANCE).filter(|&j| j < n) {
+                let (lo, hi) = runs[j % RING];
+                let at = self.scan(|| idx, &queries[j * r..(j + 1) * r], keys[j % RING], lo, hi);
+                if let Some(i) = at {
+                    touch(i);
+                }
+                out[j] = at;
             }
         }
     }
@@ -409,18 +432,20 @@ mod tests {
             for (i, e) in entries.iter().enumerate() {
                 assert_eq!(d.find(&idx, e), Some(i), "case {case}");
             }
-            // Many at once (groups, and a short last group) as one by one.
+            // Many at once (the pipeline, shorter and longer than its
+            // distance) as one by one.
             let m = rng(&mut s) as usize % 70;
             let qs: Vec<u64> = (0..m * rank)
                 .map(|j| rng(&mut s) % shape[j % rank])
                 .collect();
             let mut many = vec![Some(usize::MAX); m];
             let touched = std::cell::Cell::new(0usize);
-            d.find_many(&idx, &qs, &mut many, |lo| {
-                assert!(lo <= entries.len());
+            d.find_many(&idx, &qs, &mut many, |i| {
+                assert!(i < entries.len());
                 touched.set(touched.get() + 1);
             });
-            assert_eq!(touched.get(), m, "case {case}");
+            let hits = many.iter().filter(|a| a.is_some()).count();
+            assert_eq!(touched.get(), hits, "case {case}");
             for (j, got) in many.iter().enumerate() {
                 let q = &qs[j * rank..(j + 1) * rank];
                 assert_eq!(*got, d.find(&idx, q), "case {case} many {q:?}");
