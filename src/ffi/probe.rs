@@ -249,14 +249,7 @@ impl Probe {
 #[cfg(test)]
 mod tests {
     use super::super::*;
-    use std::collections::BTreeMap;
-
-    fn rng(s: &mut u64) -> u64 {
-        *s ^= *s << 13;
-        *s ^= *s >> 7;
-        *s ^= *s << 17;
-        *s
-    }
+    use crate::coo::lookup::sample::Draw;
 
     /// A handle on copies of `idx` and `vals`.
     fn create(shape: &[u64], idx: &[u64], vals: &[f64], flags: u32) -> *mut hurray_coo {
@@ -311,46 +304,14 @@ mod tests {
                 HURRAY_COO_PERMISSIVE,
                 HURRAY_COO_INDEX_VALUES,
             ][case / 12 % 4];
-            let shape: Vec<u64> = (0..rank)
-                .map(|_| match kind {
-                    0 => 1 + rng(&mut seed) % 40,
-                    1 => 3000 + rng(&mut seed) % 500,
-                    2 => (1u64 << (62 / rank)) - rng(&mut seed) % 5,
-                    _ => 64,
-                })
-                .collect();
-            let elements: u64 = shape.iter().product();
-            let n = 1 + rng(&mut seed) % 3000;
-            let mut keys: Vec<u64> = (0..n)
-                .map(|i| match (kind, i % 2) {
-                    (3, 0) if rank > 1 => 7 * shape[rank - 1] + i / 2 % shape[rank - 1], // row 7, dense
-                    _ => rng(&mut seed) % elements,
-                })
-                .collect();
-            keys.sort_unstable();
-            keys.dedup();
-            let coords = |mut k: u64| -> Vec<u64> {
-                let mut c = vec![0; rank];
-                for d in (0..rank).rev() {
-                    c[d] = k % shape[d];
-                    k /= shape[d];
-                }
-                c
-            };
-            let idx: Vec<u64> = keys.iter().flat_map(|&k| coords(k)).collect();
-            let vals: Vec<f64> = (0..keys.len()).map(|i| 0.5 + i as f64).collect();
-            let map: BTreeMap<Vec<u64>, f64> = keys
-                .iter()
-                .zip(&vals)
-                .map(|(&k, &v)| (coords(k), v))
-                .collect();
-            let h = create(&shape, &idx, &vals, flags);
-            let mut queries: Vec<Vec<u64>> = keys.iter().map(|&k| coords(k)).collect();
-            for k in &keys {
-                queries.push(coords((k + 1) % elements));
-                queries.push(coords(k.saturating_sub(1)));
-                queries.push(coords(rng(&mut seed) % elements));
+            let t = Draw {
+                most: 3000,
+                huge_bits: 62,
+                crowded: 64,
             }
+            .sorted(rank, kind, &mut seed);
+            let (shape, map, queries) = (&t.shape, &t.map, &t.queries);
+            let h = create(shape, &t.idx, &t.vals, flags);
             // The first lookup takes the probe (and builds the directory).
             for (j, q) in queries.iter().enumerate() {
                 let (mut x, mut f) = (-1.0, false);

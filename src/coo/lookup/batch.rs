@@ -1,5 +1,6 @@
 //! Many lookups in one call, optionally over scoped threads.
 
+use super::directory::find_low;
 use super::packed_index::{Hit, PackedIndex};
 use super::{Directory, Index, Words};
 use crate::coo::key::linear;
@@ -89,9 +90,8 @@ impl Coo<'_> {
             // 3 on float64 values: the pipeline written for them.
             macro_rules! lean {
                 ($r:literal, $low:expr) => {
-                    if let Words::U32(o) = p.offsets {
-                        let s: [u64; $r] = p.strides.try_into().expect("rank strides");
-                        let lean = Lean {
+                    if let (Words::U32(o), Ok(s)) = (&p.offsets, p.strides.try_into()) {
+                        let lean = Lean::<$r, _> {
                             strides: s,
                             shift,
                             offsets: o,
@@ -321,14 +321,7 @@ impl<const R: usize, L: Copy + Into<u64>> Lean<'_, R, L> {
             if let Some(j) = k.checked_sub(2 * DISTANCE).filter(|&j| j < n) {
                 let (lo, hi) = runs[j % RING];
                 let want = keys[j % RING] & mask;
-                let run = self.low.get(lo..hi).unwrap_or(&[]);
-                let a = if run.len() <= 32 {
-                    run.iter().position(|&x| x.into() == want)
-                } else {
-                    let i = run.partition_point(|&x| x.into() < want);
-                    run.get(i).filter(|&&x| x.into() == want).map(|_| i)
-                }
-                .map(|i| lo + i);
+                let a = find_low(self.low.get(lo..hi).unwrap_or(&[]), want).map(|i| lo + i);
                 if let Some(v) = a.and_then(|i| self.values.get(i)) {
                     prefetch(v);
                 }
@@ -354,15 +347,8 @@ impl<const R: usize, L: Copy + Into<u64>> Lean<'_, R, L> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::coo::lookup::sample::Draw;
     use crate::coo::{CooParts, Options};
-    use std::collections::BTreeMap;
-
-    fn rng(s: &mut u64) -> u64 {
-        *s ^= *s << 13;
-        *s ^= *s >> 7;
-        *s ^= *s << 17;
-        *s
-    }
 
     /// The batch on sorted float64 tensors with the index (the directory's
     /// index form: `Lean` at rank 2 and 3, the general pipeline at rank 1)
@@ -374,52 +360,25 @@ mod tests {
     #[test]
     fn the_batch_answers_what_the_entries_say() {
         let mut seed = 0xBA7Cu64;
+        let draw = Draw {
+            most: 5000,
+            huge_bits: 40,
+            crowded: 4000,
+        };
         let (mut lean, mut crowded) = (0usize, 0usize);
         for case in 0..48 {
             let rank = 1 + case % 3;
             let kind = case / 3 % 4; // small, wide, huge, crowded
             let index = case / 12 % 2 == 0;
-            let shape: Vec<u64> = (0..rank)
-                .map(|_| match kind {
-                    0 => 1 + rng(&mut seed) % 40,
-                    1 => 3000 + rng(&mut seed) % 500,
-                    2 => (1u64 << (40 / rank)) - rng(&mut seed) % 5,
-                    _ => 4000,
-                })
-                .collect();
-            let elements: u64 = shape.iter().product();
-            let n = 1 + rng(&mut seed) % 5000;
-            let mut keys: Vec<u64> = (0..n)
-                .map(|i| match (kind, i % 2) {
-                    (3, 0) if rank > 1 => 7 * shape[rank - 1] + i / 2 % shape[rank - 1],
-                    _ => rng(&mut seed) % elements,
-                })
-                .collect();
-            keys.sort_unstable();
-            keys.dedup();
-            let coords = |mut k: u64| -> Vec<u64> {
-                let mut c = vec![0; rank];
-                for d in (0..rank).rev() {
-                    c[d] = k % shape[d];
-                    k /= shape[d];
-                }
-                c
-            };
-            let idx: Vec<u64> = keys.iter().flat_map(|&k| coords(k)).collect();
-            let vals: Vec<f64> = (0..keys.len()).map(|i| 0.5 + i as f64).collect();
-            let map: BTreeMap<Vec<u64>, f64> = keys
-                .iter()
-                .zip(&vals)
-                .map(|(&k, &v)| (coords(k), v))
-                .collect();
+            let t = draw.sorted(rank, kind, &mut seed);
             let coo = Coo::new(
                 CooParts {
                     type_tag: crate::ffi::HURRAY_TYPE_FLOAT64,
-                    shape: &shape,
-                    nnz: keys.len() as u64,
+                    shape: &t.shape,
+                    nnz: t.vals.len() as u64,
                     is_sorted: true,
-                    values: bytemuck::cast_slice(&vals),
-                    indices: bytemuck::cast_slice(&idx),
+                    values: bytemuck::cast_slice(&t.vals),
+                    indices: bytemuck::cast_slice(&t.idx),
                 },
                 Options {
                     copy: true,
@@ -437,20 +396,14 @@ mod tests {
                     crowded += usize::from(kind == 3);
                 }
             }
-            let mut queries: Vec<Vec<u64>> = keys.iter().map(|&k| coords(k)).collect();
-            for k in &keys {
-                queries.push(coords((k + 1) % elements));
-                queries.push(coords(k.saturating_sub(1)));
-                queries.push(coords(rng(&mut seed) % elements));
-            }
-            let flat: Vec<u64> = queries.concat();
+            let flat: Vec<u64> = t.queries.concat();
             for threads in [1, 3] {
-                let mut out = vec![f64::NAN; queries.len()];
-                let mut found = vec![7u8; queries.len()];
+                let mut out = vec![f64::NAN; t.queries.len()];
+                let mut found = vec![7u8; t.queries.len()];
                 coo.lookup_batch_f64(&flat, &mut out, Some(&mut found), threads)
                     .unwrap();
-                for (k, q) in queries.iter().enumerate() {
-                    let want = map.get(q).copied();
+                for (k, q) in t.queries.iter().enumerate() {
+                    let want = t.map.get(q).copied();
                     assert_eq!(
                         (out[k], found[k]),
                         (want.unwrap_or(0.0), u8::from(want.is_some())),

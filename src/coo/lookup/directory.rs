@@ -216,7 +216,7 @@ impl Directory {
     ) {
         /// Queries between two stages: enough misses in flight to cover
         /// the latency, few enough to stay in the CPU's line-fill buffers.
-        const DISTANCE: usize = 32;
+        const DISTANCE: usize = 8;
         /// The ring holding each query's key and run from its first stage
         /// to its last (a power of two above `2 * DISTANCE`).
         const RING: usize = 4 * DISTANCE;
@@ -307,7 +307,7 @@ impl Directory {
 /// part of a shape, such as a dense row), so a lookup is never worse than
 /// log2 of the bucket's size.
 #[inline(always)]
-fn find_low<T: Copy + Into<u64>>(run: &[T], low: u64) -> Option<usize> {
+pub(super) fn find_low<T: Copy + Into<u64>>(run: &[T], low: u64) -> Option<usize> {
     const SHORT: usize = 32;
     if run.len() <= SHORT {
         return run.iter().position(|&x| x.into() == low);

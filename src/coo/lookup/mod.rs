@@ -15,6 +15,8 @@ mod batch;
 mod directory;
 mod hash_index;
 mod packed_index;
+#[cfg(test)]
+pub(crate) mod sample;
 mod search;
 
 use super::{key, Coo};
