@@ -311,12 +311,15 @@ unsafe fn lookup_f64_checked(
 /// out_values: n doubles, 8-byte aligned, written. out_found (may be NULL): n
 /// bools, set to whether each query is stored. Every query is checked before
 /// anything is looked up: the first one outside the shape fails the whole
-/// call, and its number is in the message. With the HURRAY_COO_INDEX index
-/// the queries are looked up in groups whose memory accesses overlap (in any
-/// order); without it, when the queries are sorted and the tensor is sorted
-/// and was validated at create, the queries are merged with the entries
-/// instead of each searched. threads: as every threads argument
-/// (HURRAY_MAX_THREADS); the queries split, at least 4096 per thread. On failure the outputs are unspecified.
+/// call, and its number is in the message. With an index the queries are
+/// looked up in a pipeline, several in flight at once, each at a different
+/// step (in any order; on a sorted tensor's HURRAY_COO_INDEX directory, a
+/// query's offsets, then its bucket's keys, then its value), and a value is
+/// read only for a query that is stored; without one, when the queries are
+/// sorted and the tensor is sorted and was validated at create, the queries
+/// are merged with the entries instead of each searched. threads: as every
+/// threads argument (HURRAY_MAX_THREADS); the queries split, at least 4096
+/// per thread. On failure the outputs are unspecified.
 ///
 /// Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
 /// HURRAY_ERR_MISALIGNED, HURRAY_ERR_OVERFLOW, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
