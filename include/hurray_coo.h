@@ -1435,8 +1435,9 @@ typedef struct hurray_assemble_options {
 #define HURRAY_ASSEMBLE_ROUNDED_SUM 4
 
 /**
- * Assembly flag, for hurray_assemble_compressed only (the assemblies
- * without caller arrays refuse it: HURRAY_ERR_INVALID_FLAGS): the room in
+ * Assembly flag, for hurray_assemble_compressed and
+ * hurray_read_mtx_compressed only (the calls without caller arrays refuse
+ * it: HURRAY_ERR_INVALID_FLAGS): the room in
  * c->indices and c->values past the result may serve as the assembly's
  * work space, so that the call takes no scratch memory of its own for the
  * rows (about 12 bytes per triplet otherwise). Their bytes past the
@@ -1797,7 +1798,10 @@ typedef struct hurray_text_options {
   uint32_t duplicates_policy;
   /**
    * Reading: 0 or any of HURRAY_ASSEMBLE_DROP_ZEROS and
-   * HURRAY_TEXT_KEEP_TRIANGULAR (Matrix Market only).
+   * HURRAY_TEXT_KEEP_TRIANGULAR (Matrix Market only); for
+   * hurray_read_mtx_compressed and its _size also
+   * HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT (the other readers refuse it with
+   * HURRAY_ERR_INVALID_FLAGS).
    */
   uint32_t flags;
   /**
@@ -2044,8 +2048,11 @@ hurray_status hurray_read_mtx_compressed_size(const char *path,
  * within its first 4 MiB) is read again from its start as follows: the
  * parsed entries take 24 bytes each while they are assembled (mirror
  * images included), plus the assembly's scratch (8 to 12 bytes per
- * entry); the text is read 32 MiB at a time. The result and errors are
- * the same either way.
+ * entry; none with HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT in options->flags
+ * when its conditions hold, the room in c->indices and c->values past the
+ * result then serving instead, its bytes unspecified after the call); the
+ * text is read 32 MiB at a time. The result and errors are the same
+ * either way.
  *
  * Returns HURRAY_OK or: any status of hurray_coo_read_mtx_file,
  * HURRAY_ERR_INVALID_ARGUMENT (format, index type, base; two of c's

@@ -73,10 +73,11 @@ static int csr_once(uint32_t threads, const char *path) {
 }
 
 /* File straight into int32 CSR, once: room as the size call reports it
- * (malloc'd, so pages past the result are never touched). */
-static int direct_once(uint32_t threads, const char *path) {
+ * (malloc'd, so pages past the result are never touched, unless flags lets
+ * the call work in them). */
+static int direct_once(uint32_t threads, const char *path, uint32_t policy, uint32_t flags) {
     hurray_compressed c;
-    hurray_text_options o = {sizeof(hurray_text_options), HURRAY_DUP_ERROR, 0, 0, 0, 0};
+    hurray_text_options o = {sizeof(hurray_text_options), policy, flags, 0, 0, 0};
     hurray_status st;
     uint64_t nnz = 0;
     double t0 = now(), t;
@@ -104,7 +105,13 @@ int main(int argc, char **argv) {
     int reps, i, r;
     if (argc == 4 && strcmp(argv[1], "csr") == 0) return csr_once((uint32_t)atoi(argv[2]), argv[3]);
     if (argc == 4 && strcmp(argv[1], "direct") == 0)
-        return direct_once((uint32_t)atoi(argv[2]), argv[3]);
+        return direct_once((uint32_t)atoi(argv[2]), argv[3], HURRAY_DUP_ERROR, 0);
+    /* An assembled file (duplicates summed), without and with the room. */
+    if (argc == 4 && strcmp(argv[1], "sum") == 0)
+        return direct_once((uint32_t)atoi(argv[2]), argv[3], HURRAY_DUP_SUM, 0);
+    if (argc == 4 && strcmp(argv[1], "sum-room") == 0)
+        return direct_once((uint32_t)atoi(argv[2]), argv[3], HURRAY_DUP_SUM,
+                           HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT);
     uint32_t threads, wthreads;
     if (argc < 3) {
         fprintf(stderr, "usage: %s <reps> <file.mtx>...\n", argv[0]);

@@ -628,11 +628,78 @@ static int test_mtx_straight_into_csr(void) {
     return failures;
 }
 
+/* HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT on a file read into CSR: a triangle
+ * mesh's element matrices, element by element (so not in CSR order, with
+ * duplicates to sum), read with and without the flag on 1 and 2 threads
+ * into arrays with room for every line. The result is the same bit for bit;
+ * with the flag the room past the result was used (so the path ran),
+ * without it it is untouched. The readers into a handle refuse the flag. */
+static int test_mtx_compressed_scratch_in_output(void) {
+    int failures = 0;
+    enum { SIDE = 40, LINES = (SIDE - 1) * (SIDE - 1) * 18 };
+    char path[96];
+    FILE *f;
+    int a, b, t, r, k, run, threads;
+    hurray_coo *coo = NULL;
+    uint32_t *offs[2] = {NULL, NULL}, *cols[2] = {NULL, NULL};
+    double *vals[2] = {NULL, NULL};
+    uint64_t nnz[2] = {0, 0};
+    snprintf(path, sizeof path, "/tmp/hurray_ctest_mesh_%ld.mtx", (long)getpid());
+    f = fopen(path, "wb");
+    if (f == NULL) return 1;
+    fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n", SIDE * SIDE, SIDE * SIDE, LINES);
+    for (a = 0; a < SIDE - 1; a++)
+        for (b = 0; b < SIDE - 1; b++) {
+            int n0 = a * SIDE + b;
+            int tri[2][3] = {{n0, n0 + 1, n0 + SIDE}, {n0 + 1, n0 + SIDE + 1, n0 + SIDE}};
+            for (t = 0; t < 2; t++)
+                for (r = 0; r < 3; r++)
+                    for (k = 0; k < 3; k++)
+                        fprintf(f, "%d %d %.17g\n", tri[t][r] + 1, tri[t][k] + 1,
+                                0.1 * (double)((n0 * 7 + t * 5 + r * 3 + k) % 23) - 1.0);
+        }
+    if (fclose(f) != 0) return 1;
+    for (threads = 1; threads <= 2; threads++) {
+        for (run = 0; run < 2; run++) {
+            hurray_text_options o = {sizeof o, HURRAY_DUP_SUM, run ? HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT : 0,
+                                     (uint32_t)threads, 0, 0};
+            hurray_compressed c = ctest_compressed(HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 1, NULL, 0, NULL, 0, NULL, 0);
+            size_t i, changed = 0;
+            CHECK_STATUS(hurray_read_mtx_compressed_size(path, &o, &c, NULL, NULL), HURRAY_OK, "");
+            CHECK(c.indices_bytes == (size_t)LINES * 4 && c.values_bytes == (size_t)LINES * 8);
+            offs[run] = malloc(c.offsets_bytes);
+            cols[run] = malloc(c.indices_bytes);
+            vals[run] = malloc(c.values_bytes);
+            if (!offs[run] || !cols[run] || !vals[run]) return failures + 1;
+            memset(cols[run], 0xA5, c.indices_bytes);
+            memset(vals[run], 0xA5, c.values_bytes);
+            c.offsets = offs[run], c.indices = cols[run], c.values = vals[run];
+            CHECK_STATUS(hurray_read_mtx_compressed(path, &o, &c, &nnz[run], NULL), HURRAY_OK, "");
+            for (i = (size_t)nnz[run] * 4; i < c.indices_bytes; i++)
+                changed += ((unsigned char *)cols[run])[i] != 0xA5;
+            CHECK(run ? changed > 0 : changed == 0);
+        }
+        /* An inner node's row holds 7 entries: itself and its 6 neighbours. */
+        CHECK(nnz[0] == nnz[1] && nnz[0] > (uint64_t)LINES / 4 && nnz[0] < (uint64_t)LINES);
+        CHECK(memcmp(offs[0], offs[1], (SIDE * SIDE + 1) * 4) == 0);
+        CHECK(memcmp(cols[0], cols[1], (size_t)nnz[0] * 4) == 0);
+        CHECK(memcmp(vals[0], vals[1], (size_t)nnz[0] * 8) == 0);
+        for (run = 0; run < 2; run++) free(offs[run]), free(cols[run]), free(vals[run]);
+    }
+    CHECK_STATUS(hurray_coo_read_mtx_file(path, CTEST_TEXT(HURRAY_DUP_SUM, HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT, 1, 0),
+                                          NULL, &coo),
+                 HURRAY_ERR_INVALID_FLAGS, "into a handle");
+    CHECK(coo == NULL);
+    remove(path);
+    return failures;
+}
+
 static const struct {
     const char *name;
     ctest_fn fn;
 } TESTS[] = {
     {"mtx_straight_into_csr", test_mtx_straight_into_csr},
+    {"mtx_compressed_scratch_in_output", test_mtx_compressed_scratch_in_output},
     {"failed_writes_leave_no_temporary", test_failed_writes_leave_no_temporary},
     {"mtx_from_memory", test_mtx_from_memory},
     {"mtx_errors_name_line_and_column", test_mtx_errors_name_line_and_column},

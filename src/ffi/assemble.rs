@@ -57,8 +57,9 @@ pub const HURRAY_ASSEMBLE_DROP_ZEROS: u32 = 2;
 /// nearest power of two, bool as OR, sub-byte integers exactly (an overflow
 /// is still HURRAY_ERR_OVERFLOW).
 pub const HURRAY_ASSEMBLE_ROUNDED_SUM: u32 = 4;
-/// Assembly flag, for hurray_assemble_compressed only (the assemblies
-/// without caller arrays refuse it: HURRAY_ERR_INVALID_FLAGS): the room in
+/// Assembly flag, for hurray_assemble_compressed and
+/// hurray_read_mtx_compressed only (the calls without caller arrays refuse
+/// it: HURRAY_ERR_INVALID_FLAGS): the room in
 /// c->indices and c->values past the result may serve as the assembly's
 /// work space, so that the call takes no scratch memory of its own for the
 /// rows (about 12 bytes per triplet otherwise). Their bytes past the

@@ -5,7 +5,9 @@
 use std::ffi::{c_char, c_void};
 use std::path::Path;
 
-use super::assemble::{duplicates, index_type, HURRAY_ASSEMBLE_DROP_ZEROS};
+use super::assemble::{
+    duplicates, index_type, HURRAY_ASSEMBLE_DROP_ZEROS, HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT,
+};
 use super::convert::{compressed_out, format, hurray_compressed};
 use super::flag_set;
 use super::guard::{
@@ -82,7 +84,10 @@ pub struct hurray_text_options {
     /// (HURRAY_DUP_ERROR names both lines).
     pub duplicates_policy: u32,
     /// Reading: 0 or any of HURRAY_ASSEMBLE_DROP_ZEROS and
-    /// HURRAY_TEXT_KEEP_TRIANGULAR (Matrix Market only).
+    /// HURRAY_TEXT_KEEP_TRIANGULAR (Matrix Market only); for
+    /// hurray_read_mtx_compressed and its _size also
+    /// HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT (the other readers refuse it with
+    /// HURRAY_ERR_INVALID_FLAGS).
     pub flags: u32,
     /// Reading and writing: as every threads argument (HURRAY_MAX_THREADS);
     /// entry lines are parsed in chunks of at least a MiB and the assembly
@@ -135,12 +140,27 @@ fn value_type(t: u32) -> Result<u8, CooError> {
         })
 }
 
-fn read_options(o: &hurray_text_options) -> Result<TextOptions, CooError> {
+/// Which reader the options are for: only the read into the caller's
+/// arrays can lend their room to the assembly.
+#[derive(Clone, Copy, PartialEq)]
+enum ReadInto {
+    Handle,
+    Arrays,
+}
+
+fn read_options(o: &hurray_text_options, into: ReadInto) -> Result<TextOptions, CooError> {
     let (policy, flags, threads) = (o.duplicates_policy, o.flags, o.threads);
-    flag_set!("reading a text file":
-        HURRAY_ASSEMBLE_DROP_ZEROS,
-        HURRAY_TEXT_KEEP_TRIANGULAR,
-    )
+    match into {
+        ReadInto::Handle => flag_set!("reading a text file into a handle":
+            HURRAY_ASSEMBLE_DROP_ZEROS,
+            HURRAY_TEXT_KEEP_TRIANGULAR,
+        ),
+        ReadInto::Arrays => flag_set!("hurray_read_mtx_compressed":
+            HURRAY_ASSEMBLE_DROP_ZEROS,
+            HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT,
+            HURRAY_TEXT_KEEP_TRIANGULAR,
+        ),
+    }
     .check(flags)?;
     Ok(TextOptions {
         assemble: AssembleOptions {
@@ -148,6 +168,7 @@ fn read_options(o: &hurray_text_options) -> Result<TextOptions, CooError> {
             drop_zeros: flags & HURRAY_ASSEMBLE_DROP_ZEROS != 0,
             threads: threads as usize,
             skip_plan: true,
+            scratch_in_output: flags & HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT != 0,
             ..Default::default()
         },
         keep_triangular: flags & HURRAY_TEXT_KEEP_TRIANGULAR != 0,
@@ -257,7 +278,7 @@ unsafe fn read_mtx_from<'s>(
         // SAFETY: NULL-checked; writable per the contract.
         unsafe { write_req(out, std::ptr::null_mut(), "out")? };
         // SAFETY: NULL or the caller's options, per the contract.
-        let o = read_options(&unsafe { text_options(options) }?)?;
+        let o = read_options(&unsafe { text_options(options) }?, ReadInto::Handle)?;
         let (coo, h) = match src()? {
             // The file reader drops the text before it assembles.
             Source::File(p) => mtx::read_mtx_file(p, &o)?,
@@ -387,7 +408,7 @@ pub unsafe extern "C" fn hurray_read_mtx_compressed_size(
         // SAFETY: NULL or the caller's options / struct, per the contract.
         let (o, mut k) = unsafe {
             (
-                read_options(&text_options(options)?)?,
+                read_options(&text_options(options)?, ReadInto::Arrays)?,
                 read_struct(c.cast_const(), "c")?,
             )
         };
@@ -450,8 +471,11 @@ pub unsafe extern "C" fn hurray_read_mtx_compressed_size(
 /// within its first 4 MiB) is read again from its start as follows: the
 /// parsed entries take 24 bytes each while they are assembled (mirror
 /// images included), plus the assembly's scratch (8 to 12 bytes per
-/// entry); the text is read 32 MiB at a time. The result and errors are
-/// the same either way.
+/// entry; none with HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT in options->flags
+/// when its conditions hold, the room in c->indices and c->values past the
+/// result then serving instead, its bytes unspecified after the call); the
+/// text is read 32 MiB at a time. The result and errors are the same
+/// either way.
 ///
 /// Returns HURRAY_OK or: any status of hurray_coo_read_mtx_file,
 /// HURRAY_ERR_INVALID_ARGUMENT (format, index type, base; two of c's
@@ -474,7 +498,7 @@ pub unsafe extern "C" fn hurray_read_mtx_compressed(
         // SAFETY: NULL-checked by write_req; writable per the contract.
         unsafe { write_req(out_nnz, 0, "out_nnz")? };
         // SAFETY: NULL or the caller's options, per the contract.
-        let o = read_options(&unsafe { text_options(options) }?)?;
+        let o = read_options(&unsafe { text_options(options) }?, ReadInto::Arrays)?;
         // SAFETY: NULL or a caller's struct whose arrays are writable, per
         // the contract.
         let out = unsafe { compressed_out(c) }?;
@@ -503,7 +527,7 @@ unsafe fn read_tns_from<'s>(
         // SAFETY: NULL-checked; writable per the contract.
         unsafe { write_req(out, std::ptr::null_mut(), "out")? };
         // SAFETY: NULL or the caller's options, per the contract.
-        let o = read_options(&unsafe { text_options(options) }?)?;
+        let o = read_options(&unsafe { text_options(options) }?, ReadInto::Handle)?;
         let given = if rank == 0 && shape.is_null() {
             None
         } else {
