@@ -1197,6 +1197,8 @@ hurray_status hurray_coo_lookup_f64(const struct hurray_coo *coo,
  * per thread. On failure the outputs are unspecified.
  *
  * Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
+ * HURRAY_ERR_INVALID_ARGUMENT (out_values or out_found sharing memory with
+ * each other, with queries or with the handle's indices or values),
  * HURRAY_ERR_MISALIGNED, HURRAY_ERR_OVERFLOW, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
  * HURRAY_ERR_UNSUPPORTED_TYPE (complex types, tags accepted in permissive
  * mode), HURRAY_ERR_ALLOC (a thread could not be started),
@@ -1514,7 +1516,9 @@ hurray_status hurray_coo_assemble(const struct hurray_triplets *triplets,
  * that handle meanwhile.
  *
  * Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_BUFFER_SIZE,
- * HURRAY_ERR_OVERFLOW (an integer SUM), HURRAY_ERR_UNSUPPORTED_FEATURE (a
+ * HURRAY_ERR_INVALID_ARGUMENT (out_values sharing memory with values: the
+ * plan cannot apply in place), HURRAY_ERR_OVERFLOW (an integer SUM),
+ * HURRAY_ERR_UNSUPPORTED_FEATURE (a
  * plan built from a pattern), HURRAY_ERR_ALLOC (a thread could not be
  * started), HURRAY_ERR_INTERNAL_PANIC.
  *
@@ -1634,9 +1638,10 @@ hurray_status hurray_coo_compressed_size(const struct hurray_coo *coo,
  *
  * Returns HURRAY_OK or: the statuses of hurray_coo_compressed_size,
  * HURRAY_ERR_INVALID_ARGUMENT (base; two of c's non-empty arrays
- * sharing memory), HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_ALLOC
- * (memory), any status of hurray_coo_validate (permissive
- * handles).
+ * sharing memory, or one sharing memory with the handle's indices or
+ * values, as when exporting into the buffers a borrowed handle reads),
+ * HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_ALLOC (memory), any status of
+ * hurray_coo_validate (permissive handles).
  * Thread safety: safe on a handle shared between threads.
  */
 hurray_status hurray_coo_export_compressed(const struct hurray_coo *coo,
@@ -1665,7 +1670,9 @@ hurray_status hurray_coo_dense_size(const struct hurray_coo *coo,
  * of at least a MiB each; other handles use the calling thread.
  *
  * Returns HURRAY_OK or: the statuses of hurray_coo_dense_size,
- * HURRAY_ERR_BUFFER_SIZE, any status of hurray_coo_validate.
+ * HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_INVALID_ARGUMENT (out sharing memory
+ * with the handle's indices or values), any status of
+ * hurray_coo_validate.
  * Thread safety: safe on a handle shared between threads.
  */
 hurray_status hurray_coo_export_dense(const struct hurray_coo *coo,

@@ -600,6 +600,44 @@ static int test_rank_64_and_huge_shapes(void) {
     return failures;
 }
 
+/* An export into the memory a borrowed handle reads (its values or its
+ * indices) is refused before anything is written; the same export into
+ * arrays of its own works. */
+static int test_exports_apart_from_the_handle(void) {
+    int failures = 0;
+    const uint64_t shape[2] = {2, 3}, idx[6] = {0, 0, 0, 2, 1, 2};
+    const double vals[3] = {1.0, 2.0, 3.0};
+    double *av = alloc64(NULL, 16 * sizeof(double), 0), dense[6];
+    uint64_t *ai = alloc64(NULL, 16 * sizeof(uint64_t), 0), offs[3], cols[3];
+    hurray_coo *coo = NULL;
+    if (av == NULL || ai == NULL) return 1;
+    memcpy(av, vals, sizeof vals);
+    memcpy(ai, idx, sizeof idx);
+    CHECK_STATUS(ctest_create(HURRAY_TYPE_FLOAT64, 2, shape, 3, true, av, sizeof vals, ai, sizeof idx, 0, &coo),
+                 HURRAY_OK, "");
+    CHECK_STATUS(hurray_coo_export_dense(coo, av, sizeof dense, 1), HURRAY_ERR_INVALID_ARGUMENT,
+                 "and the handle's values (24 bytes at");
+    CHECK_STATUS(hurray_coo_export_dense(coo, ai + 5, sizeof dense, 1), HURRAY_ERR_INVALID_ARGUMENT,
+                 "and the handle's indices (48 bytes at");
+    CHECK_STATUS(ctest_export_compressed(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_UINT64, 0, offs, sizeof offs, cols,
+                                         sizeof cols, av, 3 * sizeof(double), 1),
+                 HURRAY_ERR_INVALID_ARGUMENT, "c->values (24 bytes at");
+    CHECK_STATUS(ctest_export_compressed(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_UINT64, 0, ai + 6, sizeof offs, cols,
+                                         sizeof cols, dense, 3 * sizeof(double), 1),
+                 HURRAY_OK, "");
+    CHECK_STATUS(ctest_export_compressed(coo, HURRAY_FORMAT_CSR, HURRAY_INDEX_UINT64, 0, ai + 4, sizeof offs, cols,
+                                         sizeof cols, dense, 3 * sizeof(double), 1),
+                 HURRAY_ERR_INVALID_ARGUMENT, "c->offsets (24 bytes at");
+    CHECK(memcmp(av, vals, sizeof vals) == 0 && memcmp(ai, idx, sizeof idx) == 0);
+    CHECK(ai[6] == 0 && ai[7] == 2 && ai[8] == 3 && cols[0] == 0 && cols[1] == 2 && cols[2] == 2);
+    CHECK_STATUS(hurray_coo_export_dense(coo, dense, sizeof dense, 1), HURRAY_OK, "");
+    CHECK(dense[0] == 1.0 && dense[2] == 2.0 && dense[5] == 3.0 && dense[1] == 0.0);
+    hurray_coo_free(coo);
+    free64(av);
+    free64(ai);
+    return failures;
+}
+
 static int test_batch_lookup(void) {
     int failures = 0;
     enum { N = 20000 };
@@ -609,6 +647,7 @@ static int test_batch_lookup(void) {
     static uint64_t queries[2 * N];
     static double out[N], out_mt[N];
     static bool found[N], found_mt[N];
+    uint64_t q8[8];
     hurray_coo *coo = NULL;
     uint64_t *ai;
     double *av;
@@ -664,6 +703,24 @@ static int test_batch_lookup(void) {
                  HURRAY_ERR_INDEX_OUT_OF_BOUNDS, "query 7: coordinate 302 in dimension 1");
     CHECK_STATUS(hurray_coo_lookup_batch(NULL, queries, 1, 2, out, NULL, 0),
                  HURRAY_ERR_NULL_POINTER, "coo");
+    queries[2 * 7 + 1] = 3;
+    /* An output sharing memory with the queries, the other output or the
+     * buffers the (borrowed) handle reads is refused, nothing written. */
+    out[0] = -7;
+    memcpy(q8, queries, sizeof q8);
+    CHECK_STATUS(hurray_coo_lookup_batch(coo, queries, 4, 2, (double *)(void *)queries, NULL, 0),
+                 HURRAY_ERR_INVALID_ARGUMENT, "and queries (64 bytes at");
+    CHECK(memcmp(q8, queries, sizeof q8) == 0);
+    CHECK_STATUS(hurray_coo_lookup_batch(coo, queries, 4, 2, out, (bool *)(void *)(out + 3), 0),
+                 HURRAY_ERR_INVALID_ARGUMENT, "out_values (32 bytes at");
+    CHECK_STATUS(hurray_coo_lookup_batch(coo, queries, 4, 2, av + 10, NULL, 0), HURRAY_ERR_INVALID_ARGUMENT,
+                 "the handle's values");
+    CHECK_STATUS(hurray_coo_lookup_batch(coo, queries, 4, 2, out, (bool *)(void *)ai, 0),
+                 HURRAY_ERR_INVALID_ARGUMENT, "the handle's indices");
+    CHECK(out[0] == -7 && vals[10] == 10.0 && av[10] == 10.0);
+    /* Apart, the same arrays work. */
+    CHECK_STATUS(hurray_coo_lookup_batch(coo, queries, 4, 2, out, (bool *)(void *)(out + 4), 0), HURRAY_OK,
+                 "");
     hurray_coo_free(coo);
     free64(ai);
     free64(av);
@@ -1495,6 +1552,7 @@ static const struct {
     {"sorted_index", test_sorted_index},
     {"lookup_probe", test_lookup_probe},
     {"batch_lookup", test_batch_lookup},
+    {"exports_apart_from_the_handle", test_exports_apart_from_the_handle},
     {"seed_example", test_seed_example},
     {"copy_mode_owns_its_memory", test_copy_mode_owns_its_memory},
     {"null_pointers_never_crash", test_null_pointers_never_crash},

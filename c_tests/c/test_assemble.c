@@ -77,6 +77,16 @@ static int test_fem_assembly_sum_and_plan(void) {
         CHECK_STATUS(hurray_assembly_plan_apply(NULL, v2, sizeof v2, out, sizeof out, 1),
                      HURRAY_ERR_NULL_POINTER, "plan");
     }
+    /* The plan cannot apply in place: values and out_values that share
+     * memory are refused before either is touched. */
+    {
+        double v3[7] = {2.0, 4.0, 6.0, 8.0, 10.0, 20.0, 1e300};
+        CHECK_STATUS(hurray_assembly_plan_apply(plan, v3, sizeof v3, v3, 4 * sizeof(double), 1),
+                     HURRAY_ERR_INVALID_ARGUMENT, "out_values (32 bytes at");
+        CHECK_STATUS(hurray_assembly_plan_apply(plan, v3, sizeof v3, v3 + 3, 4 * sizeof(double), 1),
+                     HURRAY_ERR_INVALID_ARGUMENT, "and values (56 bytes at");
+        CHECK(v3[0] == 2.0 && v3[3] == 8.0 && v3[6] == 1e300);
+    }
     hurray_assembly_plan_free(plan);
     hurray_assembly_plan_free(NULL);
     hurray_coo_free(coo);

@@ -378,7 +378,9 @@ pub unsafe extern "C" fn hurray_coo_assemble(
 /// that handle meanwhile.
 ///
 /// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_BUFFER_SIZE,
-/// HURRAY_ERR_OVERFLOW (an integer SUM), HURRAY_ERR_UNSUPPORTED_FEATURE (a
+/// HURRAY_ERR_INVALID_ARGUMENT (out_values sharing memory with values: the
+/// plan cannot apply in place), HURRAY_ERR_OVERFLOW (an integer SUM),
+/// HURRAY_ERR_UNSUPPORTED_FEATURE (a
 /// plan built from a pattern), HURRAY_ERR_ALLOC (a thread could not be
 /// started), HURRAY_ERR_INTERNAL_PANIC.
 ///
@@ -396,7 +398,12 @@ pub unsafe extern "C" fn hurray_assembly_plan_apply(
     guard(|| {
         // SAFETY: NULL or a live plan, per the contract.
         let p = unsafe { live(plan, "plan") }?;
-        // SAFETY: readable and writable for their byte counts, per the contract.
+        super::guard::apart(
+            &[("values", values.cast(), values_bytes)],
+            &[("out_values", out_values.cast_const().cast(), out_bytes)],
+        )?;
+        // SAFETY: readable and writable for their byte counts, per the
+        // contract, and apart (checked above).
         let (input, out) = unsafe {
             (
                 bytes(values, values_bytes, "values")?,

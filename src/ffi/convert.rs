@@ -9,7 +9,7 @@ use super::assemble::{
 use super::choose;
 use super::guard::box_handle;
 use super::guard::{
-    array, array_mut, bytes, disjoint, guard, handle, read_struct, write_opt, write_req,
+    apart, array, array_mut, bytes, guard, handle, read_struct, span, write_opt, write_req, Span,
 };
 use super::handle::hand_out;
 use super::{hurray_coo, hurray_status};
@@ -65,16 +65,23 @@ fn compressed_kind(c: &hurray_compressed) -> Result<(Format, IndexType, u8), Coo
 }
 
 /// c's three arrays as byte slices, after checking that no two non-empty
-/// ones share memory (they are written at the same time).
+/// ones share memory (they are written at the same time) and that none
+/// shares memory with an array `read` during the same call.
 ///
 /// # Safety
 /// Each of c's arrays NULL with 0 bytes or writable for its byte count.
-unsafe fn compressed_arrays<'a>(k: &hurray_compressed) -> Result<[&'a mut [u8]; 3], CooError> {
-    disjoint(&[
-        ("c->offsets", k.offsets.cast_const().cast(), k.offsets_bytes),
-        ("c->indices", k.indices.cast_const().cast(), k.indices_bytes),
-        ("c->values", k.values.cast_const().cast(), k.values_bytes),
-    ])?;
+unsafe fn compressed_arrays<'a>(
+    k: &hurray_compressed,
+    read: &[Span],
+) -> Result<[&'a mut [u8]; 3], CooError> {
+    apart(
+        read,
+        &[
+            ("c->offsets", k.offsets.cast_const().cast(), k.offsets_bytes),
+            ("c->indices", k.indices.cast_const().cast(), k.indices_bytes),
+            ("c->values", k.values.cast_const().cast(), k.values_bytes),
+        ],
+    )?;
     // SAFETY: each writable for its byte count (the caller's contract), and
     // no two overlap (checked above), so the three slices are exclusive.
     unsafe {
@@ -91,31 +98,26 @@ unsafe fn compressed_arrays<'a>(k: &hurray_compressed) -> Result<[&'a mut [u8]; 
 /// result (and, with HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT, the work) is
 /// written. Checked before either is touched.
 fn inputs_apart(t: &Triplets<'_>, out: &CompressedOut<'_>) -> Result<(), CooError> {
-    let at = |name: &'static str, s: &[u8]| (name, s.as_ptr(), s.len());
     let mut read = Vec::new();
     match t.coords {
-        CoordArrays::Interleaved(s) => read.push(at("triplets->indices", s)),
+        CoordArrays::Interleaved(s) => read.push(span("triplets->indices", s)),
         CoordArrays::PerDim(arrays) => {
             const NAMES: [&str; 2] = ["triplets->dim_indices[0]", "triplets->dim_indices[1]"];
             for (d, s) in arrays.iter().enumerate() {
-                read.push(at(NAMES.get(d).unwrap_or(&"triplets->dim_indices[d]"), s));
+                read.push(span(NAMES.get(d).unwrap_or(&"triplets->dim_indices[d]"), s));
             }
         }
     }
     if let Some(v) = t.values {
-        read.push(at("triplets->values", v));
+        read.push(span("triplets->values", v));
     }
+    // The outputs among themselves were checked when they were taken.
     let written = [
-        at("c->offsets", out.offsets),
-        at("c->indices", out.indices),
-        at("c->values", out.values),
+        span("c->offsets", out.offsets),
+        span("c->indices", out.indices),
+        span("c->values", out.values),
     ];
-    for r in read {
-        for w in written {
-            disjoint(&[r, w])?;
-        }
-    }
-    Ok(())
+    apart(&read, &written)
 }
 
 /// The caller's CSR or CSC arrays of `c`, checked, for a result written
@@ -132,7 +134,7 @@ pub(super) unsafe fn compressed_out<'a>(
     let k = unsafe { read_struct(c, "c") }?;
     let (format, index_type, base) = compressed_kind(&k)?;
     // SAFETY: each writable for its byte count, per the contract.
-    let [offsets, indices, values] = unsafe { compressed_arrays(&k) }?;
+    let [offsets, indices, values] = unsafe { compressed_arrays(&k, &[]) }?;
     Ok(CompressedOut {
         format,
         index_type,
@@ -189,9 +191,10 @@ pub unsafe extern "C" fn hurray_coo_compressed_size(
 ///
 /// Returns HURRAY_OK or: the statuses of hurray_coo_compressed_size,
 /// HURRAY_ERR_INVALID_ARGUMENT (base; two of c's non-empty arrays
-/// sharing memory), HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_ALLOC
-/// (memory), any status of hurray_coo_validate (permissive
-/// handles).
+/// sharing memory, or one sharing memory with the handle's indices or
+/// values, as when exporting into the buffers a borrowed handle reads),
+/// HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_ALLOC (memory), any status of
+/// hurray_coo_validate (permissive handles).
 /// Thread safety: safe on a handle shared between threads.
 #[no_mangle]
 pub unsafe extern "C" fn hurray_coo_export_compressed(
@@ -203,8 +206,9 @@ pub unsafe extern "C" fn hurray_coo_export_compressed(
         // SAFETY: NULL or live / a caller's struct, per the contract.
         let (h, k) = unsafe { (handle(coo)?, read_struct(c, "c")?) };
         let (f, it, b) = compressed_kind(&k)?;
-        // SAFETY: each writable for its byte count, per the contract.
-        let [o, i, v] = unsafe { compressed_arrays(&k) }?;
+        // SAFETY: each writable for its byte count, per the contract; none
+        // shares memory with the handle's arrays (checked there).
+        let [o, i, v] = unsafe { compressed_arrays(&k, &h.spans()) }?;
         convert::export_compressed(&h.coo, f, it, b, o, i, v, threads as usize)
             .map_err(|e| h.err(e))
     })
@@ -240,7 +244,9 @@ pub unsafe extern "C" fn hurray_coo_dense_size(
 /// of at least a MiB each; other handles use the calling thread.
 ///
 /// Returns HURRAY_OK or: the statuses of hurray_coo_dense_size,
-/// HURRAY_ERR_BUFFER_SIZE, any status of hurray_coo_validate.
+/// HURRAY_ERR_BUFFER_SIZE, HURRAY_ERR_INVALID_ARGUMENT (out sharing memory
+/// with the handle's indices or values), any status of
+/// hurray_coo_validate.
 /// Thread safety: safe on a handle shared between threads.
 #[no_mangle]
 pub unsafe extern "C" fn hurray_coo_export_dense(
@@ -252,7 +258,9 @@ pub unsafe extern "C" fn hurray_coo_export_dense(
     guard(|| {
         // SAFETY: NULL or live, per the contract.
         let h = unsafe { handle(coo) }?;
-        // SAFETY: writable for out_bytes, per the contract.
+        apart(&h.spans(), &[("out", out.cast_const().cast(), out_bytes)])?;
+        // SAFETY: writable for out_bytes, per the contract, and apart from
+        // the handle's arrays (checked above).
         let o = unsafe { array_mut::<u8>(out.cast(), out_bytes, "out") }?;
         convert::export_dense(&h.coo, o, threads as usize).map_err(|e| h.err(e))
     })

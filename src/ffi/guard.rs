@@ -589,17 +589,34 @@ pub(crate) unsafe fn c_path<'a>(
     }
 }
 
-/// `Err` naming the first two of the caller's non-empty byte ranges
-/// (name, start, length) that share memory: arrays written during one call
-/// must be apart. Addresses are compared as numbers; nothing is read.
-pub(crate) fn disjoint(ranges: &[(&'static str, *const u8, usize)]) -> Result<(), CooError> {
-    for (a, &(na, pa, la)) in ranges.iter().enumerate() {
-        for &(nb, pb, lb) in &ranges[a + 1..] {
+/// A caller's array as [`apart`] compares it: its name in messages, its
+/// first byte, its length in bytes.
+pub(crate) type Span = (&'static str, *const u8, usize);
+
+/// The [`Span`] of a slice.
+pub(crate) fn span<T>(name: &'static str, s: &[T]) -> Span {
+    (name, s.as_ptr().cast(), std::mem::size_of_val(s))
+}
+
+/// `Err` naming the first two non-empty arrays of a call that share memory
+/// when at least one of them is written: each of `written` against every
+/// other written one and every `read` one (arrays only read may share
+/// memory). Addresses are compared as numbers; nothing is read. A NULL
+/// array is apart from everything (its own check refuses it). Checked
+/// before any array is touched, so an output that aliases an input (an
+/// in-place call the library cannot do) is refused instead of read half
+/// overwritten.
+pub(crate) fn apart(read: &[Span], written: &[Span]) -> Result<(), CooError> {
+    for (k, &w) in written.iter().enumerate() {
+        for &other in written[k + 1..].iter().chain(read) {
+            let ((na, pa, la), (nb, pb, lb)) = (w, other);
             let (a0, b0) = (pa as usize, pb as usize);
-            if la > 0 && lb > 0 && a0 < b0.saturating_add(lb) && b0 < a0.saturating_add(la) {
+            let both = la > 0 && lb > 0 && !pa.is_null() && !pb.is_null();
+            if both && a0 < b0.saturating_add(lb) && b0 < a0.saturating_add(la) {
                 return Err(CooError::Argument(format!(
                     "{na} ({la} bytes at {a0:#x}) and {nb} ({lb} bytes at {b0:#x}) overlap: \
-                     the arrays written by one call must not share memory"
+                     an array a call writes must not share memory with another array of the \
+                     call"
                 )));
             }
         }
@@ -669,19 +686,36 @@ mod tests {
         }
     }
 
-    /// Ranges that share a byte are refused, naming both; ranges that only
-    /// touch, and empty ones anywhere, are apart.
+    /// Written ranges that share a byte with another written or a read one
+    /// are refused, naming both; ranges that only touch, empty ones
+    /// anywhere and read ones sharing memory with each other are apart.
     #[test]
     fn written_arrays_must_be_apart() {
         let buf = [0u8; 64];
         let p = buf.as_ptr();
         let at = |k: usize| p.wrapping_add(k);
-        assert!(disjoint(&[("a", at(0), 16), ("b", at(16), 16), ("c", at(32), 32)]).is_ok());
-        assert!(disjoint(&[("a", at(0), 16), ("b", at(8), 0), ("c", at(8), 0)]).is_ok());
-        let e = disjoint(&[("a", at(0), 16), ("b", at(32), 8), ("c", at(15), 4)]).unwrap_err();
+        assert!(apart(
+            &[],
+            &[("a", at(0), 16), ("b", at(16), 16), ("c", at(32), 32)]
+        )
+        .is_ok());
+        assert!(apart(&[], &[("a", at(0), 16), ("b", at(8), 0), ("c", at(8), 0)]).is_ok());
+        let e = apart(&[], &[("a", at(0), 16), ("b", at(32), 8), ("c", at(15), 4)]).unwrap_err();
         assert!(e.to_string().starts_with("a (16 bytes at"), "{e}");
         assert!(e.to_string().contains("and c (4 bytes at"), "{e}");
-        assert!(disjoint(&[("a", at(40), 8), ("b", at(0), 41)]).is_err());
-        assert!(disjoint(&[("a", at(40), usize::MAX), ("b", at(0), 41)]).is_err());
+        assert!(apart(&[], &[("a", at(40), 8), ("b", at(0), 41)]).is_err());
+        assert!(apart(&[], &[("a", at(40), usize::MAX), ("b", at(0), 41)]).is_err());
+        // Read against written, never read against read.
+        let r = [("r", at(0), 32), ("s", at(8), 8)];
+        assert!(apart(&r, &[("w", at(32), 32)]).is_ok());
+        let e = apart(&r, &[("w", at(31), 2)]).unwrap_err();
+        assert!(e.to_string().starts_with("w (2 bytes at"), "{e}");
+        assert!(e.to_string().contains("and r (32 bytes at"), "{e}");
+        assert!(apart(&r, &[("w", at(12), 0)]).is_ok());
+        assert!(apart(&r, &[]).is_ok());
+        let null = std::ptr::null::<u8>();
+        assert!(apart(&[("q", null, 64)], &[("w", null, 64)]).is_ok());
+        let v = [1u64, 2];
+        assert_eq!(span("v", &v), ("v", v.as_ptr().cast(), 16));
     }
 }

@@ -3,8 +3,8 @@
 use std::ffi::c_void;
 
 use super::guard::{
-    array, array_mut, guard, guard_fast, handle, handle_fast, query_fast, read_struct, with_query,
-    write_bytes, write_opt,
+    apart, array, array_mut, guard, guard_fast, handle, handle_fast, query_fast, read_struct,
+    with_query, write_bytes, write_opt,
 };
 use super::probe::Probe;
 use super::{hurray_coo, hurray_status, HURRAY_LOOKUP_MAX_BYTES, HURRAY_LOOKUP_VIEW_VERSION};
@@ -322,6 +322,8 @@ unsafe fn lookup_f64_checked(
 /// per thread. On failure the outputs are unspecified.
 ///
 /// Returns HURRAY_OK, HURRAY_ERR_NULL_POINTER, HURRAY_ERR_RANK_MISMATCH,
+/// HURRAY_ERR_INVALID_ARGUMENT (out_values or out_found sharing memory with
+/// each other, with queries or with the handle's indices or values),
 /// HURRAY_ERR_MISALIGNED, HURRAY_ERR_OVERFLOW, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
 /// HURRAY_ERR_UNSUPPORTED_TYPE (complex types, tags accepted in permissive
 /// mode), HURRAY_ERR_ALLOC (a thread could not be started),
@@ -352,9 +354,26 @@ pub unsafe extern "C" fn hurray_coo_lookup_batch(
             .ok_or_else(|| CooError::Overflow {
                 what: format!("the queries: n * rank = {n} * {rank} coordinates"),
             })?;
+        // Byte counts for the overlap check; one that overflows is left out
+        // of it (0), for the arrays' own checks below to refuse.
+        let bytes = |k: usize, w: usize| k.checked_mul(w).unwrap_or(0);
+        let found = if out_found.is_null() { 0 } else { n };
+        let [indices, values] = h.spans();
+        apart(
+            &[
+                ("queries", queries.cast(), bytes(count, 8)),
+                indices,
+                values,
+            ],
+            &[
+                ("out_values", out_values.cast_const().cast(), bytes(n, 8)),
+                ("out_found", out_found.cast_const().cast(), found),
+            ],
+        )?;
         // SAFETY: the caller guarantees n * rank readable coordinates, n
         // writable doubles and, when out_found is not NULL, n writable bools
-        // (written as 0 or 1 bytes, so no invalid bool is ever read).
+        // (written as 0 or 1 bytes, so no invalid bool is ever read); no two
+        // share memory (checked above).
         let (qs, out, found) = unsafe {
             (
                 array(queries, count, "queries")?,

@@ -95,6 +95,16 @@ impl hurray_coo {
     fn err(&self, e: CooError) -> CooError {
         e.one_based(self.one_based)
     }
+
+    /// The handle's coordinates and values as arrays an operation reads
+    /// (the caller's own memory when the handle borrows it), for
+    /// `guard::apart` against the caller's output arrays.
+    fn spans(&self) -> [guard::Span; 2] {
+        [
+            guard::span("the handle's indices", self.coo.indices_bytes()),
+            guard::span("the handle's values", self.coo.values()),
+        ]
+    }
 }
 
 /// Calls the caller's release callback exactly once, when dropped.
