@@ -6,9 +6,8 @@ use super::guard::{
     apart, array, array_mut, guard, guard_fast, handle, handle_fast, query_fast, read_struct,
     with_query, write_bytes, write_opt,
 };
-use super::probe::Probe;
-use super::{hurray_coo, hurray_status, HURRAY_LOOKUP_MAX_BYTES, HURRAY_LOOKUP_VIEW_VERSION};
-use crate::coo::lookup::Words;
+use super::probe::{hurray_lookup_view, lookup_view, Probe};
+use super::{hurray_coo, hurray_status, HURRAY_LOOKUP_MAX_BYTES};
 use crate::error::CooError;
 
 /// The prologue of both point lookups, in the documented order: the handle,
@@ -390,63 +389,6 @@ pub unsafe extern "C" fn hurray_coo_lookup_batch(
     })
 }
 
-/// A read-only view of what a lookup on a handle reads, so that a probe in
-/// the caller's own code (the static inline hurray_coo_probe_f64 of
-/// hurray_coo_probe.h) finds an element without a call: the handle's
-/// coordinates and float64 values, and the bucket directory of a sorted
-/// tensor. Filled by hurray_coo_lookup_view; every pointer in it is owned
-/// by the library or is the handle's own buffer, valid until
-/// hurray_coo_free(coo), and never to be written.
-///
-/// The layout is part of the ABI (HURRAY_LOOKUP_VIEW_VERSION, version 1):
-/// entry i's linear position is the sum over dimensions d of
-/// indices[i * rank + d] * strides[d] (row-major strides: strides[rank - 1]
-/// is 1); entries are in strictly increasing
-/// linear order; entry i is in bucket linear >> shift (bucket 0 when shift
-/// is 64); the entries of bucket b are offsets[b] .. offsets[b + 1] - 1
-/// (offsets holds uint32_t when offset_bytes is 4, uint64_t when 8); when
-/// low_bytes is 2 or 4, low[i] (uint16_t or uint32_t) is the low shift bits
-/// of entry i's linear position, and shift is at most 32.
-///
-/// offset_bytes 0 means there is no directory to read (an unsorted tensor,
-/// a hash or packed index, no memory for the directory): then every probe
-/// is the library call. values_f64 is NULL unless the element type is
-/// float64 (and the host little-endian): then too.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct hurray_lookup_view {
-    /// In: sizeof(hurray_lookup_view), set by the caller (the struct
-    /// may grow at its end; the library never writes past the size given).
-    pub size: usize,
-    /// HURRAY_LOOKUP_VIEW_VERSION of the library that filled it.
-    pub version: u32,
-    /// The tensor's rank.
-    pub rank: u32,
-    /// The handle the view is of: probes that the view cannot answer call
-    /// the library on it.
-    pub coo: *const hurray_coo,
-    /// rank extents, then rank row-major strides of the linear position.
-    pub shape: *const u64,
-    pub strides: *const u64,
-    /// nnz entries of rank coordinates, the handle's indices.
-    pub indices: *const u64,
-    /// The handle's nnz float64 values, or NULL (see above).
-    pub values_f64: *const f64,
-    pub nnz: u64,
-    /// The directory: bucket = linear >> shift.
-    pub shift: u32,
-    /// 0 (no directory), 4 or 8: the width of each of offsets' entries.
-    pub offset_bytes: u32,
-    /// buckets + 1 offsets, the last one nnz.
-    pub offsets: *const c_void,
-    /// 0 (compare the entries' linear positions), 2 or 4: the width of
-    /// each of low's nnz entries.
-    pub low_bytes: u32,
-    /// Reserved, 0.
-    pub reserved: u32,
-    pub low: *const c_void,
-}
-
 /// Fill *out with the read-only view of coo that the inline probe of
 /// hurray_coo_probe.h reads (see hurray_lookup_view). On a sorted
 /// handle it builds the bucket directory if no lookup has yet (one pass
@@ -494,56 +436,4 @@ pub unsafe extern "C" fn hurray_coo_lookup_view(
         unsafe { write_opt(out, view) };
         Ok(())
     })
-}
-
-/// The view of `h` (the handle `coo`), `size` bytes as the caller declared.
-pub(super) fn lookup_view(
-    coo: *const hurray_coo,
-    h: &crate::coo::Coo<'_>,
-    size: usize,
-) -> hurray_lookup_view {
-    let f64_values = cfg!(target_endian = "little")
-        && h.type_info()
-            .is_some_and(|t| t.encoding == crate::element::types::Encoding::F64)
-        && h.nnz() > 0;
-    let mut view = hurray_lookup_view {
-        size,
-        version: HURRAY_LOOKUP_VIEW_VERSION,
-        rank: h.rank(),
-        coo,
-        shape: h.shape().as_ptr(),
-        strides: std::ptr::null(),
-        indices: h.indices().as_ptr(),
-        // Non-empty storage is 64-byte aligned (see `Coo::indices`), so
-        // the float64 values may be read as doubles in place.
-        values_f64: if f64_values {
-            h.values().as_ptr().cast()
-        } else {
-            std::ptr::null()
-        },
-        nnz: h.nnz(),
-        shift: 0,
-        offset_bytes: 0,
-        offsets: std::ptr::null(),
-        low_bytes: 0,
-        reserved: 0,
-        low: std::ptr::null(),
-    };
-    let Some(d) = h.search_directory() else {
-        return view;
-    };
-    let p = d.parts();
-    let words = |w: &Words<'_>| -> (u32, *const c_void) {
-        match w {
-            Words::None => (0, std::ptr::null()),
-            Words::U16(v) => (2, v.as_ptr().cast()),
-            Words::U32(v) => (4, v.as_ptr().cast()),
-            Words::U64(v) => (8, v.as_ptr().cast()),
-        }
-    };
-    (view.offset_bytes, view.offsets) = words(&p.offsets);
-    (view.low_bytes, view.low) = words(&p.low);
-    view.strides = p.strides.as_ptr();
-    view.shift = p.shift;
-    view
 }

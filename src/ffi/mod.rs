@@ -42,6 +42,7 @@ pub use handle::*;
 pub use io::*;
 pub use library::*;
 pub use lookup::*;
+pub use probe::hurray_lookup_view;
 pub use shard::*;
 pub use text::*;
 pub use validate::*;

@@ -11,6 +11,7 @@
 
 use super::fastparse::{self, Spec, Stop, Values};
 use super::gzip::{Report, QUIET};
+pub use super::symmetry::{symmetry_name, MtxSymmetry};
 use super::text::{self, field_of, Entries, Field, Lines, TextOptions, Token, WriteOptions};
 use crate::coo::Coo;
 use crate::error::CooError;
@@ -25,15 +26,6 @@ pub enum MtxField {
     Integer,
     Complex,
     Pattern,
-}
-
-/// The symmetry of a Matrix Market file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MtxSymmetry {
-    General,
-    Symmetric,
-    SkewSymmetric,
-    Hermitian,
 }
 
 /// What a Matrix Market banner declares.
@@ -496,16 +488,6 @@ fn first_row(c: u64, s: MtxSymmetry) -> u64 {
         MtxSymmetry::General => 0,
         MtxSymmetry::Symmetric | MtxSymmetry::Hermitian => c,
         MtxSymmetry::SkewSymmetric => c + 1,
-    }
-}
-
-/// The banner word of a symmetry ("skew-symmetric").
-pub fn symmetry_name(s: MtxSymmetry) -> &'static str {
-    match s {
-        MtxSymmetry::General => "general",
-        MtxSymmetry::Symmetric => "symmetric",
-        MtxSymmetry::SkewSymmetric => "skew-symmetric",
-        MtxSymmetry::Hermitian => "hermitian",
     }
 }
 

@@ -1,4 +1,5 @@
-//! Whether a whole matrix has the symmetry a Matrix Market file would
+//! The symmetries a Matrix Market banner declares, their banner words, and
+//! whether a whole matrix has the symmetry a Matrix Market file would
 //! declare for it (every off-diagonal entry's mirror image stored, with the
 //! same, the negated or the conjugated value), so that writing one triangle
 //! under that banner means exactly the matrix the caller has. The first
@@ -10,8 +11,26 @@ use crate::coo::Coo;
 use crate::element::decode::{copy_element, to_f64};
 use crate::element::types::{Encoding, TypeInfo};
 use crate::error::CooError;
-use crate::io::mtx::MtxSymmetry;
 use crate::io::text::entry_text;
+
+/// The symmetry of a Matrix Market file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MtxSymmetry {
+    General,
+    Symmetric,
+    SkewSymmetric,
+    Hermitian,
+}
+
+/// The banner word of a symmetry ("skew-symmetric").
+pub fn symmetry_name(s: MtxSymmetry) -> &'static str {
+    match s {
+        MtxSymmetry::General => "general",
+        MtxSymmetry::Symmetric => "symmetric",
+        MtxSymmetry::SkewSymmetric => "skew-symmetric",
+        MtxSymmetry::Hermitian => "hermitian",
+    }
+}
 
 /// An element's raw bits.
 fn raw(ty: &TypeInfo, values: &[u8], i: usize) -> u128 {
@@ -83,7 +102,7 @@ pub(crate) fn check(coo: &Coo<'_>, s: MtxSymmetry, pattern: bool) -> Result<(), 
     let Some(ty) = coo.type_info() else {
         return Ok(()); // refused by the writer's type check first
     };
-    let name = crate::io::mtx::symmetry_name(s);
+    let name = symmetry_name(s);
     let n = coo.nnz() as usize;
     let values = coo.values();
     // Where each entry is: the handle's own search when its order is
