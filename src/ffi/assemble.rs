@@ -4,8 +4,8 @@ use std::ffi::c_void;
 
 use super::choose;
 use super::guard::{
-    array_mut, box_handle, bytes, free_handle, guard, guard_value, live, read_ptrs, read_sized,
-    read_struct, read_u64s, write_opt, write_req,
+    apart, array_mut, box_handle, bytes, free_handle, guard, guard_value, live, read_ptrs,
+    read_sized, read_struct, read_u64s, write_opt, write_req,
 };
 use super::{hurray_coo, hurray_status};
 use crate::assemble::{
@@ -398,7 +398,7 @@ pub unsafe extern "C" fn hurray_assembly_plan_apply(
     guard(|| {
         // SAFETY: NULL or a live plan, per the contract.
         let p = unsafe { live(plan, "plan") }?;
-        super::guard::apart(
+        apart(
             &[("values", values.cast(), values_bytes)],
             &[("out_values", out_values.cast_const().cast(), out_bytes)],
         )?;

@@ -142,7 +142,7 @@ fn value_type(t: u32) -> Result<u8, CooError> {
 
 /// Which reader the options are for: only the read into the caller's
 /// arrays can lend their room to the assembly.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 enum ReadInto {
     Handle,
     Arrays,
@@ -155,7 +155,7 @@ fn read_options(o: &hurray_text_options, into: ReadInto) -> Result<TextOptions, 
             HURRAY_ASSEMBLE_DROP_ZEROS,
             HURRAY_TEXT_KEEP_TRIANGULAR,
         ),
-        ReadInto::Arrays => flag_set!("hurray_read_mtx_compressed":
+        ReadInto::Arrays => flag_set!("reading a Matrix Market file into CSR/CSC arrays":
             HURRAY_ASSEMBLE_DROP_ZEROS,
             HURRAY_ASSEMBLE_SCRATCH_IN_OUTPUT,
             HURRAY_TEXT_KEEP_TRIANGULAR,
