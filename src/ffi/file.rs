@@ -5,7 +5,6 @@
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
-use super::file_kv::{nul_terminated, nul_terminated_all, KvText};
 use super::flag_set;
 use super::guard::{
     box_handle, bytes, c_path, c_str, free_handle, guard, guard_value, live, write_opt, write_req,
@@ -419,4 +418,33 @@ pub unsafe extern "C" fn hurray_file_get_rows(
         // SAFETY: `out` checked above.
         unsafe { super::handle::hand_out(coo, false, out) }
     })
+}
+
+/// The NUL-terminated copies of one KV entry's key and strings, kept by
+/// the hurray_file so that the hurray_kv pointers stay valid until close.
+pub(super) struct KvText {
+    pub(super) key: Vec<u8>,
+    /// One per string (a scalar string, or each element of a string array).
+    pub(super) strings: Vec<Vec<u8>>,
+}
+
+/// `b` and a NUL, allocated without aborting (a file's strings may be as
+/// large as the file).
+fn nul_terminated(b: &[u8]) -> Result<Vec<u8>, CooError> {
+    let mut v = try_vec(b.len().saturating_add(1), "a C copy of a file's string")?;
+    v.extend_from_slice(b);
+    v.push(0);
+    Ok(v)
+}
+
+/// The NUL-terminated copies of `strings`, allocated without aborting.
+fn nul_terminated_all<'s>(
+    n: usize,
+    strings: impl Iterator<Item = &'s [u8]>,
+) -> Result<Vec<Vec<u8>>, CooError> {
+    let mut v = try_vec(n, "the C copies of a file's strings")?;
+    for s in strings {
+        v.push(nul_terminated(s)?);
+    }
+    Ok(v)
 }

@@ -7,7 +7,6 @@ use std::ffi::{c_char, c_void};
 use super::file::{hurray_file, index_of, open_file};
 use super::guard::{guard, guard_value, write_opt};
 use super::hurray_status;
-use crate::aligned::try_vec;
 use crate::error::CooError;
 use crate::io::file::{KvArray, KvValue};
 
@@ -25,33 +24,6 @@ pub const HURRAY_KV_BOOL: u8 = 5;
 pub const HURRAY_KV_BYTES: u8 = 6;
 /// KV value tag: homogeneous array of one of the tags above.
 pub const HURRAY_KV_ARRAY: u8 = 7;
-
-pub(super) struct KvText {
-    pub(super) key: Vec<u8>,
-    /// One per string (a scalar string, or each element of a string array).
-    pub(super) strings: Vec<Vec<u8>>,
-}
-
-/// `b` and a NUL, allocated without aborting (a file's strings may be as
-/// large as the file).
-pub(super) fn nul_terminated(b: &[u8]) -> Result<Vec<u8>, CooError> {
-    let mut v = try_vec(b.len().saturating_add(1), "a C copy of a file's string")?;
-    v.extend_from_slice(b);
-    v.push(0);
-    Ok(v)
-}
-
-/// The NUL-terminated copies of `strings`, allocated without aborting.
-pub(super) fn nul_terminated_all<'s>(
-    n: usize,
-    strings: impl Iterator<Item = &'s [u8]>,
-) -> Result<Vec<Vec<u8>>, CooError> {
-    let mut v = try_vec(n, "the C copies of a file's strings")?;
-    for s in strings {
-        v.push(nul_terminated(s)?);
-    }
-    Ok(v)
-}
 
 /// One KV metadata entry (or one element of an array entry). Pointers are
 /// owned by the hurray_file and valid until hurray_file_close.
