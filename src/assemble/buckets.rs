@@ -37,15 +37,20 @@
 //! `tests/assemble.rs` compares every case with the general path.
 
 use super::combine::is_zero;
-use super::rank2::{row_cuts, Assembled, Words};
-use super::read::IndexType;
+use super::plan::Plan;
+use super::read::{IndexType, Words};
 use super::{AssembleOptions, Duplicates, Triplets};
 use crate::aligned::{zeroed_vec, AlignedBuf};
 use crate::coo::Coo;
 use crate::element::types::{Encoding, TypeInfo};
+use crate::error::CooError;
 use crate::hint::prefetch;
 use crate::threads;
 use bytemuck::Pod;
+
+/// What an assembly into a handle gives: the handle and, if asked, the
+/// plan for re-assembling new values.
+pub(super) type Assembled = Result<(Coo<'static>, Option<Plan>), CooError>;
 
 /// Where the kernel's result goes once the triplets are checked, counted
 /// and combined: the canonical COO (`CooSink`), or the caller's own CSR or
@@ -991,6 +996,26 @@ fn sort_by_column<T: Copy>(row: &mut [(u32, T)]) {
         }
         row[j] = x;
     }
+}
+
+/// Row ranges of about equal triplet counts, one per thread: the first row
+/// of each, then the row count (`start`: each row's first triplet, and the
+/// total last).
+pub(super) fn row_cuts(start: &[usize], threads: usize) -> Vec<usize> {
+    let rows = start.len() - 1;
+    let kept = start[rows];
+    let mut cuts = vec![0usize];
+    for k in 1..threads {
+        let goal = kept * k / threads;
+        cuts.push(
+            start
+                .partition_point(|&s| s < goal)
+                .min(rows)
+                .max(cuts[k - 1]),
+        );
+    }
+    cuts.push(rows);
+    cuts
 }
 
 #[cfg(test)]

@@ -11,7 +11,8 @@
 //! export.
 
 use super::buckets::{self, kept_sorted, Placed, Rows, Sink, SortedInput, Values};
-use super::rank2::{fits, with_read, WithRead, Words};
+use super::rank2::{fits, with_read, WithRead};
+use super::read::Words;
 use super::{AssembleOptions, IndexType, Narrow, Triplets};
 use crate::element::size;
 use crate::element::types::TypeInfo;

@@ -11,9 +11,10 @@
 //! errors: any triplet that is not plainly in bounds sends the whole call
 //! back to the general path, which reports it).
 
+use super::buckets::{row_cuts, Assembled};
 use super::combine::Combine;
 use super::plan::Plan;
-use super::read::{CoordArrays, IndexType, Reader};
+use super::read::{CoordArrays, IndexType, Reader, Words};
 use super::{AssembleOptions, Duplicates, Triplets};
 use crate::aligned::AlignedBuf;
 use crate::coo::Coo;
@@ -21,8 +22,6 @@ use crate::element::encode::store_element;
 use crate::element::size;
 use crate::element::types::{Encoding, TypeInfo};
 use crate::error::{CooError, Coords};
-
-pub(super) type Assembled = Result<(Coo<'static>, Option<Plan>), CooError>;
 
 /// The fast path's answer, or `None` when it does not apply (the caller
 /// then takes the general path).
@@ -75,42 +74,6 @@ pub(super) trait WithRead {
         read: R,
         words: Option<Words<'_>>,
     ) -> Option<Self::Out>;
-}
-
-/// 32-bit coordinates in two arrays of `n` each, in the order `read` gives
-/// them (rows first, after any transposition): what a scan needs to run in
-/// vector registers. int32 and uint32 alike: read as i32 with extents
-/// below 2^31, a negative int32 and a uint32 of 2^31 and up are both out of
-/// bounds.
-#[derive(Clone, Copy)]
-pub(super) struct Words<'a> {
-    pub rows: &'a [u32],
-    pub cols: &'a [u32],
-}
-
-impl<'a> Words<'a> {
-    /// The arrays `x` (rows) and `y` (columns) of `t`'s 32-bit
-    /// coordinates, when they are aligned and the machine little-endian.
-    fn of(t: &Triplets<'_>, x: &'a [u8], y: &'a [u8]) -> Option<Words<'a>> {
-        if !matches!(t.index_type, IndexType::I32 | IndexType::U32) {
-            return None;
-        }
-        let cast = |b| bytemuck::try_cast_slice::<u8, u32>(b).ok()?.get(..t.n);
-        let (rows, cols) = (cast(x)?, cast(y)?);
-        cfg!(target_endian = "little").then_some(Words { rows, cols })
-    }
-
-    /// Triplet `i`'s (row, column) less `base` (0 or 1), read as unsigned
-    /// 32-bit numbers: a coordinate below the base, or a negative int32,
-    /// comes out at 2^31 or more, outside every bound these arrays pass.
-    #[inline(always)]
-    pub fn zero_based(&self, i: usize, base: i64) -> (usize, usize) {
-        let b = base as u32;
-        (
-            self.rows[i].wrapping_sub(b) as usize,
-            self.cols[i].wrapping_sub(b) as usize,
-        )
-    }
 }
 
 /// Run `job` with `read(i)`: triplet `i`'s (row, column) as written, or
@@ -280,26 +243,6 @@ fn run(
         }
     }
     Some(combine_rows(t, o, ty, reader, &keys, &start, &cuts, &done))
-}
-
-/// Row ranges of about equal triplet counts, one per thread: the first row
-/// of each, then the row count (`start`: each row's first triplet, and the
-/// total last).
-pub(super) fn row_cuts(start: &[usize], threads: usize) -> Vec<usize> {
-    let rows = start.len() - 1;
-    let kept = start[rows];
-    let mut cuts = vec![0usize];
-    for k in 1..threads {
-        let goal = kept * k / threads;
-        cuts.push(
-            start
-                .partition_point(|&s| s < goal)
-                .min(rows)
-                .max(cuts[k - 1]),
-        );
-    }
-    cuts.push(rows);
-    cuts
 }
 
 fn col(k: u64) -> u64 {

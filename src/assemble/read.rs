@@ -389,3 +389,39 @@ fn sort_keys(keys: &mut [u128], threads: usize, order: &mut Vec<usize>) -> Resul
     }
     Ok(())
 }
+
+/// 32-bit coordinates in two arrays of `n` each, in the order `read` gives
+/// them (rows first, after any transposition): what a scan needs to run in
+/// vector registers. int32 and uint32 alike: read as i32 with extents
+/// below 2^31, a negative int32 and a uint32 of 2^31 and up are both out of
+/// bounds.
+#[derive(Clone, Copy)]
+pub(super) struct Words<'a> {
+    pub rows: &'a [u32],
+    pub cols: &'a [u32],
+}
+
+impl<'a> Words<'a> {
+    /// The arrays `x` (rows) and `y` (columns) of `t`'s 32-bit
+    /// coordinates, when they are aligned and the machine little-endian.
+    pub(super) fn of(t: &Triplets<'_>, x: &'a [u8], y: &'a [u8]) -> Option<Words<'a>> {
+        if !matches!(t.index_type, IndexType::I32 | IndexType::U32) {
+            return None;
+        }
+        let cast = |b| bytemuck::try_cast_slice::<u8, u32>(b).ok()?.get(..t.n);
+        let (rows, cols) = (cast(x)?, cast(y)?);
+        cfg!(target_endian = "little").then_some(Words { rows, cols })
+    }
+
+    /// Triplet `i`'s (row, column) less `base` (0 or 1), read as unsigned
+    /// 32-bit numbers: a coordinate below the base, or a negative int32,
+    /// comes out at 2^31 or more, outside every bound these arrays pass.
+    #[inline(always)]
+    pub fn zero_based(&self, i: usize, base: i64) -> (usize, usize) {
+        let b = base as u32;
+        (
+            self.rows[i].wrapping_sub(b) as usize,
+            self.cols[i].wrapping_sub(b) as usize,
+        )
+    }
+}
