@@ -44,6 +44,13 @@ pub fn count(requested: usize, items: usize, per_thread: usize) -> usize {
 
 /// `job(k, part)` for each of `parts` (the k-th part), each on a thread of
 /// its own (part 0 on the calling thread), the results in part order.
+///
+/// Only the part hand-over is generic; starting, joining and running a
+/// part whose thread could not start happen in [`spawn_all`], one copy for
+/// the whole library (the assembly kernels instantiate `run` per element
+/// type, coordinate reader and output, and the standard library's thread
+/// machinery copied into each made up a quarter of the release build's
+/// code).
 pub fn run<P: Send, R: Send>(parts: Vec<P>, job: impl Fn(usize, P) -> R + Sync) -> Vec<R> {
     let n = parts.len();
     if n <= 1 {
@@ -53,35 +60,51 @@ pub fn run<P: Send, R: Send>(parts: Vec<P>, job: impl Fn(usize, P) -> R + Sync) 
             .map(|(k, p)| job(k, p))
             .collect();
     }
-    // Each part waits in a slot: a thread takes its own; a part whose
-    // thread could not start is taken back and run here.
+    // Each part waits in a slot and its result in another: whichever
+    // thread runs part k (its own, or the caller when it could not start)
+    // takes the part and leaves the result.
     let slots: Vec<Mutex<Option<P>>> = parts.into_iter().map(|p| Mutex::new(Some(p))).collect();
-    let take = |k: usize| slots[k].lock().unwrap_or_else(|e| e.into_inner()).take();
+    let results: Vec<Mutex<Option<R>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    let work = |k: usize| {
+        let part = slots[k].lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(p) = part {
+            let r = job(k, p);
+            *results[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+        }
+    };
+    spawn_all(n, &work);
+    results
+        .into_iter()
+        .map(|r| {
+            r.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every part runs exactly once")
+        })
+        .collect()
+}
+
+/// `work(k)` for k in `0..n`: k >= 1 each on a thread of its own, 0 and any
+/// k whose thread could not start on the calling thread; a panic on a
+/// thread continues on the calling thread once every thread has joined.
+fn spawn_all(n: usize, work: &(dyn Fn(usize) + Sync)) {
     std::thread::scope(|s| {
-        let (job, take) = (&job, &take);
         let handles: Vec<_> = (1..n)
             .map(|k| {
                 if spawn_refused() {
                     return None;
                 }
                 std::thread::Builder::new()
-                    .spawn_scoped(s, move || take(k).map(|p| job(k, p)))
+                    .spawn_scoped(s, move || work(k))
                     .ok()
             })
             .collect();
-        let mut out: Vec<Option<R>> = Vec::with_capacity(n);
-        out.push(take(0).map(|p| job(0, p)));
+        work(0);
         for (i, h) in handles.into_iter().enumerate() {
-            let k = i + 1;
-            let r = match h {
+            match h {
                 Some(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-                None => None,
-            };
-            out.push(r.or_else(|| take(k).map(|p| job(k, p))));
+                None => work(i + 1),
+            }
         }
-        out.into_iter()
-            .map(|r| r.expect("every part runs exactly once"))
-            .collect()
     })
 }
 
