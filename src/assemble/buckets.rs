@@ -147,7 +147,7 @@ where
     }
     if t.values.is_none() {
         // A pattern: no values to carry, every stored entry true.
-        return kernel::<(), R, S>(t, o, ty, read, words, sink, |a, _| a);
+        return kernel::<(), R, S>(t, o, ty, read, words, sink, first::<()>);
     }
     if ty.is_sub_byte() {
         return None;
@@ -155,23 +155,15 @@ where
     let last = o.duplicates == Duplicates::Last;
     macro_rules! keep_one {
         ($w:literal) => {
-            kernel::<[u8; $w], R, S>(
-                t,
-                o,
-                ty,
-                read,
-                words,
-                sink,
-                move |a, b| if last { b } else { a },
-            )
+            kernel::<[u8; $w], R, S>(t, o, ty, read, words, sink, keep_one::<[u8; $w]>(last))
         };
     }
     match (ty.encoding, o.duplicates) {
         (Encoding::F64, Duplicates::Sum) => {
-            kernel::<f64, R, S>(t, o, ty, read, words, sink, |a, b| a + b)
+            kernel::<f64, R, S>(t, o, ty, read, words, sink, add::<f64>)
         }
         (Encoding::F32, Duplicates::Sum) => {
-            kernel::<f32, R, S>(t, o, ty, read, words, sink, |a, b| a + b)
+            kernel::<f32, R, S>(t, o, ty, read, words, sink, add::<f32>)
         }
         (_, Duplicates::First | Duplicates::Last | Duplicates::Error) => match ty.lookup_bytes() {
             1 => keep_one!(1),
@@ -182,6 +174,81 @@ where
             _ => None,
         },
         _ => None,
+    }
+}
+
+// The functions the kernel hands on (how values combine, where a triplet
+// goes, which values are zero) are built here rather than as closures in
+// `try_run` or `kernel`: a closure's type carries every type parameter of
+// the function it is written in, so the folds and sorted sinks would be
+// compiled once per coordinate reader and output even where they read
+// neither. Built here, their types depend only on what they read.
+
+/// Duplicates summed.
+fn add<T: std::ops::Add<Output = T>>(a: T, b: T) -> T {
+    a + b
+}
+
+/// The first of two duplicates (a pattern's entries are all true).
+fn first<T>(a: T, _: T) -> T {
+    a
+}
+
+/// The first or the last of two duplicates.
+fn keep_one<T>(last: bool) -> impl Fn(T, T) -> T + Sync + Copy {
+    move |a, b| if last { b } else { a }
+}
+
+/// Whether a value is zero (either sign) in `ty`.
+fn zero_in<T: Pod>(ty: &'static TypeInfo) -> impl Fn(&T) -> bool + Sync + Copy {
+    move |v| zero(ty, v)
+}
+
+/// Triplet i's 0-based (row, column) from 32-bit arrays already checked
+/// to be in bounds.
+fn words_at(w: Words<'_>, b: i64) -> impl Fn(usize) -> (usize, usize) + Sync + '_ {
+    move |i| w.zero_based(i, b)
+}
+
+/// The same from arrays checked in bounds and kept by pass 1: the bounds
+/// are asked again (two compares, no sign or skip cases) so that arrays
+/// changed under the call cannot send a write astray.
+fn words_kept(
+    w: Words<'_>,
+    b: i64,
+    rows: usize,
+    cols: usize,
+) -> impl Fn(usize) -> Option<(usize, usize)> + Sync + '_ {
+    move |i| {
+        let (r, c) = w.zero_based(i, b);
+        (r < rows && c < cols).then_some((r, c))
+    }
+}
+
+/// Triplet i's 0-based (row, column) through the reader, the input known
+/// to be in bounds and kept.
+fn read_at<R>(read: &R, b: i64) -> impl Fn(usize) -> (usize, usize) + Sync + '_
+where
+    R: Fn(usize) -> (i64, i64) + Sync,
+{
+    move |i| {
+        let (r, c) = read(i);
+        ((r - b) as usize, (c - b) as usize)
+    }
+}
+
+/// Triplet i's 0-based (row, column) through the reader, or `None` when
+/// it is skipped or not plainly in bounds.
+fn read_kept<'a, R>(
+    read: &'a R,
+    keep: &'a Keep,
+) -> impl Fn(usize) -> Option<(usize, usize)> + Sync + 'a
+where
+    R: Fn(usize) -> (i64, i64) + Sync,
+{
+    move |i| {
+        let (r, c) = read(i);
+        keep.take(r, c).ok().flatten()
     }
 }
 
@@ -477,7 +544,7 @@ where
         base: i64::from(t.base),
         skip_negative: o.skip_negative && matches!(t.index_type, IndexType::I32 | IndexType::I64),
     };
-    let zero = |v: &T| zero(ty, v);
+    let zero = zero_in::<T>(ty);
     let range = |k: usize| (n * k / threads, n * (k + 1) / threads);
 
     // Input already strictly sorted needs no counts: one read-only scan
@@ -503,8 +570,7 @@ where
     let b = keep.base;
     if let Some(w) = words.filter(|&w| words_in_order(&keep, w, threads)) {
         // Checked: every coordinate minus the base is in bounds.
-        let at = |i: usize| w.zero_based(i, b);
-        sorted_with!(&at);
+        sorted_with!(&words_at(w, b));
     }
 
     // Pass 1. A triplet is near the one before it when their rows' buckets
@@ -523,11 +589,7 @@ where
     let sorted = counts.iter().all(|c| c.sorted) && ends.windows(2).all(|w| w[0].1 < w[1].0);
     if sorted {
         drop(counts);
-        let at = |i: usize| {
-            let (r, c) = read(i);
-            ((r - b) as usize, (c - b) as usize)
-        };
-        sorted_with!(&at);
+        sorted_with!(&read_at(read, b));
     }
 
     // Each row's start in the buckets.
@@ -596,14 +658,8 @@ where
                 // bounds, kept. The bounds are asked again (two compares, no
                 // sign or skip cases) so that arrays changed under the call
                 // cannot send a write astray.
-                Some(w) => fold_with!(parts, &|i: usize| {
-                    let (r, c) = w.zero_based(i, b);
-                    (r < rows && c < cols).then_some((r, c))
-                }),
-                None => fold_with!(parts, &|i: usize| {
-                    let (r, c) = read(i);
-                    keep.take(r, c).ok().flatten()
-                }),
+                Some(w) => fold_with!(parts, &words_kept(w, b, rows, cols)),
+                None => fold_with!(parts, &read_kept(read, &keep)),
             }
             .into_iter()
             .collect::<Option<Vec<_>>>()
