@@ -46,7 +46,7 @@ pub fn count(requested: usize, items: usize, per_thread: usize) -> usize {
 /// its own (part 0 on the calling thread), the results in part order.
 ///
 /// Only the part hand-over is generic; starting, joining and running a
-/// part whose thread could not start happen in [`spawn_all`], one copy for
+/// part whose thread could not start happen in `spawn_all`, one copy for
 /// the whole library (the assembly kernels instantiate `run` per element
 /// type, coordinate reader and output, and the standard library's thread
 /// machinery copied into each made up a quarter of the release build's

@@ -655,9 +655,7 @@ where
             }
             match words.filter(|_| clean) {
                 // Pass 1 checked every coordinate of these arrays: in
-                // bounds, kept. The bounds are asked again (two compares, no
-                // sign or skip cases) so that arrays changed under the call
-                // cannot send a write astray.
+                // bounds, kept (`words_kept` asks the bounds again).
                 Some(w) => fold_with!(parts, &words_kept(w, b, rows, cols)),
                 None => fold_with!(parts, &read_kept(read, &keep)),
             }
