@@ -40,31 +40,10 @@ fn first_sorted_violation_r<const R: usize>(idx: &[u64], shape: &[u64]) -> Optio
     let mut start = 1;
     while start < n {
         let end = (start + BLOCK).min(n);
-        let block = &idx[start * R..end * R];
         // When every entry of the block is after its predecessor, the leading
         // coordinate is non-decreasing, so only the block's last entry needs
         // its leading bound checked; the other dimensions are checked per entry.
-        let ok = if R == 1 {
-            block_ok_r1(idx, start, end)
-        } else if R == 2 {
-            block_ok_r2(idx, start, end, s[R - 1])
-        } else if R == 3 {
-            block_ok_r3(idx, start, end, [s[1], s[2]])
-        } else {
-            let mut prev = entry::<R>(idx, start - 1);
-            let mut ok = true;
-            for e in block.chunks_exact(R) {
-                let mut c = [0u64; R];
-                c.copy_from_slice(e);
-                let mut rest = true;
-                for d in 1..R {
-                    rest &= c[d] < s[d];
-                }
-                ok &= rest & lex_gt(&c, &prev);
-                prev = c;
-            }
-            ok
-        };
+        let ok = block_ok::<R>(idx, start, end, &s);
         if !ok || idx[(end - 1) * R] >= s[0] {
             return (start..end).find(|&i| {
                 let c = entry::<R>(idx, i);
@@ -74,6 +53,55 @@ fn first_sorted_violation_r<const R: usize>(idx: &[u64], shape: &[u64]) -> Optio
         start = end;
     }
     None
+}
+
+/// Whether every entry in `start..end` (`start >= 1`) is strictly after
+/// its predecessor with its coordinates but the leading one inside `shape`
+/// (the leading bound is the caller's: the block's last entry).
+///
+/// Ranks 1 and 2 have their own kernels (AVX-512, AVX2 for rank 2, scalar),
+/// which split the words into one vector per coordinate; from rank 3 to 8,
+/// on AVX-512, one kernel compares the words in place ([`avx512::block_ok`]),
+/// which on rank 3 needs no lane moved where the split needs two permutes
+/// per coordinate, and gives ranks 4 to 8 a vector kernel at all. On ranks
+/// 1 and 2 the split was as fast or faster (BENCHMARKS.md, "the sorted check
+/// at any rank").
+#[inline]
+fn block_ok<const R: usize>(idx: &[u64], start: usize, end: usize, shape: &[u64; R]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if (3..=8).contains(&R) && avx512::available() {
+        // SAFETY: the CPU has AVX-512F (checked above); R <= 8; 1 <= start
+        // <= end and R * end <= idx.len(), as the caller's block is inside idx.
+        return unsafe { avx512::block_ok::<R>(idx, start, end, shape) };
+    }
+    match R {
+        1 => block_ok_r1(idx, start, end),
+        2 => block_ok_r2(idx, start, end, shape[R - 1]),
+        3 => block_ok_r3(idx, start, end, [shape[1], shape[2]]),
+        _ => block_ok_scalar::<R>(idx, start, end, shape),
+    }
+}
+
+/// [`block_ok`] one entry at a time: the oracle of the AVX-512 kernel.
+fn block_ok_scalar<const R: usize>(
+    idx: &[u64],
+    start: usize,
+    end: usize,
+    shape: &[u64; R],
+) -> bool {
+    let mut prev = entry::<R>(idx, start - 1);
+    let mut ok = true;
+    for e in idx[start * R..end * R].chunks_exact(R) {
+        let mut c = [0u64; R];
+        c.copy_from_slice(e);
+        let mut rest = true;
+        for d in 1..R {
+            rest &= c[d] < shape[d];
+        }
+        ok &= rest & lex_gt(&c, &prev);
+        prev = c;
+    }
+    ok
 }
 
 /// Rank 1: whether every entry in `start..end` (`start >= 1`) is above
@@ -119,22 +147,16 @@ fn block_ok_r2(idx: &[u64], start: usize, end: usize, cols: u64) -> bool {
     block_ok_r2_scalar(idx, start, end, cols)
 }
 
-/// Rank 3: as [`block_ok_r2`], the second and third coordinates below
-/// `bounds`.
+/// Rank 3 without AVX-512: as [`block_ok_r2`], the second and third
+/// coordinates below `bounds`, on AVX2 when the CPU has it, else the scalar
+/// loop (its oracle, [`block_ok_r3_scalar`]).
 #[inline]
 fn block_ok_r3(idx: &[u64], start: usize, end: usize, bounds: [u64; 2]) -> bool {
     #[cfg(target_arch = "x86_64")]
-    {
-        if avx512::available() {
-            // SAFETY: the CPU has AVX-512F (checked above); 1 <= start <=
-            // end and 3 * end <= idx.len(), as the caller's block is inside idx.
-            return unsafe { avx512::block_ok_r3(idx, start, end, bounds) };
-        }
-        if avx2::available() {
-            // SAFETY: the CPU has AVX2 (checked above); 1 <= start <= end and
-            // 3 * end <= idx.len(), as the caller's block is inside idx.
-            return unsafe { avx2::block_ok_r3(idx, start, end, bounds) };
-        }
+    if avx2::available() {
+        // SAFETY: the CPU has AVX2 (checked above); 1 <= start <= end and
+        // 3 * end <= idx.len(), as the caller's block is inside idx.
+        return unsafe { avx2::block_ok_r3(idx, start, end, bounds) };
     }
     block_ok_r3_scalar(idx, start, end, bounds)
 }
@@ -343,6 +365,61 @@ mod avx512 {
         gt
     }
 
+    /// [`super::block_ok_scalar`], eight entries a step, no lane moved:
+    /// the step's `8 * R` words are compared with the words `R` further on
+    /// (the next entry's same coordinate, an unaligned load), and the
+    /// per-word "below" and "equal" masks, put side by side in one integer,
+    /// are folded from the last coordinate up at each entry's first word.
+    /// The bounds are compared word by word with vectors of the shape laid
+    /// out as the words are.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F; `1 <= R <= 8`, `1 <= start <= end` and
+    /// `R * end <= idx.len()`.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn block_ok<const R: usize>(
+        idx: &[u64],
+        start: usize,
+        end: usize,
+        shape: &[u64; R],
+    ) -> bool {
+        let limit: [__m512i; R] =
+            std::array::from_fn(|v| lanes(std::array::from_fn(|l| shape[(8 * v + l) % R] as i64)));
+        // Bit w of a mask is word w of the step; word w is coordinate w % R.
+        let words = u64::MAX >> (64 - 8 * R);
+        let leading = (0..8).fold(0u64, |m, e| m | 1 << (R * e));
+        let bounded = words & !leading;
+        let p = idx.as_ptr();
+        let mut bad = 0u64;
+        let mut i = start;
+        while i + 8 <= end {
+            let (mut lt, mut eq, mut inside) = (0u64, 0u64, 0u64);
+            for (v, limit) in limit.iter().enumerate() {
+                // SAFETY: words R * (i - 1) .. R * (i + 8) are inside idx
+                // (i >= 1, i + 8 <= end); unaligned loads of 8 u64 each.
+                let (before, now) = unsafe {
+                    let at = p.add(R * (i - 1) + 8 * v);
+                    (
+                        _mm512_loadu_si512(at.cast()),
+                        _mm512_loadu_si512(at.add(R).cast()),
+                    )
+                };
+                lt |= u64::from(_mm512_cmplt_epu64_mask(before, now)) << (8 * v);
+                eq |= u64::from(_mm512_cmpeq_epu64_mask(before, now)) << (8 * v);
+                inside |= u64::from(_mm512_cmplt_epu64_mask(now, *limit)) << (8 * v);
+            }
+            // At an entry's first word w: the entry is after its
+            // predecessor from coordinate w % R + d on.
+            let mut after = lt >> (R - 1);
+            for d in (0..R - 1).rev() {
+                after = (lt >> d) | ((eq >> d) & after);
+            }
+            bad |= (leading & !after) | (bounded & !inside);
+            i += 8;
+        }
+        bad == 0 && (i >= end || super::block_ok_scalar::<R>(idx, i, end, shape))
+    }
+
     /// [`super::block_ok_r1_scalar`], eight entries at a time.
     ///
     /// # Safety
@@ -403,80 +480,6 @@ mod avx512 {
         }
         ok == 0xFF && (i >= end || super::block_ok_r2_scalar(idx, i, end, cols))
     }
-
-    /// [`super::block_ok_r3_scalar`], eight entries at a time: three loads
-    /// split into one vector per coordinate (five or six lanes from the
-    /// first two loads, the rest from the third), then as rank 2.
-    ///
-    /// # Safety
-    /// The CPU has AVX-512F; `1 <= start <= end` and `3 * end <= idx.len()`.
-    #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn block_ok_r3(
-        idx: &[u64],
-        start: usize,
-        end: usize,
-        bounds: [u64; 2],
-    ) -> bool {
-        // Coordinate d of entry e is word 3e + d of the 24 loaded: words
-        // 0..=15 come from the first two loads, 16..=23 from the third.
-        let from01 = [
-            lanes([0, 3, 6, 9, 12, 15, 0, 0]),
-            lanes([1, 4, 7, 10, 13, 0, 0, 0]),
-            lanes([2, 5, 8, 11, 14, 0, 0, 0]),
-        ];
-        let from2 = [
-            lanes([0, 0, 0, 0, 0, 0, 2, 5]),
-            lanes([0, 0, 0, 0, 0, 0, 3, 6]),
-            lanes([0, 0, 0, 0, 0, 1, 4, 7]),
-        ];
-        let lim_b = _mm512_set1_epi64(bounds[0] as i64);
-        let lim_c = _mm512_set1_epi64(bounds[1] as i64);
-        let p = idx.as_ptr();
-        let mut prev = [
-            _mm512_set1_epi64(idx[3 * start - 3] as i64),
-            _mm512_set1_epi64(idx[3 * start - 2] as i64),
-            _mm512_set1_epi64(idx[3 * start - 1] as i64),
-        ];
-        let mut ok: __mmask8 = 0xFF;
-        let mut i = start;
-        while i + 8 <= end {
-            // SAFETY: entries i ..= i + 7 are inside idx (i + 8 <= end);
-            // unaligned loads of 8 u64 each.
-            let (v0, v1, v2) = unsafe {
-                (
-                    _mm512_loadu_si512(p.add(3 * i).cast()),
-                    _mm512_loadu_si512(p.add(3 * i + 8).cast()),
-                    _mm512_loadu_si512(p.add(3 * i + 16).cast()),
-                )
-            };
-            let x = [
-                _mm512_mask_permutexvar_epi64(
-                    _mm512_permutex2var_epi64(v0, from01[0], v1),
-                    0xC0,
-                    from2[0],
-                    v2,
-                ),
-                _mm512_mask_permutexvar_epi64(
-                    _mm512_permutex2var_epi64(v0, from01[1], v1),
-                    0xE0,
-                    from2[1],
-                    v2,
-                ),
-                _mm512_mask_permutexvar_epi64(
-                    _mm512_permutex2var_epi64(v0, from01[2], v1),
-                    0xE0,
-                    from2[2],
-                    v2,
-                ),
-            ];
-            let inside =
-                _mm512_cmplt_epu64_mask(x[1], lim_b) & _mm512_cmplt_epu64_mask(x[2], lim_c);
-            ok &= after(&x, &prev) & inside;
-            prev = x;
-            i += 8;
-        }
-        ok == 0xFF && (i >= end || super::block_ok_r3_scalar(idx, i, end, bounds))
-    }
 }
 
 fn first_sorted_violation_any(idx: &[u64], shape: &[u64]) -> Option<usize> {
@@ -497,6 +500,10 @@ pub fn first_sorted_violation(idx: &[u64], shape: &[u64]) -> Option<usize> {
         2 => first_sorted_violation_r::<2>(idx, shape),
         3 => first_sorted_violation_r::<3>(idx, shape),
         4 => first_sorted_violation_r::<4>(idx, shape),
+        5 => first_sorted_violation_r::<5>(idx, shape),
+        6 => first_sorted_violation_r::<6>(idx, shape),
+        7 => first_sorted_violation_r::<7>(idx, shape),
+        8 => first_sorted_violation_r::<8>(idx, shape),
         _ => first_sorted_violation_any(idx, shape),
     }
 }
@@ -755,7 +762,8 @@ mod tests {
             #[cfg(target_arch = "x86_64")]
             if avx512::available() {
                 // SAFETY: the CPU has AVX-512F; as above.
-                let got = unsafe { avx512::block_ok_r3(idx, 1, n + 1, bounds) };
+                let shape = [0, bounds[0], bounds[1]];
+                let got = unsafe { avx512::block_ok::<3>(idx, 1, n + 1, &shape) };
                 assert_eq!(got, want, "{what} (AVX-512)");
             }
             want
@@ -816,10 +824,117 @@ mod tests {
         }
     }
 
+    /// The block check of rank R (AVX-512 where the CPU has it, any rank up
+    /// to 8) gives the one-entry-at-a-time oracle's verdict: sorted blocks
+    /// of lengths around the 8-entry step, each broken once at every
+    /// position by each kind of violation in each coordinate (a repeat, a
+    /// lower coordinate after equal ones, a coordinate at or far past its
+    /// bound), a leading coordinate past its bound (not this check's), and
+    /// random blocks with high bits set.
+    fn block_check_agrees<const R: usize>(seed: u64) {
+        let mut s = seed;
+        let shape: [u64; R] = std::array::from_fn(|d| 5 + d as u64 * 3);
+        let check = |idx: &[u64], n: usize, shape: &[u64; R], what: &str| {
+            let want = block_ok_scalar::<R>(idx, 1, n + 1, shape);
+            assert_eq!(
+                block_ok::<R>(idx, 1, n + 1, shape),
+                want,
+                "rank {R}: {what}"
+            );
+            #[cfg(target_arch = "x86_64")]
+            if avx512::available() {
+                // SAFETY: the CPU has AVX-512F; R <= 8; R * (n + 1) <= len.
+                let got = unsafe { avx512::block_ok::<R>(idx, 1, n + 1, shape) };
+                assert_eq!(got, want, "rank {R}: {what} (AVX-512)");
+            }
+            want
+        };
+        for len in [1usize, 2, 7, 8, 9, 15, 16, 17, 24, 25, 40] {
+            // Entries 0..=len in order; entry 0 is the block's predecessor.
+            let mut base: Vec<u64> = Vec::new();
+            let mut e: [u64; R] = std::array::from_fn(|d| rng(&mut s) % 2 + u64::from(d == 0));
+            for _ in 0..=len {
+                base.extend(e);
+                // Step up at a random coordinate, zeroing the ones after it
+                // (leading coordinates are unbounded here).
+                let mut d = (rng(&mut s) % R as u64) as usize;
+                while d > 0 && e[d] + 1 >= shape[d] {
+                    d -= 1;
+                }
+                e[d] += 1;
+                for x in &mut e[d + 1..] {
+                    *x = rng(&mut s) % 2;
+                }
+            }
+            assert!(check(&base, len, &shape, "sorted"), "{len}");
+            for at in 1..=len {
+                for d in 0..R {
+                    for kind in 0..4 {
+                        let mut idx = base.clone();
+                        let (p, c) = idx.split_at_mut(R * at);
+                        let (p, c) = (&p[R * (at - 1)..], &mut c[..R]);
+                        match kind {
+                            0 => c.copy_from_slice(p),
+                            1 if p[d] > 0 => {
+                                c.copy_from_slice(p);
+                                c[d] = p[d] - 1;
+                                for x in &mut c[d + 1..] {
+                                    *x = 0;
+                                }
+                            }
+                            2 => c[d] = shape[d],
+                            _ => c[d] = u64::MAX - 1,
+                        }
+                        check(&idx, len, &shape, &format!("{len} {at} {d} {kind}"));
+                    }
+                }
+            }
+        }
+        for _ in 0..1000 {
+            let n = 1 + (rng(&mut s) % 30) as usize;
+            let idx: Vec<u64> = (0..R * (n + 1))
+                .map(|_| match rng(&mut s) % 7 {
+                    0 => u64::MAX - rng(&mut s) % 3,
+                    1 => (1 << 63) + rng(&mut s) % 3,
+                    _ => rng(&mut s) % 3,
+                })
+                .collect();
+            check(&idx, n, &[3; R], "random");
+            check(&idx, n, &[u64::MAX; R], "random, any bound");
+            // Mostly in order: few entries break it, so the fold decides.
+            let mut sorted: Vec<[u64; R]> = idx
+                .chunks_exact(R)
+                .map(|e| std::array::from_fn(|d| e[d]))
+                .collect();
+            sorted.sort();
+            if rng(&mut s).is_multiple_of(2) {
+                sorted.dedup();
+            }
+            let flat: Vec<u64> = sorted.concat();
+            let m = flat.len() / R - 1;
+            if m >= 1 {
+                check(&flat, m, &[u64::MAX; R], "sorted random");
+                check(&flat, m, &[3; R], "sorted random, bounded");
+            }
+        }
+    }
+
+    #[test]
+    fn the_block_check_agrees_with_its_scalar_oracle_at_every_rank() {
+        block_check_agrees::<1>(3);
+        block_check_agrees::<2>(5);
+        block_check_agrees::<3>(7);
+        block_check_agrees::<4>(11);
+        block_check_agrees::<5>(13);
+        block_check_agrees::<6>(17);
+        block_check_agrees::<7>(19);
+        block_check_agrees::<8>(23);
+    }
+
     #[test]
     fn kernels_agree_with_the_generic_scan() {
         let mut s = 7u64;
-        for rank in 1..=6usize {
+        for rank in 1..=9usize {
             for _ in 0..300 {
                 let shape: Vec<u64> = (0..rank).map(|_| 1 + rng(&mut s) % 4).collect();
                 let n = (rng(&mut s) % 5000) as usize;
