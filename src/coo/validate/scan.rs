@@ -563,6 +563,10 @@ pub fn first_out_of_bounds(idx: &[u64], shape: &[u64]) -> Option<usize> {
         2 => first_out_of_bounds_r::<2>(idx, shape),
         3 => first_out_of_bounds_r::<3>(idx, shape),
         4 => first_out_of_bounds_r::<4>(idx, shape),
+        5 => first_out_of_bounds_r::<5>(idx, shape),
+        6 => first_out_of_bounds_r::<6>(idx, shape),
+        7 => first_out_of_bounds_r::<7>(idx, shape),
+        8 => first_out_of_bounds_r::<8>(idx, shape),
         r => (0..idx.len() / r).find(|&i| {
             idx[i * r..(i + 1) * r]
                 .iter()
