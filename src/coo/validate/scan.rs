@@ -69,13 +69,18 @@ fn first_sorted_violation_r<const R: usize>(idx: &[u64], shape: &[u64]) -> Optio
 #[inline]
 fn block_ok<const R: usize>(idx: &[u64], start: usize, end: usize, shape: &[u64; R]) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if (3..=8).contains(&R) && avx512::available() {
-        // SAFETY: the CPU has AVX-512F (checked above); R <= 8; 1 <= start
-        // <= end and R * end <= idx.len(), as the caller's block is inside idx.
-        return unsafe { avx512::block_ok::<R>(idx, start, end, shape) };
+    if R <= 8 && avx512::available() {
+        // SAFETY (each arm): the CPU has AVX-512F (checked above); R <= 8;
+        // 1 <= start <= end and R * end <= idx.len(), as the caller's block
+        // is inside idx.
+        return match R {
+            1 => unsafe { avx512::block_ok_r1(idx, start, end) },
+            2 => unsafe { avx512::block_ok_r2(idx, start, end, shape[R - 1]) },
+            _ => unsafe { avx512::block_ok::<R>(idx, start, end, shape) },
+        };
     }
     match R {
-        1 => block_ok_r1(idx, start, end),
+        1 => block_ok_r1_scalar(idx, start, end),
         2 => block_ok_r2(idx, start, end, shape[R - 1]),
         3 => block_ok_r3(idx, start, end, [shape[1], shape[2]]),
         _ => block_ok_scalar::<R>(idx, start, end, shape),
@@ -104,45 +109,26 @@ fn block_ok_scalar<const R: usize>(
     ok
 }
 
-/// Rank 1: whether every entry in `start..end` (`start >= 1`) is above
-/// its predecessor (the bound is the caller's: the block's last entry):
-/// on AVX-512 when the CPU has it, else the scalar loop (its oracle,
-/// [`block_ok_r1_scalar`]).
-#[inline]
-fn block_ok_r1(idx: &[u64], start: usize, end: usize) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if avx512::available() {
-        // SAFETY: the CPU has AVX-512F (checked above); 1 <= start <= end
-        // <= idx.len(), as the caller's block is inside idx.
-        return unsafe { avx512::block_ok_r1(idx, start, end) };
-    }
-    block_ok_r1_scalar(idx, start, end)
-}
-
-/// [`block_ok_r1`] without vector instructions: the oracle of the kernel.
+/// Rank 1 without AVX-512: whether every entry in `start..end` (`start >=
+/// 1`) is above its predecessor (the bound is the caller's: the block's
+/// last entry); the oracle of the AVX-512 kernel.
 fn block_ok_r1_scalar(idx: &[u64], start: usize, end: usize) -> bool {
     idx[start - 1..end]
         .windows(2)
         .fold(true, |ok, w| ok & (w[1] > w[0]))
 }
 
-/// Rank 2: whether every entry in `start..end` (`start >= 1`) is strictly
-/// after its predecessor with its column below `cols`: on AVX-512 or AVX2
-/// when the CPU has it (the widest it has), else the scalar loop (its oracle, [`block_ok_r2_scalar`]).
+/// Rank 2 without AVX-512: whether every entry in `start..end` (`start >=
+/// 1`) is strictly after its predecessor with its column below `cols`, on
+/// AVX2 when the CPU has it, else the scalar loop (its oracle,
+/// [`block_ok_r2_scalar`]).
 #[inline]
 fn block_ok_r2(idx: &[u64], start: usize, end: usize, cols: u64) -> bool {
     #[cfg(target_arch = "x86_64")]
-    {
-        if avx512::available() {
-            // SAFETY: the CPU has AVX-512F (checked above); 1 <= start <=
-            // end and 2 * end <= idx.len(), as the caller's block is inside idx.
-            return unsafe { avx512::block_ok_r2(idx, start, end, cols) };
-        }
-        if avx2::available() {
-            // SAFETY: the CPU has AVX2 (checked above); 1 <= start <= end and
-            // 2 * end <= idx.len(), as the caller's block is inside idx.
-            return unsafe { avx2::block_ok_r2(idx, start, end, cols) };
-        }
+    if avx2::available() {
+        // SAFETY: the CPU has AVX2 (checked above); 1 <= start <= end and
+        // 2 * end <= idx.len(), as the caller's block is inside idx.
+        return unsafe { avx2::block_ok_r2(idx, start, end, cols) };
     }
     block_ok_r2_scalar(idx, start, end, cols)
 }
@@ -635,7 +621,7 @@ mod tests {
         let mut s = 5u64;
         let check = |idx: &[u64], n: usize, what: &str| {
             let want = block_ok_r1_scalar(idx, 1, n + 1);
-            assert_eq!(block_ok_r1(idx, 1, n + 1), want, "{what}");
+            assert_eq!(block_ok::<1>(idx, 1, n + 1, &[u64::MAX]), want, "{what}");
             #[cfg(target_arch = "x86_64")]
             if avx512::available() {
                 // SAFETY: the CPU has AVX-512F; 1 <= n + 1 <= len.
@@ -688,7 +674,7 @@ mod tests {
         let cols = 50u64;
         let check = |idx: &[u64], n: usize, cols: u64, what: &str| {
             let want = block_ok_r2_scalar(idx, 1, n + 1, cols);
-            assert_eq!(block_ok_r2(idx, 1, n + 1, cols), want, "{what}");
+            assert_eq!(block_ok::<2>(idx, 1, n + 1, &[0, cols]), want, "{what}");
             #[cfg(target_arch = "x86_64")]
             if avx2::available() {
                 // SAFETY: the CPU has AVX2; 1 <= n + 1 and 2 * (n + 1) <= len.
@@ -756,7 +742,11 @@ mod tests {
         let bounds = [20u64, 30];
         let check = |idx: &[u64], n: usize, bounds: [u64; 2], what: &str| {
             let want = block_ok_r3_scalar(idx, 1, n + 1, bounds);
-            assert_eq!(block_ok_r3(idx, 1, n + 1, bounds), want, "{what}");
+            assert_eq!(
+                block_ok::<3>(idx, 1, n + 1, &[0, bounds[0], bounds[1]]),
+                want,
+                "{what}"
+            );
             #[cfg(target_arch = "x86_64")]
             if avx2::available() {
                 // SAFETY: the CPU has AVX2; 1 <= n + 1 and 3 * (n + 1) <= len.
