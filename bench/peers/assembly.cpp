@@ -228,47 +228,15 @@ void bench_input(const char *name, const Triplets &t, int reps) {
     row("reused arrays, SCRATCH_IN_OUTPUT, 2 threads", lent2, "ours, SCRATCH_IN_OUTPUT, 1 thread", lent1);
 }
 
-}  // namespace
-
-int main(int argc, char **argv) {
-    int m = argc > 1 ? std::atoi(argv[1]) : 300;
-    int reps = argc > 2 ? std::atoi(argv[2]) : 5;
-    PetscInitialize(&argc, &argv, nullptr, nullptr);
-    GrB_init(GrB_NONBLOCKING);
-    GxB_Global_Option_set(GxB_GLOBAL_NTHREADS, 1);
-    Triplets t = fem(m);
-    bench_input("fem (element order)", t, reps);
-
-    Triplets p = t;
-    std::mt19937_64 rng(42);
-    for (size_t k = p.v.size() - 1; k > 0; k--) {
-        size_t r = rng() % (k + 1);
-        std::swap(p.i[k], p.i[r]);
-        std::swap(p.j[k], p.j[r]);
-        std::swap(p.v[k], p.v[r]);
-    }
-    bench_input("permuted", p, reps);
-
-    // The assembled entries, sorted and duplicate-free, as triplets.
+// Re-assembly of `t`'s values through our plan, against PETSc's
+// MatSetValuesCOO on the same triplets, the C loop a solver would write with
+// a precomputed map (out[map[k]] += v[k]), and a streaming copy of the
+// values read.
+void bench_reassembly(const char *name, const Triplets &t, int reps) {
     hurray_assembly_plan *plan = nullptr;
     hurray_coo *A = assemble(t, 1, &plan);
-    Triplets s;
-    s.n = t.n;
-    size_t nb;
-    const uint64_t *ix = hurray_coo_indices(A, &nb);
-    const double *vx = static_cast<const double *>(hurray_coo_values(A, &nb));
-    for (uint64_t k = 0; k < hurray_coo_nnz(A); k++) {
-        s.i.push_back(int32_t(ix[2 * k]));
-        s.j.push_back(int32_t(ix[2 * k + 1]));
-        s.v.push_back(vx[k]);
-    }
-    bench_input("sorted, no duplicates", s, reps);
-
-    // Re-assembly: our plan, against the C loop a solver would write with a
-    // precomputed map (out[map[k]] += v[k]), and a streaming copy of the
-    // values read.
     size_t n = t.v.size(), nnz = size_t(hurray_coo_nnz(A));
-    std::printf("\nre-assembly and export (fem input: %zu triplets, %zu entries)\n\n", n, nnz);
+    std::printf("\nre-assembly, %s: %zu triplets, %zu entries\n\n", name, n, nnz);
     std::printf("| %-44s | %9s | %-34s | %9s | %7s |\n|---|---:|---|---:|---:|\n", "operation",
                 "ours ms", "peer", "peer ms", "ratio");
     std::vector<double> out(nnz), out2(nnz), vals(t.v);
@@ -279,19 +247,17 @@ int main(int argc, char **argv) {
     double apply2 = median(reps, [&] {
         hurray_assembly_plan_apply(plan, vals.data(), n * 8, out.data(), nnz * 8, 2);
     });
+    // What building the plan adds to an assembly.
+    double bare = median(reps, [&] { hurray_coo_free(assemble(t, 1, nullptr)); });
+    double planned = median(reps, [&] {
+        hurray_assembly_plan *p = nullptr;
+        hurray_coo_free(assemble(t, 1, &p));
+        hurray_assembly_plan_free(p);
+    });
     // The peer's map: each triplet's canonical entry (from the CSR of A).
     std::vector<int32_t> rp(t.n + 1), ci(nnz);
     std::vector<double> cv(nnz);
-    double exp_csr = median(reps, [&] {
-        bench_export_csr(A, HURRAY_INDEX_INT32, rp.data(), rp.size() * 4, ci.data(), ci.size() * 4, cv.data(), cv.size() * 8, 1);
-    });
-    double exp_csr2 = median(reps, [&] {
-        bench_export_csr(A, HURRAY_INDEX_INT32, rp.data(), rp.size() * 4, ci.data(), ci.size() * 4, cv.data(), cv.size() * 8, 2);
-    });
-    std::vector<int64_t> rp64(t.n + 1), ci64(nnz);
-    double exp_csr64 = median(reps, [&] {
-        bench_export_csr(A, HURRAY_INDEX_INT64, rp64.data(), rp64.size() * 8, ci64.data(), ci64.size() * 8, cv.data(), cv.size() * 8, 1);
-    });
+    bench_export_csr(A, HURRAY_INDEX_INT32, rp.data(), rp.size() * 4, ci.data(), ci.size() * 4, cv.data(), cv.size() * 8, 1);
     std::vector<uint32_t> map(n);
     for (size_t k = 0; k < n; k++) {
         const int32_t *b = ci.data() + rp[t.i[k]], *e = ci.data() + rp[t.i[k] + 1];
@@ -318,16 +284,85 @@ int main(int argc, char **argv) {
         std::memcpy(dst.data(), src.data(), src.size());
         sink = dst[1];
     });
+    row("re-assemble through the plan, 1 thread", apply1, "PETSc MatSetValuesCOO", petsc_values);
+    row("re-assemble through the plan, 1 thread", apply1, "C loop out[map[k]] += v[k]", loop);
+    row("re-assemble through the plan, 1 thread", apply1, "streaming copy of the values", copyv);
+    row("re-assemble through the plan, 2 threads", apply2, "ours, 1 thread", apply1);
+    row("assemble with a plan, 1 thread", planned, "ours, no plan, 1 thread", bare);
+    // The plan and the C loop must agree (the loop sums in triplet order too,
+    // from +0.0, which differs from the plan only in the sign of a zero sum).
+    double worst = 0;
+    for (size_t k = 0; k < nnz; k++) worst = std::max(worst, std::abs(out[k] - out2[k]));
+    std::printf("\nplan vs C loop: max difference %g\n", worst);
+    hurray_assembly_plan_free(plan);
+    hurray_coo_free(A);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    int m = argc > 1 ? std::atoi(argv[1]) : 300;
+    int reps = argc > 2 ? std::atoi(argv[2]) : 5;
+    PetscInitialize(&argc, &argv, nullptr, nullptr);
+    GrB_init(GrB_NONBLOCKING);
+    GxB_Global_Option_set(GxB_GLOBAL_NTHREADS, 1);
+    // HURRAY_BENCH_ONLY=reassembly skips the assembly tables (for A/B runs).
+    const char *only = std::getenv("HURRAY_BENCH_ONLY");
+    bool all = !(only && std::strcmp(only, "reassembly") == 0);
+    Triplets t = fem(m);
+    if (all) bench_input("fem (element order)", t, reps);
+
+    Triplets p = t;
+    std::mt19937_64 rng(42);
+    for (size_t k = p.v.size() - 1; k > 0; k--) {
+        size_t r = rng() % (k + 1);
+        std::swap(p.i[k], p.i[r]);
+        std::swap(p.j[k], p.j[r]);
+        std::swap(p.v[k], p.v[r]);
+    }
+    if (all) bench_input("permuted", p, reps);
+
+    // The assembled entries, sorted and duplicate-free, as triplets.
+    hurray_coo *A = assemble(t, 1, nullptr);
+    Triplets s;
+    s.n = t.n;
+    size_t nb;
+    const uint64_t *ix = hurray_coo_indices(A, &nb);
+    const double *vx = static_cast<const double *>(hurray_coo_values(A, &nb));
+    for (uint64_t k = 0; k < hurray_coo_nnz(A); k++) {
+        s.i.push_back(int32_t(ix[2 * k]));
+        s.j.push_back(int32_t(ix[2 * k + 1]));
+        s.v.push_back(vx[k]);
+    }
+    if (all) bench_input("sorted, no duplicates", s, reps);
+
+    // Re-assembly through the plan, of element-order and permuted triplets.
+    bench_reassembly("fem (element order)", t, reps);
+    bench_reassembly("permuted", p, reps);
+
+    // CSR export of the canonical handle.
+    size_t nnz = size_t(hurray_coo_nnz(A));
+    std::printf("\nCSR export (%zu entries)\n\n", nnz);
+    std::printf("| %-44s | %9s | %-34s | %9s | %7s |\n|---|---:|---|---:|---:|\n", "operation",
+                "ours ms", "peer", "peer ms", "ratio");
+    std::vector<double> cv(nnz);
+    std::vector<int32_t> rp(t.n + 1), ci(nnz);
+    double exp_csr = median(reps, [&] {
+        bench_export_csr(A, HURRAY_INDEX_INT32, rp.data(), rp.size() * 4, ci.data(), ci.size() * 4, cv.data(), cv.size() * 8, 1);
+    });
+    double exp_csr2 = median(reps, [&] {
+        bench_export_csr(A, HURRAY_INDEX_INT32, rp.data(), rp.size() * 4, ci.data(), ci.size() * 4, cv.data(), cv.size() * 8, 2);
+    });
+    std::vector<int64_t> rp64(t.n + 1), ci64(nnz);
+    double exp_csr64 = median(reps, [&] {
+        bench_export_csr(A, HURRAY_INDEX_INT64, rp64.data(), rp64.size() * 8, ci64.data(), ci64.size() * 8, cv.data(), cv.size() * 8, 1);
+    });
     size_t out_bytes = rp.size() * 4 + ci.size() * 4 + cv.size() * 8;
     std::vector<char> csrc(out_bytes), cdst(out_bytes);
     double copyo = median(reps, [&] {
         std::memcpy(cdst.data(), csrc.data(), out_bytes);
         sink = cdst[1];
     });
-    row("re-assemble through the plan, 1 thread", apply1, "PETSc MatSetValuesCOO", petsc_values);
-    row("re-assemble through the plan, 1 thread", apply1, "C loop out[map[k]] += v[k]", loop);
-    row("re-assemble through the plan, 1 thread", apply1, "streaming copy of the values", copyv);
-    row("re-assemble through the plan, 2 threads", apply2, "ours, 1 thread", apply1);
     size_t out64 = rp64.size() * 8 + ci64.size() * 8 + cv.size() * 8;
     std::vector<char> csrc64(out64), cdst64(out64);
     double copyo64 = median(reps, [&] {
@@ -337,10 +372,6 @@ int main(int argc, char **argv) {
     row("CSR export (int32, base 0)", exp_csr, "streaming copy of the output bytes", copyo);
     row("CSR export (int64, base 0)", exp_csr64, "streaming copy of the output bytes", copyo64);
     row("CSR export, 2 threads", exp_csr2, "ours, 1 thread", exp_csr);
-    double worst = 0;
-    for (size_t k = 0; k < nnz; k++) worst = std::max(worst, std::abs(out[k] - out2[k]));
-    std::printf("\nplan vs C loop: max difference %g\n", worst);
-    hurray_assembly_plan_free(plan);
     hurray_coo_free(A);
     GrB_finalize();
     PetscFinalize();

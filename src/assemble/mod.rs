@@ -90,7 +90,8 @@ pub struct AssembleOptions {
     /// Threads for the sort (0 and 1: the calling thread only); started
     /// and joined within the call.
     pub threads: usize,
-    /// Build no re-assembly plan (it costs 8 bytes per triplet).
+    /// Build no re-assembly plan (it costs 4 to 8 bytes per triplet, plus 8
+    /// per entry in the gather layout).
     pub skip_plan: bool,
     /// Allow SUM for the types whose sum is refused by default (sub-byte,
     /// float8, float128, bool): computed in double and rounded to the type.
@@ -246,7 +247,7 @@ fn build(
     indices.truncate(nnz * rank * 8);
     values.truncate(size::values_bytes(ty, nnz as u64)? as usize);
     let coo = Coo::from_owned(ty.tag, t.shape, true, values, indices)?;
-    Ok((coo, plan))
+    Ok((coo, plan.map(Plan::finish)))
 }
 
 /// Start of each group of equal coordinates in `order`, and its end.

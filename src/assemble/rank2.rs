@@ -434,5 +434,5 @@ fn combine_rows(
     indices.truncate(nnz * 16);
     values.truncate(size::values_bytes(ty, nnz as u64)? as usize);
     let coo = Coo::from_owned(ty.tag, t.shape, true, values, indices)?;
-    Ok((coo, plan))
+    Ok((coo, plan.map(Plan::finish)))
 }

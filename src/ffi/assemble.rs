@@ -296,10 +296,12 @@ pub(super) unsafe fn with_triplets<R>(
 /// NULL on failure. out_plan (may be NULL): receives a plan that maps a new
 /// values array of the same triplets into the handle's value order
 /// (hurray_assembly_plan_apply), to be released with
-/// hurray_assembly_plan_free; NULL on failure. Memory: the plan holds 4
-/// bytes per contributing triplet (8 beyond 2^32 triplets) plus 8 per
-/// entry; assembly uses about 24
-/// bytes per triplet while it runs, beyond the result.
+/// hurray_assembly_plan_free; NULL on failure. Memory: when the triplets
+/// come roughly in the entries' order (finite elements in element order,
+/// sorted input) the plan holds 4 bytes per triplet (8 from 2^31 - 1
+/// triplets); otherwise 4 bytes per contributing triplet (8 beyond 2^32
+/// triplets) plus 8 per entry. Assembly uses about 24 bytes per triplet
+/// while it runs, beyond the result.
 ///
 /// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
 /// (flags), HURRAY_ERR_INVALID_ARGUMENT (options->size, policy, index type,
@@ -367,10 +369,11 @@ pub unsafe extern "C" fn hurray_coo_assemble(
 /// hurray_coo_values and of a CSR export), by the plan's duplicate policy
 /// and in the same order as the first assembly. No sort, no allocation;
 /// every byte of out_values is written. threads: as every threads argument
-/// (HURRAY_MAX_THREADS); the canonical entries split into ranges of about
-/// equal work, at least 4096 entries per thread, one thread for sub-byte
+/// (HURRAY_MAX_THREADS); the canonical entries split into contiguous
+/// ranges, at least 4096 entries per thread, one thread for sub-byte
 /// types; the result is the same. Triplets skipped or dropped at the
-/// first assembly contribute nothing.
+/// first assembly contribute nothing. On an error, what out_values holds
+/// is unspecified.
 ///
 /// plan, values (unless 0 bytes) and out_values (unless 0 bytes) may not be
 /// NULL. The library reads values and writes out_values during the call
