@@ -581,6 +581,76 @@ static int test_scratch_in_output(void) {
     return failures;
 }
 
+/* Many triplets in no order (values beyond the plan's 8 MiB staging
+ * threshold): re-assembly through the plan gives, bit for bit, what a new
+ * assembly of the new values gives, on 1 and 2 threads, and again on a
+ * later call (which reuses the plan's staging buffer). */
+static int test_large_shuffled_reassembly(void) {
+    enum { N = 1200000, SIDE = 1500 };
+    int failures = 0;
+    const uint64_t shape[2] = {SIDE, SIDE};
+    int32_t *r = malloc(N * sizeof(int32_t));
+    int32_t *c = malloc(N * sizeof(int32_t));
+    double *v1 = malloc(N * sizeof(double));
+    double *v2 = malloc(N * sizeof(double));
+    double *out = NULL;
+    const void *dims[2] = {r, c};
+    hurray_triplets t;
+    hurray_coo *coo = NULL, *fresh = NULL;
+    hurray_assembly_plan *plan = NULL;
+    uint64_t s = 0x9E3779B97F4A7C15u, nnz = 0;
+    size_t k, bytes = 0, fresh_bytes = 0;
+    int round;
+    CHECK(r && c && v1 && v2);
+    if (!(r && c && v1 && v2)) goto done;
+    for (k = 0; k < N; k++) {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        r[k] = (int32_t)(s % SIDE);
+        c[k] = (int32_t)((s >> 20) % SIDE);
+        v1[k] = (double)(s >> 40) * 0.125;
+        v2[k] = 1.0 / (double)((s >> 33) % 1000 + 1);
+    }
+    t = dims_i32_f64(shape, N, dims, 0, v1);
+    CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, 0, 1), &coo, &plan),
+                 HURRAY_OK, "");
+    if (coo == NULL || plan == NULL) goto done;
+    nnz = hurray_assembly_plan_nnz(plan);
+    CHECK(nnz == hurray_coo_nnz(coo) && nnz > N / 2 && nnz < N);
+    t.values = v2;
+    CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, 0, 1), &fresh, NULL),
+                 HURRAY_OK, "");
+    if (fresh == NULL) goto done;
+    out = malloc(nnz * sizeof(double));
+    CHECK(out != NULL);
+    if (out == NULL) goto done;
+    for (round = 0; round < 3; round++) {
+        const void *want = hurray_coo_values(fresh, &fresh_bytes);
+        memset(out, 0x7F, nnz * sizeof(double));
+        CHECK_STATUS(hurray_assembly_plan_apply(plan, v2, N * sizeof(double), out,
+                                                nnz * sizeof(double), round == 1 ? 2u : 1u),
+                     HURRAY_OK, "");
+        CHECK(fresh_bytes == nnz * sizeof(double) && memcmp(out, want, fresh_bytes) == 0);
+        /* The first values back again. */
+        CHECK_STATUS(hurray_assembly_plan_apply(plan, v1, N * sizeof(double), out,
+                                                nnz * sizeof(double), round == 1 ? 1u : 2u),
+                     HURRAY_OK, "");
+        want = hurray_coo_values(coo, &bytes);
+        CHECK(bytes == fresh_bytes && memcmp(out, want, bytes) == 0);
+    }
+done:
+    hurray_assembly_plan_free(plan);
+    hurray_coo_free(coo);
+    hurray_coo_free(fresh);
+    free(out);
+    free(r);
+    free(c);
+    free(v1);
+    free(v2);
+    return failures;
+}
+
 static const struct {
     const char *name;
     ctest_fn fn;
@@ -589,6 +659,7 @@ static const struct {
     {"scratch_in_output", test_scratch_in_output},
     {"sort_modes", test_sort_modes},
     {"fem_assembly_sum_and_plan", test_fem_assembly_sum_and_plan},
+    {"large_shuffled_reassembly", test_large_shuffled_reassembly},
     {"assembly_arguments_are_checked", test_assembly_arguments_are_checked},
     {"csr_csc_dense_and_back", test_csr_csc_dense_and_back},
 };

@@ -5,7 +5,7 @@
 //! allocation, combined by the same policy in the same order as the first
 //! assembly.
 //!
-//! It holds one of two layouts, chosen when it is finished:
+//! It holds one of three layouts, chosen when it is finished:
 //! - *scatter*, for triplets whose order follows the entries' (finite
 //!   element assembly, sorted input): for each triplet its entry, flagged
 //!   when it is the entry's first member. Re-assembly reads the values once,
@@ -14,6 +14,12 @@
 //! - *gather*, for triplets in no such order: for each entry the triplets
 //!   that make it. Re-assembly writes the entries in sequence and reads the
 //!   values where they lie. 4 bytes per triplet and 8 per entry.
+//! - *staged*, for triplets in no such order whose values are too many to
+//!   stay in cache (random reads from memory would cost more than two
+//!   passes): re-assembly first copies the values, in one pass, into a
+//!   buffer the plan keeps, where those of each bucket of entries lie
+//!   together in triplet order; then it gathers as above, from a part that
+//!   fits in cache. 1 byte more per triplet, and the buffer.
 //!
 //! Either way each entry sees its members in triplet order, as the first
 //! assembly combined them, and threads own contiguous ranges of entries, so
@@ -30,6 +36,7 @@ use crate::element::types::{Encoding, TypeInfo};
 use crate::error::counted_from;
 use crate::error::CooError;
 use std::ops::Range;
+use std::sync::{Mutex, TryLockError};
 
 /// Which triplets make each canonical entry.
 #[derive(Debug)]
@@ -57,7 +64,33 @@ enum Layout {
         map: Map,
         windows: Vec<(usize, usize)>,
     },
+    /// Gather in two steps, for many triplets in no local order: the
+    /// values are first copied, in one pass, into a staging buffer where
+    /// the triplets of each bucket of entries (`1 << shift` of them) lie
+    /// together, in triplet order; then each entry gathers from its bucket's
+    /// part, which fits in cache. `bucket[k]` is triplet `k`'s bucket
+    /// (`UNSTAGED` for one that makes no entry), `bucket_starts` where each
+    /// bucket's part starts, and `members` hold places in the staging
+    /// buffer, not triplet numbers.
+    Staged {
+        stage: Stage,
+        members: Members,
+        starts: Vec<u64>,
+    },
 }
+
+/// A staged plan's first step, and the buffer it fills.
+#[derive(Debug)]
+struct Stage {
+    bucket: Vec<u8>,
+    bucket_starts: Vec<usize>,
+    /// Kept from one re-assembly to the next (the first allocates it);
+    /// a call that finds it in use stages into a buffer of its own.
+    buffer: Mutex<Vec<u64>>,
+}
+
+/// `Stage::bucket` of a triplet that is not staged.
+const UNSTAGED: u8 = u8::MAX;
 
 /// Entries per window, and the least a thread is given.
 const BLOCK: usize = 4096;
@@ -66,6 +99,14 @@ const BLOCK: usize = 4096;
 /// over the triplets (finite element meshes in element order: about 1.1;
 /// permuted triplets: one pass per block).
 const SCATTER_PASSES: usize = 3;
+
+/// A plan that is not scatter is staged when the triplets' values exceed
+/// this many bytes (below it, they stay in cache for a plain gather).
+const STAGE_BYTES: u64 = 8 << 20;
+
+/// Entries per staging bucket, at least (32768 f64 output entries are 256
+/// KiB; their triplets' values, about 2.5 times that, still fit in L2).
+const STAGE_SHIFT: u32 = 15;
 
 fn alloc_error(bytes: usize) -> CooError {
     CooError::Alloc {
@@ -104,7 +145,9 @@ impl Plan {
     fn lists(&mut self) -> (&mut Members, &mut Vec<u64>) {
         match &mut self.layout {
             Layout::Gather { members, starts } => (members, starts),
-            Layout::Scatter { .. } => unreachable!("a finished plan is not extended"),
+            Layout::Scatter { .. } | Layout::Staged { .. } => {
+                unreachable!("a finished plan is not extended")
+            }
         }
     }
 
@@ -142,27 +185,40 @@ impl Plan {
     }
 
     /// The plan with its layout chosen: scatter when the triplets follow
-    /// the entries closely enough, gather otherwise (and when there is no
-    /// memory for the scatter map, or nothing to re-assemble).
+    /// the entries closely enough; else staged when their values are too
+    /// many to stay in cache; else gather (also when there is no memory
+    /// for the other layouts' tables, or nothing to re-assemble).
     pub(super) fn finish(self) -> Plan {
         let passes = SCATTER_PASSES.saturating_mul(self.triplets);
-        self.finish_within(passes)
+        self.finish_within(passes, STAGE_BYTES, STAGE_SHIFT)
     }
 
     /// `finish`, scatter when the windows add up to at most `limit`
-    /// triplets.
-    fn finish_within(mut self, limit: usize) -> Plan {
-        let Layout::Gather { members, starts } = &self.layout else {
-            return self;
-        };
-        if !self.has_values {
+    /// triplets, else staged from `stage_bytes` of values, in buckets of at
+    /// least `1 << min_shift` entries.
+    fn finish_within(self, limit: usize, stage_bytes: u64, min_shift: u32) -> Plan {
+        if !matches!(self.layout, Layout::Gather { .. }) || !self.has_values {
             return self;
         }
+        let mut p = self;
+        if p.try_scatter(limit) {
+            p
+        } else {
+            p.staged(stage_bytes, min_shift)
+        }
+    }
+
+    /// Make the gather plan scatter if its windows add up to at most `limit`
+    /// triplets and there is memory for the map; whether it did.
+    fn try_scatter(&mut self, limit: usize) -> bool {
+        let Layout::Gather { members, starts } = &self.layout else {
+            return false;
+        };
         let nnz = starts.len() - 1;
         let blocks = nnz.div_ceil(BLOCK);
         let mut windows = Vec::new();
         if windows.try_reserve_exact(blocks).is_err() {
-            return self;
+            return false;
         }
         let mut scanned = 0usize;
         for b in 0..blocks {
@@ -177,10 +233,10 @@ impl Plan {
             windows.push(w);
         }
         if scanned > limit {
-            return self;
+            return false;
         }
         let Ok(mut map) = Map::skipping(self.triplets) else {
-            return self;
+            return false;
         };
         for e in 0..nnz {
             let (lo, hi) = (starts[e] as usize, starts[e + 1] as usize);
@@ -189,6 +245,70 @@ impl Plan {
             }
         }
         self.layout = Layout::Scatter { nnz, map, windows };
+        true
+    }
+
+    /// The gather plan as staged, if its values take at least `stage_bytes`
+    /// and are whole bytes, and there is memory for the tables; else
+    /// unchanged.
+    fn staged(mut self, stage_bytes: u64, min_shift: u32) -> Plan {
+        let bytes = size::values_bytes(self.ty, self.triplets as u64).unwrap_or(u64::MAX);
+        if self.ty.is_sub_byte() || bytes < stage_bytes {
+            return self;
+        }
+        let Layout::Gather { members, starts } = &mut self.layout else {
+            return self;
+        };
+        let nnz = starts.len() - 1;
+        let last = nnz.saturating_sub(1);
+        let mut shift = min_shift;
+        while last >> shift >= usize::from(UNSTAGED) {
+            shift += 1;
+        }
+        let buckets = (last >> shift) + 1;
+        let (mut bucket, mut bucket_starts) = (Vec::new(), Vec::new());
+        if bucket.try_reserve_exact(self.triplets).is_err()
+            || bucket_starts.try_reserve_exact(buckets + 1).is_err()
+        {
+            return self;
+        }
+        bucket.resize(self.triplets, UNSTAGED);
+        bucket_starts.resize(buckets + 1, 0usize);
+        for e in 0..nnz {
+            let (lo, hi) = (starts[e] as usize, starts[e + 1] as usize);
+            for j in lo..hi {
+                bucket[members.get(j) as usize] = (e >> shift) as u8;
+            }
+            bucket_starts[(e >> shift) + 1] += hi - lo;
+        }
+        for b in 0..buckets {
+            bucket_starts[b + 1] += bucket_starts[b];
+        }
+        // Each triplet's place: its bucket's part, in triplet order.
+        let Ok(mut place) = Members::with_capacity(self.triplets) else {
+            return self;
+        };
+        place.fill(self.triplets);
+        let mut next = bucket_starts.clone();
+        for (k, &b) in bucket.iter().enumerate() {
+            if b != UNSTAGED {
+                place.set(k, next[usize::from(b)] as u64);
+                next[usize::from(b)] += 1;
+            }
+        }
+        for j in 0..members.len() {
+            members.set(j, place.get(members.get(j) as usize));
+        }
+        let (members, starts) = (std::mem::take(members), std::mem::take(starts));
+        self.layout = Layout::Staged {
+            stage: Stage {
+                bucket,
+                bucket_starts,
+                buffer: Mutex::new(Vec::new()),
+            },
+            members,
+            starts,
+        };
         self
     }
 
@@ -213,6 +333,18 @@ impl Plan {
                 for &e in order {
                     let (lo, hi) = (at[e] as usize, at[e + 1] as usize);
                     members.extend((lo..hi).map(|k| from.get(k)));
+                    starts.push(members.len() as u64);
+                }
+            }
+            Layout::Staged {
+                stage,
+                members: from,
+                starts: at,
+            } => {
+                let triplet = stage.triplets_by_place()?;
+                for &e in order {
+                    let (lo, hi) = (at[e] as usize, at[e + 1] as usize);
+                    members.extend((lo..hi).map(|k| triplet.get(from.get(k) as usize)));
                     starts.push(members.len() as u64);
                 }
             }
@@ -261,7 +393,7 @@ impl Plan {
     /// Number of canonical entries.
     pub fn nnz(&self) -> usize {
         match &self.layout {
-            Layout::Gather { starts, .. } => starts.len() - 1,
+            Layout::Gather { starts, .. } | Layout::Staged { starts, .. } => starts.len() - 1,
             Layout::Scatter { nnz, .. } => *nnz,
         }
     }
@@ -276,13 +408,19 @@ impl Plan {
         match &self.layout {
             Layout::Gather { members, starts } => members.bytes() + starts.len() * 8,
             Layout::Scatter { map, windows, .. } => map.bytes() + windows.len() * 16,
+            Layout::Staged {
+                stage,
+                members,
+                starts,
+            } => members.bytes() + starts.len() * 8 + stage.bytes(self.ty.lookup_bytes()),
         }
     }
 
     /// Combine `values` (one per triplet, as at assembly) into `out` (one per
     /// canonical entry, in the canonical order, which for a rank-2 tensor is
-    /// CSR's order). Allocates nothing but the threads' stacks; every byte
-    /// of `out` is written (on an error, what it holds is unspecified).
+    /// CSR's order). Allocates nothing but the threads' stacks and a staged
+    /// plan's buffer (at its first call, or when another call holds it);
+    /// every byte of `out` is written (on an error, what it holds is unspecified).
     /// With `threads > 1` the entries are split into contiguous ranges (at
     /// most one thread per 4096 entries; sub-byte types, whose elements
     /// share bytes, use one).
@@ -318,26 +456,62 @@ impl Plan {
                 });
             }
         }
-        let threads = if self.ty.is_sub_byte() {
+        let entry_threads = if self.ty.is_sub_byte() {
             1
         } else {
             crate::threads::count(threads, nnz, BLOCK)
         };
-        if threads == 1 {
-            match &self.layout {
-                Layout::Gather { members, starts } => {
-                    members.gather(self, starts, values, out, 0..nnz)?
-                }
-                Layout::Scatter { map, .. } => {
-                    map.scatter(self, values, out, 0..nnz, 0..self.triplets)?
-                }
+        match &self.layout {
+            Layout::Gather { members, starts } => {
+                self.split(out, entry_threads, |mine, range| {
+                    members.gather(self, starts, values, mine, range, None)
+                })?
             }
-            clear_padding(self.ty, out, nnz);
-            return Ok(());
+            Layout::Scatter { map, windows, .. } => {
+                self.split(out, entry_threads, |mine, range| {
+                    // The union of the range's blocks' windows.
+                    let (b0, b1) = (range.start / BLOCK, range.end.div_ceil(BLOCK));
+                    let (lo, hi) = windows[b0..b1]
+                        .iter()
+                        .fold((usize::MAX, 0), |a, w| (a.0.min(w.0), a.1.max(w.1)));
+                    map.scatter(self, values, mine, range, lo.min(hi)..hi)
+                })?
+            }
+            Layout::Staged {
+                stage,
+                members,
+                starts,
+            } => {
+                // The plan's buffer, or one of this call's own while another
+                // call has it.
+                let mut held = match stage.buffer.try_lock() {
+                    Ok(g) => Some(g),
+                    Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
+                    Err(TryLockError::WouldBlock) => None,
+                };
+                let mut own = Vec::new();
+                let buf = held.as_deref_mut().unwrap_or(&mut own);
+                let staged = stage.fill(self.ty.lookup_bytes(), values, buf, threads)?;
+                self.split(out, entry_threads, |mine, range| {
+                    members.gather(self, starts, staged, mine, range, Some(stage))
+                })?
+            }
         }
-        // Contiguous entry ranges, each with its own part of `out`: of
-        // about equal member counts (gather), or of whole blocks, with the
-        // window of triplets that go to them (scatter).
+        clear_padding(self.ty, out, nnz);
+        Ok(())
+    }
+
+    /// `job` over `threads` contiguous entry ranges, each with its own part
+    /// of `out` (see `cuts`); the first error in entry order.
+    fn split(
+        &self,
+        out: &mut [u8],
+        threads: usize,
+        job: impl Fn(&mut [u8], Range<usize>) -> Result<(), CooError> + Sync,
+    ) -> Result<(), CooError> {
+        if threads == 1 {
+            return job(out, 0..self.nnz());
+        }
         let cuts = self.cuts(threads);
         let w = self.ty.lookup_bytes();
         let mut rest: &mut [u8] = out;
@@ -347,19 +521,9 @@ impl Plan {
             rest = tail;
             parts.push((mine, r[0]..r[1]));
         }
-        // The first error in entry order.
-        crate::threads::run(parts, |_, (mine, range)| match &self.layout {
-            Layout::Gather { members, starts } => members.gather(self, starts, values, mine, range),
-            Layout::Scatter { map, windows, .. } => {
-                let (b0, b1) = (range.start / BLOCK, range.end.div_ceil(BLOCK));
-                let (lo, hi) = windows[b0..b1]
-                    .iter()
-                    .fold((usize::MAX, 0), |a, w| (a.0.min(w.0), a.1.max(w.1)));
-                map.scatter(self, values, mine, range, lo.min(hi)..hi)
-            }
-        })
-        .into_iter()
-        .collect()
+        crate::threads::run(parts, |_, (mine, range)| job(mine, range))
+            .into_iter()
+            .collect()
     }
 
     /// Where `threads` contiguous entry ranges start, and the end.
@@ -367,7 +531,10 @@ impl Plan {
         let nnz = self.nnz();
         let mut cuts = vec![0usize];
         match &self.layout {
-            Layout::Gather { members, starts } => {
+            Layout::Gather { members, starts }
+            | Layout::Staged {
+                members, starts, ..
+            } => {
                 let total = members.len() as u64;
                 for t in 1..threads {
                     let goal = total * t as u64 / threads as u64;
@@ -413,8 +580,135 @@ impl Plan {
     }
 }
 
+impl Stage {
+    /// Number of staged triplets (those that make an entry).
+    fn kept(&self) -> usize {
+        self.bucket_starts.last().copied().unwrap_or(0)
+    }
+
+    /// Bytes of memory the tables and, once allocated, the buffer hold.
+    fn bytes(&self, w: usize) -> usize {
+        let buffer = match self.buffer.try_lock() {
+            Ok(b) => b.len() * 8,
+            Err(TryLockError::Poisoned(e)) => e.into_inner().len() * 8,
+            Err(TryLockError::WouldBlock) => (self.kept() * w).next_multiple_of(8),
+        };
+        self.bucket.len() + self.bucket_starts.len() * 8 + buffer
+    }
+
+    /// The first step: `values` (of `w` bytes each, one per triplet) copied
+    /// to their places in `buf` (made large enough), on up to `threads`
+    /// threads that each take a contiguous run of triplets and, in every
+    /// bucket's part, the places that run's triplets take.
+    fn fill<'a>(
+        &self,
+        w: usize,
+        values: &[u8],
+        buf: &'a mut Vec<u64>,
+        threads: usize,
+    ) -> Result<&'a [u8], CooError> {
+        let len = self.kept() * w;
+        let words = len.div_ceil(8);
+        if buf.len() < words {
+            buf.clear();
+            buf.try_reserve_exact(words).map_err(|_| CooError::Alloc {
+                bytes: words.saturating_mul(8),
+                what: "the re-assembly staging buffer",
+            })?;
+            buf.resize(words, 0);
+        }
+        let staged = &mut bytemuck::cast_slice_mut::<u64, u8>(buf)[..len];
+        let n = self.bucket.len();
+        let buckets = self.bucket_starts.len() - 1;
+        let threads = crate::threads::count(threads, n, 1 << 16);
+        let cut = |t: usize| n * t / threads;
+        let counts: Vec<Vec<usize>> = if threads == 1 {
+            vec![self.bucket_starts.windows(2).map(|s| s[1] - s[0]).collect()]
+        } else {
+            crate::threads::each(threads, |t| {
+                let mut h = vec![0usize; buckets];
+                for &b in &self.bucket[cut(t)..cut(t + 1)] {
+                    if b != UNSTAGED {
+                        h[usize::from(b)] += 1;
+                    }
+                }
+                h
+            })
+        };
+        // Bucket by bucket, each thread's places in turn.
+        let mut regions: Vec<Vec<&mut [u8]>> = (0..threads).map(|_| Vec::new()).collect();
+        let mut rest: &mut [u8] = &mut *staged;
+        let lens = (0..buckets).flat_map(|b| counts.iter().map(move |c| c[b]));
+        for (i, len) in lens.enumerate() {
+            let (mine, tail) = std::mem::take(&mut rest).split_at_mut(len * w);
+            rest = tail;
+            regions[i % threads].push(mine);
+        }
+        let parts: Vec<_> = regions
+            .into_iter()
+            .enumerate()
+            .map(|(t, r)| (cut(t)..cut(t + 1), r))
+            .collect();
+        crate::threads::run(parts, |_, (run, mut regions)| {
+            let bucket = &self.bucket[run.clone()];
+            let values = &values[run.start * w..run.end * w];
+            match w {
+                1 => stage_run::<1>(bucket, values, &mut regions),
+                2 => stage_run::<2>(bucket, values, &mut regions),
+                4 => stage_run::<4>(bucket, values, &mut regions),
+                8 => stage_run::<8>(bucket, values, &mut regions),
+                16 => stage_run::<16>(bucket, values, &mut regions),
+                _ => unreachable!("whole-byte elements are 1 to 16 bytes"),
+            }
+        });
+        Ok(staged)
+    }
+
+    /// Triplet numbers by place.
+    fn triplets_by_place(&self) -> Result<Members, CooError> {
+        let mut t = Members::with_capacity(self.bucket.len())
+            .map_err(|_| alloc_error(self.bucket.len().saturating_mul(8)))?;
+        t.fill(self.kept());
+        let mut next = self.bucket_starts.clone();
+        for (k, &b) in self.bucket.iter().enumerate() {
+            if b != UNSTAGED {
+                t.set(next[usize::from(b)], k as u64);
+                next[usize::from(b)] += 1;
+            }
+        }
+        Ok(t)
+    }
+
+    /// The triplet at `place` (for an error message: a scan of the table).
+    #[cold]
+    fn triplet_at(&self, place: usize) -> usize {
+        let b = self.bucket_starts.partition_point(|&s| s <= place) - 1;
+        let r = place - self.bucket_starts[b];
+        self.bucket
+            .iter()
+            .enumerate()
+            .filter(|&(_, &x)| usize::from(x) == b)
+            .nth(r)
+            .map_or(place, |(k, _)| k)
+    }
+}
+
+/// One thread's run of the first step: each value (of `W` bytes) to the
+/// front of its bucket's region, which then starts after it.
+fn stage_run<const W: usize>(bucket: &[u8], values: &[u8], regions: &mut [&mut [u8]]) {
+    for (v, &b) in values.chunks_exact(W).zip(bucket) {
+        if b != UNSTAGED {
+            let r = &mut regions[usize::from(b)];
+            let (head, tail) = std::mem::take(r).split_at_mut(W);
+            head.copy_from_slice(v);
+            *r = tail;
+        }
+    }
+}
+
 /// Entries `range` into `out`, which holds exactly those entries, entry by
-/// entry: each from its members.
+/// entry: each from its members (places in `stage`'s buffer, which `values`
+/// then is, when there is one).
 fn gather<T: Member>(
     p: &Plan,
     members: &[T],
@@ -422,6 +716,7 @@ fn gather<T: Member>(
     values: &[u8],
     out: &mut [u8],
     range: Range<usize>,
+    stage: Option<&Stage>,
 ) -> Result<(), CooError> {
     let first = range.start;
     let of = |e: usize| &members[starts[e] as usize..starts[e + 1] as usize];
@@ -450,7 +745,8 @@ fn gather<T: Member>(
         for &i in &m[1..] {
             copy_element(p.ty, values, i.index(), &mut x);
             if !p.combine(&mut acc, &x) {
-                return Err(p.overflow(i.index(), e));
+                let triplet = stage.map_or(i.index(), |s| s.triplet_at(i.index()));
+                return Err(p.overflow(triplet, e));
             }
         }
         store_element(p.ty, out, e - first, &acc);
@@ -649,6 +945,12 @@ enum Members {
     Wide(Vec<u64>),
 }
 
+impl Default for Members {
+    fn default() -> Members {
+        Members::Narrow(Vec::new())
+    }
+}
+
 impl Members {
     /// Room for `n` triplet numbers, narrow when every number fits 32 bits.
     fn with_capacity(n: usize) -> Result<Members, std::collections::TryReserveError> {
@@ -692,10 +994,11 @@ impl Members {
         values: &[u8],
         out: &mut [u8],
         range: Range<usize>,
+        stage: Option<&Stage>,
     ) -> Result<(), CooError> {
         match self {
-            Members::Narrow(m) => gather(p, m, starts, values, out, range),
-            Members::Wide(m) => gather(p, m, starts, values, out, range),
+            Members::Narrow(m) => gather(p, m, starts, values, out, range, stage),
+            Members::Wide(m) => gather(p, m, starts, values, out, range, stage),
         }
     }
 
@@ -762,7 +1065,7 @@ mod tests {
                 (0..members.len()).map(|k| members.get(k)).collect(),
                 starts.clone(),
             ),
-            Layout::Scatter { .. } => panic!("not a gather plan"),
+            _ => panic!("not a gather plan"),
         }
     }
 
@@ -840,9 +1143,21 @@ mod tests {
         let nnz = plan.nnz();
         let identity: Vec<usize> = (0..nnz).collect();
         let gather = plan.gathered(&identity).unwrap();
-        let scatter = plan.gathered(&identity).unwrap().finish_within(usize::MAX);
+        let scatter =
+            plan.gathered(&identity)
+                .unwrap()
+                .finish_within(usize::MAX, u64::MAX, STAGE_SHIFT);
         assert!(
             matches!(scatter.layout, Layout::Scatter { .. }),
+            "round {round}"
+        );
+        // Staged in buckets of 2 to 16 entries (as many buckets as there
+        // may be); sub-byte types stay gather, and no entries are scatter.
+        let shift = 1 + rng.below(4) as u32;
+        let staged = plan.gathered(&identity).unwrap().finish_within(0, 0, shift);
+        assert_eq!(
+            matches!(staged.layout, Layout::Staged { .. }),
+            !ty.is_sub_byte() && nnz > 0,
             "round {round}"
         );
         // Locally ordered triplets are scatter by themselves.
@@ -857,9 +1172,15 @@ mod tests {
         for i in (1..nnz).rev() {
             perm.swap(i, rng.below(i as u64 + 1) as usize);
         }
+        let want = lists(&gather.gathered(&perm).unwrap());
         assert_eq!(
-            lists(&gather.gathered(&perm).unwrap()),
+            want,
             lists(&scatter.gathered(&perm).unwrap()),
+            "round {round}"
+        );
+        assert_eq!(
+            want,
+            lists(&staged.gathered(&perm).unwrap()),
             "round {round}"
         );
         let out_bytes = coo.values().len();
@@ -875,13 +1196,72 @@ mod tests {
                     );
                     (r.map_err(|e| e.to_string()), out)
                 };
-                let (g, s) = (run(&gather), run(&scatter));
-                assert_eq!(g.0, s.0, "round {round}, {threads} threads: errors");
-                if g.0.is_ok() {
-                    assert_eq!(g.1, s.1, "round {round}, {threads} threads: values");
+                let g = run(&gather);
+                // Twice staged: the second reuses the plan's buffer.
+                for (other, what) in [
+                    (run(&scatter), "scatter"),
+                    (run(&staged), "staged"),
+                    (run(&staged), "staged again"),
+                ] {
+                    assert_eq!(
+                        g.0, other.0,
+                        "round {round}, {threads} threads: {what} errors"
+                    );
+                    if g.0.is_ok() {
+                        assert_eq!(g.1, other.1, "round {round}, {threads} threads: {what}");
+                    }
                 }
             }
         }
+    }
+
+    /// Calls that share a staged plan at once (all but one stage into
+    /// buffers of their own) give what one call alone gives.
+    #[test]
+    fn a_staged_plan_serves_calls_at_once() {
+        let n = 200_000usize;
+        let mut rng = Rng(7);
+        let coords: Vec<u64> = (0..2 * n).map(|_| rng.below(400)).collect();
+        let flat: Vec<u8> = coords.iter().flat_map(|c| c.to_le_bytes()).collect();
+        let values: Vec<f64> = (0..n).map(|k| (k % 97) as f64 - 40.5).collect();
+        let t = Triplets {
+            shape: &[400, 400],
+            n,
+            index_type: IndexType::U64,
+            base: 0,
+            coords: CoordArrays::Interleaved(&flat),
+            type_tag: 0x04,
+            values: Some(bytemuck::cast_slice(&values)),
+        };
+        let o = AssembleOptions {
+            duplicates: Duplicates::Sum,
+            ..AssembleOptions::default()
+        };
+        let (coo, plan) = assemble(&t, &o).unwrap();
+        let plan = plan
+            .unwrap()
+            .gathered(&(0..coo.nnz() as usize).collect::<Vec<_>>())
+            .unwrap();
+        let plan = plan.finish_within(0, 0, 10);
+        assert!(matches!(plan.layout, Layout::Staged { .. }));
+        let want = coo.values().to_vec();
+        std::thread::scope(|s| {
+            for threads in [1, 2, 1, 3] {
+                let (plan, want, values) = (&plan, &want, &values);
+                s.spawn(move || {
+                    for _ in 0..20 {
+                        let mut out = vec![0f64; want.len() / 8];
+                        plan.apply(
+                            bytemuck::cast_slice(values),
+                            bytemuck::cast_slice_mut(&mut out),
+                            threads,
+                        )
+                        .unwrap();
+                        assert_eq!(bytemuck::cast_slice::<f64, u8>(&out), &want[..]);
+                    }
+                });
+            }
+        });
     }
 
     #[test]

@@ -300,8 +300,12 @@ pub(super) unsafe fn with_triplets<R>(
 /// come roughly in the entries' order (finite elements in element order,
 /// sorted input) the plan holds 4 bytes per triplet (8 from 2^31 - 1
 /// triplets); otherwise 4 bytes per contributing triplet (8 beyond 2^32
-/// triplets) plus 8 per entry. Assembly uses about 24 bytes per triplet
-/// while it runs, beyond the result.
+/// triplets) plus 8 per entry, and, when the triplets' values take 8 MiB
+/// or more (and are whole bytes), 1 byte per triplet more and, from its
+/// first re-assembly on, a staging buffer of one value per contributing
+/// triplet (re-assembly copies the values there first, grouped by where
+/// they go, then gathers each entry from cache). Assembly uses about 24
+/// bytes per triplet while it runs, beyond the result.
 ///
 /// Returns HURRAY_OK or: HURRAY_ERR_NULL_POINTER, HURRAY_ERR_INVALID_FLAGS
 /// (flags), HURRAY_ERR_INVALID_ARGUMENT (options->size, policy, index type,
@@ -367,8 +371,10 @@ pub unsafe extern "C" fn hurray_coo_assemble(
 /// type, values_bytes of them) into out_values (one per canonical entry, in
 /// the handle's order, out_bytes of them, which is the order of
 /// hurray_coo_values and of a CSR export), by the plan's duplicate policy
-/// and in the same order as the first assembly. No sort, no allocation;
-/// every byte of out_values is written. threads: as every threads argument
+/// and in the same order as the first assembly. No sort, and no
+/// allocation but a large plan's staging buffer (see hurray_coo_assemble),
+/// at its first call and, since one call at a time uses it, at a call that
+/// finds another using it; every byte of out_values is written. threads: as every threads argument
 /// (HURRAY_MAX_THREADS); the canonical entries split into contiguous
 /// ranges, at least 4096 entries per thread, one thread for sub-byte
 /// types; the result is the same. Triplets skipped or dropped at the
@@ -385,7 +391,7 @@ pub unsafe extern "C" fn hurray_coo_assemble(
 /// plan cannot apply in place), HURRAY_ERR_OVERFLOW (an integer SUM),
 /// HURRAY_ERR_UNSUPPORTED_FEATURE (a
 /// plan built from a pattern), HURRAY_ERR_ALLOC (a thread could not be
-/// started), HURRAY_ERR_INTERNAL_PANIC.
+/// started, or no memory for the staging buffer), HURRAY_ERR_INTERNAL_PANIC.
 ///
 /// Thread safety: safe on a plan shared between threads (each call writes
 /// only its own out_values).
