@@ -230,10 +230,12 @@ impl Plan {
             });
             let w = (first.min(end), end);
             scanned = scanned.saturating_add(w.1 - w.0);
+            if scanned > limit {
+                // Permuted triplets pass the limit within a few blocks:
+                // the rest of the lists need not be read.
+                return false;
+            }
             windows.push(w);
-        }
-        if scanned > limit {
-            return false;
         }
         let Ok(mut map) = Map::skipping(self.triplets) else {
             return false;
