@@ -15,8 +15,9 @@
 //!   that make it. Re-assembly writes the entries in sequence and reads the
 //!   values where they lie. 4 bytes per triplet and 8 per entry.
 //! - *staged*, for triplets in no such order whose values are too many to
-//!   stay in cache (random reads from memory would cost more than two
-//!   passes): re-assembly first copies the values, in one pass, into a
+//!   stay in cache, when the gather would read them at random (random
+//!   reads from memory would cost more than two passes; reads from a few
+//!   ordered streams would not): re-assembly first copies the values, in one pass, into a
 //!   buffer the plan keeps, where those of each bucket of entries lie
 //!   together in triplet order; then it gathers as above, from a part that
 //!   fits in cache. 1 byte more per triplet, and the buffer.
@@ -108,6 +109,66 @@ const STAGE_BYTES: u64 = 8 << 20;
 /// KiB; their triplets' values, about 2.5 times that, still fit in L2).
 const STAGE_SHIFT: u32 = 15;
 
+/// A plan that is not scatter is staged only when at least this many per
+/// mille of its gather's reads, sampled, are far from every recent one
+/// ([`far_permille`]). A gather that reads from a few streams (triplets from
+/// two ranks' element orders side by side, say) is served by the hardware's
+/// prefetchers at about 1.2 ns a member, where staging costs about 6 ns a
+/// triplet and a far read about 10 ns; they break even near half.
+const STAGE_FAR: usize = 500;
+
+/// The read streams [`far_permille`] follows at once, and how close (in
+/// triplets) a read must come to a stream's last one to continue it.
+const STREAMS: usize = 32;
+const NEAR: usize = 512;
+
+/// [`far_permille`] samples this many runs of this many entries.
+const SAMPLE_RUNS: usize = 32;
+const SAMPLE_ENTRIES: usize = 1024;
+
+/// When a finished plan takes each layout (`finish` uses the constants
+/// above; tests force each layout).
+#[derive(Debug, Clone, Copy)]
+struct Rules {
+    /// Scatter when the windows add up to at most this many triplets.
+    scatter_limit: usize,
+    /// Else staged when the values take at least this many bytes ...
+    stage_bytes: u64,
+    /// ... and at least this many per mille of the gather's reads are far,
+    stage_far: usize,
+    /// in buckets of at least `1 << stage_shift` entries.
+    stage_shift: u32,
+}
+
+/// Per mille of a gather's reads, sampled in runs of entries, that do not
+/// continue any of the last [`STREAMS`] streams of reads (within [`NEAR`]
+/// triplets of a stream's last read): about 1000 for permuted triplets, a
+/// few for triplets from a handful of ordered sources.
+fn far_permille(members: &Members, starts: &[u64]) -> usize {
+    let nnz = starts.len().saturating_sub(1);
+    let runs = SAMPLE_RUNS.min(nnz.div_ceil(SAMPLE_ENTRIES));
+    let (mut far, mut all) = (0usize, 0usize);
+    for r in 0..runs {
+        let first = nnz / runs * r;
+        let end = (first + SAMPLE_ENTRIES).min(nnz);
+        let mut heads = [usize::MAX; STREAMS];
+        let mut next = 0;
+        for j in starts[first] as usize..starts[end] as usize {
+            let k = members.get(j) as usize;
+            match heads.iter().position(|&h| h.abs_diff(k) <= NEAR) {
+                Some(s) => heads[s] = k,
+                None => {
+                    far += 1;
+                    heads[next] = k;
+                    next = (next + 1) % STREAMS;
+                }
+            }
+            all += 1;
+        }
+    }
+    (far * 1000).checked_div(all).unwrap_or(0)
+}
+
 fn alloc_error(bytes: usize) -> CooError {
     CooError::Alloc {
         bytes,
@@ -189,22 +250,25 @@ impl Plan {
     /// many to stay in cache; else gather (also when there is no memory
     /// for the other layouts' tables, or nothing to re-assemble).
     pub(super) fn finish(self) -> Plan {
-        let passes = SCATTER_PASSES.saturating_mul(self.triplets);
-        self.finish_within(passes, STAGE_BYTES, STAGE_SHIFT)
+        let rules = Rules {
+            scatter_limit: SCATTER_PASSES.saturating_mul(self.triplets),
+            stage_bytes: STAGE_BYTES,
+            stage_far: STAGE_FAR,
+            stage_shift: STAGE_SHIFT,
+        };
+        self.finish_within(rules)
     }
 
-    /// `finish`, scatter when the windows add up to at most `limit`
-    /// triplets, else staged from `stage_bytes` of values, in buckets of at
-    /// least `1 << min_shift` entries.
-    fn finish_within(self, limit: usize, stage_bytes: u64, min_shift: u32) -> Plan {
+    /// `finish` by `rules`.
+    fn finish_within(self, rules: Rules) -> Plan {
         if !matches!(self.layout, Layout::Gather { .. }) || !self.has_values {
             return self;
         }
         let mut p = self;
-        if p.try_scatter(limit) {
+        if p.try_scatter(rules.scatter_limit) {
             p
         } else {
-            p.staged(stage_bytes, min_shift)
+            p.staged(rules)
         }
     }
 
@@ -250,17 +314,22 @@ impl Plan {
         true
     }
 
-    /// The gather plan as staged, if its values take at least `stage_bytes`
-    /// and are whole bytes, and there is memory for the tables; else
+    /// The gather plan as staged, if its values take at least
+    /// `rules.stage_bytes` and are whole bytes, enough of its reads are far
+    /// (`rules.stage_far`), and there is memory for the tables; else
     /// unchanged.
-    fn staged(mut self, stage_bytes: u64, min_shift: u32) -> Plan {
+    fn staged(mut self, rules: Rules) -> Plan {
         let bytes = size::values_bytes(self.ty, self.triplets as u64).unwrap_or(u64::MAX);
-        if self.ty.is_sub_byte() || bytes < stage_bytes {
+        if self.ty.is_sub_byte() || bytes < rules.stage_bytes {
             return self;
         }
         let Layout::Gather { members, starts } = &mut self.layout else {
             return self;
         };
+        if far_permille(members, starts) < rules.stage_far {
+            return self;
+        }
+        let min_shift = rules.stage_shift;
         let nnz = starts.len() - 1;
         let last = nnz.saturating_sub(1);
         let mut shift = min_shift;
@@ -1071,6 +1140,16 @@ mod tests {
         }
     }
 
+    /// Rules that stage whatever the gather's reads are like.
+    fn forced(scatter_limit: usize, stage_bytes: u64, stage_shift: u32) -> Rules {
+        Rules {
+            scatter_limit,
+            stage_bytes,
+            stage_far: 0,
+            stage_shift,
+        }
+    }
+
     /// One random case: triplets in entry order (local) or shuffled.
     fn round(rng: &mut Rng, round: usize, large: bool) {
         let (rows, cols) = if large {
@@ -1145,10 +1224,11 @@ mod tests {
         let nnz = plan.nnz();
         let identity: Vec<usize> = (0..nnz).collect();
         let gather = plan.gathered(&identity).unwrap();
-        let scatter =
-            plan.gathered(&identity)
-                .unwrap()
-                .finish_within(usize::MAX, u64::MAX, STAGE_SHIFT);
+        let scatter = plan.gathered(&identity).unwrap().finish_within(forced(
+            usize::MAX,
+            u64::MAX,
+            STAGE_SHIFT,
+        ));
         assert!(
             matches!(scatter.layout, Layout::Scatter { .. }),
             "round {round}"
@@ -1156,7 +1236,10 @@ mod tests {
         // Staged in buckets of 2 to 16 entries (as many buckets as there
         // may be); sub-byte types stay gather, and no entries are scatter.
         let shift = 1 + rng.below(4) as u32;
-        let staged = plan.gathered(&identity).unwrap().finish_within(0, 0, shift);
+        let staged = plan
+            .gathered(&identity)
+            .unwrap()
+            .finish_within(forced(0, 0, shift));
         assert_eq!(
             matches!(staged.layout, Layout::Staged { .. }),
             !ty.is_sub_byte() && nnz > 0,
@@ -1244,7 +1327,7 @@ mod tests {
             .unwrap()
             .gathered(&(0..coo.nnz() as usize).collect::<Vec<_>>())
             .unwrap();
-        let plan = plan.finish_within(0, 0, 10);
+        let plan = plan.finish_within(forced(0, 0, 10));
         assert!(matches!(plan.layout, Layout::Staged { .. }));
         let want = coo.values().to_vec();
         std::thread::scope(|s| {
@@ -1264,6 +1347,44 @@ mod tests {
                 });
             }
         });
+    }
+
+    /// Whether a plan of `nnz` float64 entries of two members each, the
+    /// members of entry `e` being `members(e)`, finishes staged (by the
+    /// default rules); it is never scatter.
+    fn finishes_staged(nnz: usize, members: impl Fn(usize) -> [u64; 2]) -> bool {
+        let f64 = crate::element::types::type_info(0x04).expect("float64");
+        let mut plan = Plan::new(2 * nnz, f64, Duplicates::Sum, true, 0).unwrap();
+        let more: Vec<u64> = (0..nnz).flat_map(&members).collect();
+        let ends: Vec<u64> = (1..=nnz as u64).map(|e| 2 * e).collect();
+        plan.append(&more, &ends).unwrap();
+        let plan = plan.finish();
+        assert!(!matches!(plan.layout, Layout::Scatter { .. }));
+        matches!(plan.layout, Layout::Staged { .. })
+    }
+
+    /// Values far past cache are staged only when the gather would read
+    /// them at random: triplets from two ordered sources side by side (two
+    /// ranks' element orders) stay gather, the same triplets permuted are
+    /// staged.
+    #[test]
+    fn staging_waits_for_scattered_reads() {
+        let nnz = 600_000; // 9.6 MB of float64 values
+        assert!(STAGE_BYTES < 16 * nnz as u64);
+        let n = 2 * nnz as u64;
+        assert!(!finishes_staged(nnz, |e| [e as u64, n / 2 + e as u64]));
+        // A permutation of the triplets (an odd multiplier modulo 2^k, over
+        // the n triplets below 2^21 and a cycle-walk past them).
+        let permute = |mut k: u64| loop {
+            k = (k.wrapping_mul(0x9E37_79B9_7F4A_7C15 | 1) ^ 0x5DEECE66D) & ((1 << 21) - 1);
+            if k < n {
+                return k;
+            }
+        };
+        assert!(finishes_staged(nnz, |e| {
+            let (a, b) = (permute(e as u64), permute(n / 2 + e as u64));
+            [a.min(b), a.max(b)]
+        }));
     }
 
     #[test]

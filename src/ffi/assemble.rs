@@ -301,7 +301,8 @@ pub(super) unsafe fn with_triplets<R>(
 /// sorted input) the plan holds 4 bytes per triplet (8 from 2^31 - 1
 /// triplets); otherwise 4 bytes per contributing triplet (8 beyond 2^32
 /// triplets) plus 8 per entry, and, when the triplets' values take 8 MiB
-/// or more (and are whole bytes), 1 byte per triplet more and, from its
+/// or more (and are whole bytes) and come in no order a few streams
+/// follow (permuted triplets), 1 byte per triplet more and, from its
 /// first re-assembly on, a staging buffer of one value per contributing
 /// triplet (re-assembly copies the values there first, grouped by where
 /// they go, then gathers each entry from cache). Assembly uses about 24
