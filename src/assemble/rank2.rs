@@ -186,7 +186,10 @@ fn run(
         let (mut far, mut all) = (0usize, 0usize);
         let slot = |i: usize| {
             let (r, c) = read(i);
-            (r >= 0 && c >= 0).then(|| start[(r - b) as usize])
+            // Pass 1 checked every kept row; `get` all the same.
+            (r >= 0 && c >= 0)
+                .then(|| start.get((r - b) as usize).copied())
+                .flatten()
         };
         for s in 0..SAMPLE_RUNS {
             let lo = t.n / SAMPLE_RUNS * s;
