@@ -404,15 +404,13 @@ fn combine_rows(
             let mut n = 0usize;
             for r in r0..r1 {
                 let row = &keys[start[r]..start[r + 1]];
-                if f64_sum {
-                    // The values of a row a few rows on: scattered triplets
-                    // read each from anywhere, and the CPU alone keeps too
-                    // few of those reads in flight.
-                    if let Some(ahead) = start.get(r + AHEAD_ROWS + 1) {
-                        for &key in &keys[start[r + AHEAD_ROWS]..*ahead] {
-                            if let Some(x) = src.get(tri(key) * 8) {
-                                crate::hint::prefetch(x);
-                            }
+                // The values of a row a few rows on: scattered triplets
+                // read each from anywhere, and the CPU alone keeps too few
+                // of those reads in flight.
+                if let Some(ahead) = start.get(r + AHEAD_ROWS + 1) {
+                    for &key in &keys[start[r + AHEAD_ROWS]..*ahead] {
+                        if let Some(x) = src.get(tri(key) * w) {
+                            crate::hint::prefetch(x);
                         }
                     }
                 }
