@@ -329,10 +329,9 @@ impl Plan {
         if far_permille(members, starts) < rules.stage_far {
             return self;
         }
-        let min_shift = rules.stage_shift;
         let nnz = starts.len() - 1;
         let last = nnz.saturating_sub(1);
-        let mut shift = min_shift;
+        let mut shift = rules.stage_shift;
         while last >> shift >= usize::from(UNSTAGED) {
             shift += 1;
         }
@@ -352,26 +351,20 @@ impl Plan {
             members.for_each(first..end, |k| bucket[k] = b as u8);
             bucket_starts[b + 1] = end;
         }
-        // Each triplet's place: its bucket's part, in triplet order.
+        let stage = Stage {
+            bucket,
+            bucket_starts,
+            buffer: Mutex::new(Vec::new()),
+        };
         let Ok(mut place) = Members::with_capacity(self.triplets) else {
             return self;
         };
         place.fill(self.triplets);
-        let mut next = bucket_starts.clone();
-        for (k, &b) in bucket.iter().enumerate() {
-            if b != UNSTAGED {
-                place.set(k, next[usize::from(b)] as u64);
-                next[usize::from(b)] += 1;
-            }
-        }
+        stage.places(|k, at| place.set(k, at as u64));
         members.remap(&place);
         let (members, starts) = (std::mem::take(members), std::mem::take(starts));
         self.layout = Layout::Staged {
-            stage: Stage {
-                bucket,
-                bucket_starts,
-                buffer: Mutex::new(Vec::new()),
-            },
+            stage,
             members,
             starts,
         };
@@ -730,18 +723,24 @@ impl Stage {
         Ok(staged)
     }
 
+    /// `f(triplet, place)` for each staged triplet, in triplet order: its
+    /// place is in its bucket's part, after the bucket's earlier triplets.
+    fn places(&self, mut f: impl FnMut(usize, usize)) {
+        let mut next = self.bucket_starts.clone();
+        for (k, &b) in self.bucket.iter().enumerate() {
+            if b != UNSTAGED {
+                f(k, next[usize::from(b)]);
+                next[usize::from(b)] += 1;
+            }
+        }
+    }
+
     /// Triplet numbers by place.
     fn triplets_by_place(&self) -> Result<Members, CooError> {
         let mut t = Members::with_capacity(self.bucket.len())
             .map_err(|_| alloc_error(self.bucket.len().saturating_mul(8)))?;
         t.fill(self.kept());
-        let mut next = self.bucket_starts.clone();
-        for (k, &b) in self.bucket.iter().enumerate() {
-            if b != UNSTAGED {
-                t.set(next[usize::from(b)], k as u64);
-                next[usize::from(b)] += 1;
-            }
-        }
+        self.places(|k, at| t.set(at, k as u64));
         Ok(t)
     }
 

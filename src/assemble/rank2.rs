@@ -180,9 +180,10 @@ fn run(
     let kept = start[rows];
 
     let cuts = row_cuts(&start, threads);
-    // Whether the triplets are scattered (more than one in eight sampled
-    // neighbours over 1 MiB of keys apart): then pass 2 asks ahead.
-    let scattered = {
+    // Whether pass 2 asks ahead: on one thread, when the triplets are
+    // scattered (more than one in eight sampled neighbours over 1 MiB of
+    // keys apart).
+    let ask = threads == 1 && {
         let (mut far, mut all) = (0usize, 0usize);
         let slot = |i: usize| {
             let (r, c) = read(i);
@@ -224,14 +225,15 @@ fn run(
             .try_reserve_exact(r1 - r0)
             .map_err(|_| alloc((r1 - r0) * 8))?;
         cursor.extend(start[r0..r1].iter().map(|&s| s - base));
-        // Triplet i's row within the range, if it is kept and in it.
-        let mine = |i: usize| -> Option<usize> {
+        // Triplet i's row within the range and its column, if it is kept
+        // and in the range.
+        let mine = |i: usize| -> Option<(usize, u64)> {
             let (r, c) = read(i);
             if r < 0 || c < 0 {
                 return None; // skipped: every other coordinate was checked
             }
             let r = (r - b) as usize;
-            (r >= r0 && r < r1).then(|| r - r0)
+            (r >= r0 && r < r1).then(|| (r - r0, (c - b) as u64))
         };
         // Scattered triplets on one thread (every row its own): ask for
         // the row cursor of the triplet 2 * AHEAD_TRIPLETS on and the slot
@@ -239,26 +241,25 @@ fn run(
         // that each scan every triplet do not (measured slower there on
         // the solver's path), nor do triplets in element order (the asking
         // cost them 5-8 %).
-        let ask = threads == 1 && scattered;
         for i in 0..t.n {
             if ask {
                 if let Some(x) = (i + 2 * AHEAD_TRIPLETS < t.n)
                     .then(|| mine(i + 2 * AHEAD_TRIPLETS))
                     .flatten()
-                    .and_then(|q| cursor.get(q))
+                    .and_then(|(q, _)| cursor.get(q))
                 {
                     crate::hint::prefetch(x);
                 }
                 if let Some(x) = (i + AHEAD_TRIPLETS < t.n)
                     .then(|| mine(i + AHEAD_TRIPLETS))
                     .flatten()
-                    .and_then(|q| slice.get(cursor[q]))
+                    .and_then(|(q, _)| slice.get(cursor[q]))
                 {
                     crate::hint::prefetch(x);
                 }
             }
-            if let Some(q) = mine(i) {
-                slice[cursor[q]] = ((read(i).1 - b) as u64) << 32 | i as u64;
+            if let Some((q, c)) = mine(i) {
+                slice[cursor[q]] = c << 32 | i as u64;
                 cursor[q] += 1;
             }
         }
