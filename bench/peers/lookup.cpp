@@ -19,6 +19,11 @@
 //   call_values   hurray_coo_lookup_f64 on a HURRAY_COO_INDEX_VALUES handle
 //   batch_index / batch_values   hurray_coo_lookup_batch, one thread, on
 //                 those handles
+//   batch_model   experiment: batch_index's pipeline written here in C++
+//                 over the lookup view (batch_model below: the same four
+//                 stages eight queries apart, no query checked against the
+//                 shape), to tell the pipeline's bound from the library's
+//                 instructions
 // Rank 3 tensors are the peers' flattened matrices (i, j * n2 + k). Every
 // method's sum of answers must agree (checked; a mismatch is an error).
 // Prints "method<TAB>dataset<TAB>ms" (median of the rounds) per line.
@@ -237,6 +242,69 @@ static double line_loop(const hurray_lookup_view *v, const line_rec<L> *rec, con
     return s;
 }
 
+// The batch's pipeline over the index view, in the caller's code (an
+// experiment, not a way to use the library: it skips the checks the call
+// makes). Stages DIST queries apart: the bucket's offsets asked for; the
+// offsets read and the run's low bits asked for; the run scanned (binary
+// search past 32 entries, as the library) and the value asked for; the
+// value read. Queries are inside the shape (the bench's are).
+template <uint32_t R, typename L>
+static double batch_model(const hurray_lookup_view *v, const uint64_t *q, uint64_t nq, double *out) {
+    constexpr uint64_t DIST = 8, RING = 4 * DIST;
+    const uint32_t *off = static_cast<const uint32_t *>(v->offsets);
+    const L *low = static_cast<const L *>(v->low);
+    const double *val = v->values_f64;
+    const unsigned sh = v->shift;
+    const uint64_t mask = (uint64_t{1} << sh) - 1;
+    uint64_t key[RING];
+    uint32_t lo[RING], hi[RING];
+    int64_t at[RING];
+    for (uint64_t k = 0; k < nq + 3 * DIST; k++) {
+        if (k < nq) {
+            const uint64_t *c = q + k * R;
+            uint64_t x = 0;
+            for (uint32_t d = 0; d < R; d++) x += c[d] * v->strides[d];
+            key[k % RING] = x;
+            __builtin_prefetch(off + (x >> sh));
+        }
+        if (k >= DIST && k - DIST < nq) {
+            const uint64_t j = (k - DIST) % RING, b = key[j] >> sh;
+            lo[j] = off[b];
+            hi[j] = off[b + 1];
+            __builtin_prefetch(low + lo[j]);
+        }
+        if (k >= 2 * DIST && k - 2 * DIST < nq) {
+            const uint64_t j = (k - 2 * DIST) % RING;
+            const L w = static_cast<L>(key[j] & mask);
+            int64_t a = -1;
+            uint32_t l0 = lo[j], h0 = hi[j];
+            if (h0 - l0 <= 32) {
+                for (uint32_t i = l0; i < h0; i++)
+                    if (low[i] == w) {
+                        a = i;
+                        break;
+                    }
+            } else {
+                while (l0 < h0) {
+                    const uint32_t mid = l0 + (h0 - l0) / 2;
+                    if (low[mid] < w) l0 = mid + 1;
+                    else h0 = mid;
+                }
+                if (l0 < hi[j] && low[l0] == w) a = l0;
+            }
+            at[j] = a;
+            if (a >= 0) __builtin_prefetch(val + a);
+        }
+        if (k >= 3 * DIST && k - 3 * DIST < nq) {
+            const int64_t a = at[(k - 3 * DIST) % RING];
+            out[k - 3 * DIST] = a >= 0 ? val[a] : 0.0;
+        }
+    }
+    double s = 0;
+    for (uint64_t k = 0; k < nq; k++) s += out[k];
+    return s;
+}
+
 int main(int argc, char **argv) {
     // HURRAY_LOOKUP_ROUNDS=1 for a run under valgrind's cachegrind (the
     // simulated cache misses and mispredicted branches per method).
@@ -345,6 +413,14 @@ int main(int argc, char **argv) {
         };
         m.push_back({"batch_index", [&] { return batch(indexed); }, {}, 0});
         m.push_back({"batch_values", [&] { return batch(valued); }, {}, 0});
+        if (line_ok)
+            m.push_back({"batch_model", [&] {
+                             if (vi.low_bytes == 2)
+                                 return rank == 2 ? batch_model<2, uint16_t>(&vi, q, nq, bout.data())
+                                                  : batch_model<3, uint16_t>(&vi, q, nq, bout.data());
+                             return rank == 2 ? batch_model<2, uint32_t>(&vi, q, nq, bout.data())
+                                              : batch_model<3, uint32_t>(&vi, q, nq, bout.data());
+                         }, {}, 0});
         m.push_back({"window8_index", [&] {
                          return rank == 2 ? window_loop<2, 8>(&vi, q, nq) : window_loop<3, 8>(&vi, q, nq);
                      }, {}, 0});

@@ -46,11 +46,12 @@ for d, r in rows.items():
     print(f"| {d} | {c:.1f} | {cv:.1f} | {p:.1f} | {r.get('eigen32', nan):.1f} | {r['eigen64']:.1f} "
           f"| {r['graphblas']:.1f} | {eig / c:.2f} | {eig / cv:.2f} | {eig / p:.2f} | {r['graphblas'] / c:.2f} "
           f"| {r['graphblas'] / p:.2f} |")
-print("\n| tensor | batch_index ms | batch_values | best Eigen / batch_index | best Eigen / batch_values | line2_index / probe_index | window8_index / probe_index |")
-print("|---|---|---|---|---|---|---|")
+print("\n| tensor | batch_index ms | batch_values | batch_model | best Eigen / batch_index | best Eigen / batch_values | best Eigen / batch_model | line2_index / probe_index | window8_index / probe_index |")
+print("|---|---|---|---|---|---|---|---|---|")
 for d, r in rows.items():
     p = r["probe_index"]
     eig = min(v for k, v in r.items() if k.startswith("eigen"))
-    print(f"| {d} | {r['batch_index']:.1f} | {r['batch_values']:.1f} | {eig / r['batch_index']:.2f} "
-          f"| {eig / r['batch_values']:.2f} | {r.get('line2_index', nan) / p:.2f} | {r['window8_index'] / p:.2f} |")
+    bm = r.get("batch_model", nan)
+    print(f"| {d} | {r['batch_index']:.1f} | {r['batch_values']:.1f} | {bm:.1f} | {eig / r['batch_index']:.2f} "
+          f"| {eig / r['batch_values']:.2f} | {eig / bm:.2f} | {r.get('line2_index', nan) / p:.2f} | {r['window8_index'] / p:.2f} |")
 PY
