@@ -36,7 +36,7 @@
 //! (`Coo::from_built`); debug builds validate it anyway, and
 //! `tests/assemble.rs` compares every case with the general path.
 
-use super::combine::is_zero;
+use super::combine::{is_zero, sum_f32, sum_f64};
 use super::plan::Plan;
 use super::read::{IndexType, Words};
 use super::{AssembleOptions, Duplicates, Triplets};
@@ -160,10 +160,10 @@ where
     }
     match (ty.encoding, o.duplicates) {
         (Encoding::F64, Duplicates::Sum) => {
-            kernel::<f64, R, S>(t, o, ty, read, words, sink, add::<f64>)
+            kernel::<f64, R, S>(t, o, ty, read, words, sink, sum_f64)
         }
         (Encoding::F32, Duplicates::Sum) => {
-            kernel::<f32, R, S>(t, o, ty, read, words, sink, add::<f32>)
+            kernel::<f32, R, S>(t, o, ty, read, words, sink, sum_f32)
         }
         (_, Duplicates::First | Duplicates::Last | Duplicates::Error) => match ty.lookup_bytes() {
             1 => keep_one!(1),
@@ -183,11 +183,6 @@ where
 // the function it is written in, so the folds and sorted sinks would be
 // compiled once per coordinate reader and output even where they read
 // neither. Built here, their types depend only on what they read.
-
-/// Duplicates summed.
-fn add<T: std::ops::Add<Output = T>>(a: T, b: T) -> T {
-    a + b
-}
 
 /// The first of two duplicates (a pattern's entries are all true).
 fn first<T>(a: T, _: T) -> T {

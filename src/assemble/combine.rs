@@ -7,6 +7,16 @@
 //! float4 and float128 in double rounded to the type, float8_e8m0 to the
 //! nearest power of two, bool as OR, sub-byte integers exactly. MIN and MAX
 //! compare the values (integers exactly; NaN loses to any number).
+//!
+//! A float sum with a NaN addend has defined bits (`sum_f64`,
+//! `sum_f32`): the first NaN addend, in triplet order, quieted. Native
+//! addition does not define which addend's payload such a sum carries, and
+//! the compiler may swap the addends: left alone, an assembly and its
+//! re-assembly through a plan could differ in a NaN's bits. (A NaN sum of
+//! two numbers, infinities of opposite signs, is the processor's default
+//! NaN whichever comes first.) A loop may add natively and redo its work
+//! through these only when it read a NaN: with no NaN addend the two
+//! agree.
 
 use super::read::Reader;
 use super::Duplicates;
@@ -66,13 +76,62 @@ pub(crate) fn check_policy(
     })
 }
 
+/// `a + b` in float64, a NaN result defined (module doc): every SUM of
+/// float64 values goes through here, so every path gives the same bits.
+#[inline(always)]
+pub(crate) fn sum_f64(a: f64, b: f64) -> f64 {
+    let s = a + b;
+    if s.is_nan() {
+        nan_sum_f64(a, b)
+    } else {
+        s
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn nan_sum_f64(a: f64, b: f64) -> f64 {
+    const QUIET: u64 = 1 << 51;
+    match (a.is_nan(), b.is_nan()) {
+        (true, _) => f64::from_bits(a.to_bits() | QUIET),
+        (false, true) => f64::from_bits(b.to_bits() | QUIET),
+        // Infinities of opposite signs: the processor's default NaN, the
+        // same whichever addend comes first.
+        _ => a + b,
+    }
+}
+
+/// `a + b` in float32, a NaN result defined as `sum_f64`'s.
+#[inline(always)]
+pub(crate) fn sum_f32(a: f32, b: f32) -> f32 {
+    let s = a + b;
+    if s.is_nan() {
+        nan_sum_f32(a, b)
+    } else {
+        s
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn nan_sum_f32(a: f32, b: f32) -> f32 {
+    const QUIET: u32 = 1 << 22;
+    match (a.is_nan(), b.is_nan()) {
+        (true, _) => f32::from_bits(a.to_bits() | QUIET),
+        (false, true) => f32::from_bits(b.to_bits() | QUIET),
+        _ => a + b,
+    }
+}
+
 /// `acc += x` in `ty`'s arithmetic; `Err(())` when an integer sum does not
 /// fit the type.
 pub(crate) fn add(ty: &TypeInfo, acc: &mut Storage, x: &Storage) -> Result<(), ()> {
     match ty.encoding {
         Encoding::F64 => {
-            let s = f64::from_le_bytes(acc[..8].try_into().unwrap_or([0; 8]))
-                + f64::from_le_bytes(x[..8].try_into().unwrap_or([0; 8]));
+            let s = sum_f64(
+                f64::from_le_bytes(acc[..8].try_into().unwrap_or([0; 8])),
+                f64::from_le_bytes(x[..8].try_into().unwrap_or([0; 8])),
+            );
             acc[..8].copy_from_slice(&s.to_le_bytes());
         }
         Encoding::F32 => add_f32(acc, x, 0),
@@ -82,8 +141,10 @@ pub(crate) fn add(ty: &TypeInfo, acc: &mut Storage, x: &Storage) -> Result<(), (
         }
         Encoding::Complex => {
             for at in [0usize, 8] {
-                let s = f64::from_le_bytes(acc[at..at + 8].try_into().unwrap_or([0; 8]))
-                    + f64::from_le_bytes(x[at..at + 8].try_into().unwrap_or([0; 8]));
+                let s = sum_f64(
+                    f64::from_le_bytes(acc[at..at + 8].try_into().unwrap_or([0; 8])),
+                    f64::from_le_bytes(x[at..at + 8].try_into().unwrap_or([0; 8])),
+                );
                 acc[at..at + 8].copy_from_slice(&s.to_le_bytes());
             }
         }
@@ -93,17 +154,26 @@ pub(crate) fn add(ty: &TypeInfo, acc: &mut Storage, x: &Storage) -> Result<(), (
             // Both addends are exact in double and so is their sum (float16
             // and the 8-, 6- and 4-bit floats), or it is off only far below
             // bfloat16's precision: one rounding.
-            let s = to_f64(ty, acc).unwrap_or(f64::NAN) + to_f64(ty, x).unwrap_or(f64::NAN);
+            let s = sum_f64(
+                to_f64(ty, acc).unwrap_or(f64::NAN),
+                to_f64(ty, x).unwrap_or(f64::NAN),
+            );
             let bits = round_minifloat(s, exp, man, specials);
             let w = ty.lookup_bytes();
             acc[..w].copy_from_slice(&bits.to_le_bytes()[..w]);
         }
         Encoding::E8M0 => {
-            let s = to_f64(ty, acc).unwrap_or(f64::NAN) + to_f64(ty, x).unwrap_or(f64::NAN);
+            let s = sum_f64(
+                to_f64(ty, acc).unwrap_or(f64::NAN),
+                to_f64(ty, x).unwrap_or(f64::NAN),
+            );
             acc[0] = f64_to_e8m0(s);
         }
         Encoding::F128 => {
-            let s = f128_to_f64(u128::from_le_bytes(*acc)) + f128_to_f64(u128::from_le_bytes(*x));
+            let s = sum_f64(
+                f128_to_f64(u128::from_le_bytes(*acc)),
+                f128_to_f64(u128::from_le_bytes(*x)),
+            );
             *acc = f64_to_f128(s).to_le_bytes();
         }
         Encoding::Bool => acc[0] = (acc[0] | x[0]) & 1,
@@ -130,8 +200,10 @@ pub(crate) fn add(ty: &TypeInfo, acc: &mut Storage, x: &Storage) -> Result<(), (
 }
 
 fn add_f32(acc: &mut Storage, x: &Storage, at: usize) {
-    let s = f32::from_le_bytes(acc[at..at + 4].try_into().unwrap_or([0; 4]))
-        + f32::from_le_bytes(x[at..at + 4].try_into().unwrap_or([0; 4]));
+    let s = sum_f32(
+        f32::from_le_bytes(acc[at..at + 4].try_into().unwrap_or([0; 4])),
+        f32::from_le_bytes(x[at..at + 4].try_into().unwrap_or([0; 4])),
+    );
     acc[at..at + 4].copy_from_slice(&s.to_le_bytes());
 }
 
@@ -259,5 +331,41 @@ impl<'a> Combine<'a> {
             self.ty.name(),
             counted_from(self.base)
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sum with a NaN addend is the first NaN addend, quieted (sign and
+    /// payload kept), in either addend order; every other sum, infinities
+    /// of opposite signs included, is the native one.
+    #[test]
+    fn a_nan_sum_has_defined_bits() {
+        let nan = |bits: u64| f64::from_bits(bits);
+        let signalling = 0xFFF0_0000_0000_0007u64; // negative, payload 7
+        let quiet = 0x7FF8_0000_0000_1234u64;
+        let b = |x: f64| x.to_bits();
+        assert_eq!(
+            b(sum_f64(nan(signalling), nan(quiet))),
+            signalling | 1 << 51
+        );
+        assert_eq!(b(sum_f64(nan(quiet), nan(signalling))), quiet);
+        assert_eq!(b(sum_f64(1.5, nan(signalling))), signalling | 1 << 51);
+        assert_eq!(b(sum_f64(nan(quiet), -2.0)), quiet);
+        let inf = std::hint::black_box(f64::INFINITY);
+        assert_eq!(b(sum_f64(inf, -inf)), b(inf + -inf));
+        assert_eq!(b(sum_f64(-inf, inf)), b(inf + -inf));
+        assert_eq!(sum_f64(1.5, 2.25), 3.75);
+        assert_eq!(b(sum_f64(-0.0, -0.0)), b(-0.0));
+        let nan32 = |bits: u32| f32::from_bits(bits);
+        let (s32, q32) = (0xFF80_0003u32, 0x7FC0_0042u32);
+        assert_eq!(sum_f32(nan32(s32), nan32(q32)).to_bits(), s32 | 1 << 22);
+        assert_eq!(sum_f32(nan32(q32), nan32(s32)).to_bits(), q32);
+        assert_eq!(sum_f32(2.0, nan32(s32)).to_bits(), s32 | 1 << 22);
+        let inf32 = std::hint::black_box(f32::INFINITY);
+        assert_eq!(sum_f32(-inf32, inf32).to_bits(), (inf32 + -inf32).to_bits());
+        assert_eq!(sum_f32(1.5, 2.25), 3.75);
     }
 }

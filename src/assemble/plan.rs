@@ -28,7 +28,7 @@
 //! triplets that go to its entries; the plan is scatter only when those
 //! windows add up to a few passes over the triplets.
 
-use super::combine::{add, better, Storage};
+use super::combine::{add, better, sum_f64, Storage};
 use super::Duplicates;
 use crate::element::decode::copy_element;
 use crate::element::encode::{clear_padding, store_element};
@@ -792,13 +792,29 @@ fn gather<T: Member>(
             bytemuck::try_cast_slice::<u8, f64>(values),
             bytemuck::try_cast_slice_mut::<u8, f64>(out),
         ) {
-            for (o, e) in outf.iter_mut().zip(range) {
-                let m = of(e);
-                let mut s = vals[m[0].index()];
-                for &i in &m[1..] {
-                    s += vals[i.index()];
-                }
-                *o = s;
+            // Native sums first; only when a sum is NaN can its bits depend
+            // on how its addends were ordered, and then the range is summed
+            // again through `sum_f64` (the defined bits).
+            // (A macro, so that each pass has its addition inlined.)
+            macro_rules! pass {
+                ($add:expr) => {{
+                    let mut nan = false;
+                    for (o, e) in outf.iter_mut().zip(range.clone()) {
+                        let m = of(e);
+                        let mut s = vals[m[0].index()];
+                        for &i in &m[1..] {
+                            s = $add(s, vals[i.index()]);
+                        }
+                        // A sum is NaN when an addend is (or for infinities
+                        // of opposite signs): one test per entry.
+                        nan |= s.is_nan();
+                        *o = s;
+                    }
+                    nan
+                }};
+            }
+            if pass!(|a: f64, b: f64| a + b) {
+                pass!(sum_f64);
             }
             return Ok(());
         }
@@ -839,15 +855,28 @@ fn scatter<T: Slot>(
             bytemuck::try_cast_slice::<u8, f64>(values),
             bytemuck::try_cast_slice_mut::<u8, f64>(out),
         ) {
-            for (&m, &v) in map[window.clone()].iter().zip(&vals[window]) {
-                // SKIP's entry is past every range, so it is passed over.
-                let at = m.entry().wrapping_sub(lo);
-                if at < len {
-                    let o = &mut outf[at];
-                    // The first member is copied, not added to a zero: bit
-                    // for bit the first assembly's sum.
-                    *o = if m.first() { v } else { *o + v };
-                }
+            // Native sums first, and again through `sum_f64` only when a
+            // value read is NaN (`gather` explains why).
+            macro_rules! pass {
+                ($add:expr) => {{
+                    let mut nan = false;
+                    for (&m, &v) in map[window.clone()].iter().zip(&vals[window.clone()]) {
+                        // SKIP's entry is past every range, so it is passed
+                        // over.
+                        let at = m.entry().wrapping_sub(lo);
+                        if at < len {
+                            let o = &mut outf[at];
+                            // The first member is copied, not added to a
+                            // zero: bit for bit the first assembly's sum.
+                            *o = if m.first() { v } else { $add(*o, v) };
+                        }
+                        nan |= v.is_nan();
+                    }
+                    nan
+                }};
+            }
+            if pass!(|a: f64, b: f64| a + b) {
+                pass!(sum_f64);
             }
             return Ok(());
         }
@@ -1210,7 +1239,12 @@ mod tests {
             let mut b = aligned(bytes);
             let view: &mut [u8] = bytemuck::cast_slice_mut(&mut b);
             for k in 0..n {
-                let x = if tag == 0x04 {
+                let x = if tag == 0x04 && rng.below(8) == 0 {
+                    // A NaN of either sign, quiet or signalling, with a
+                    // payload of its own: a NaN sum's bits are defined.
+                    let payload = 1 + rng.below((1 << 52) - 1);
+                    (rng.below(2) << 63 | 0x7FF << 52 | payload).to_le_bytes()
+                } else if tag == 0x04 {
                     ((rng.below(64) as f64 - 32.0) / 8.0).to_le_bytes()
                 } else {
                     rng.below(256).to_le_bytes()
@@ -1293,7 +1327,9 @@ mod tests {
             "round {round}"
         );
         let out_bytes = coo.values().len();
+        let again = first.clone();
         for values in [first, fill(rng)] {
+            let is_first = values == again;
             let values = &bytemuck::cast_slice(&values)[..bytes];
             for threads in 1..=3 {
                 let run = |p: &Plan| {
@@ -1306,6 +1342,13 @@ mod tests {
                     (r.map_err(|e| e.to_string()), out)
                 };
                 let g = run(&gather);
+                // The first values re-assemble to the assembly's, bit for
+                // bit (NaN payloads included).
+                if is_first {
+                    assert_eq!(g.0, Ok(()), "round {round}");
+                    let got: &[u8] = bytemuck::cast_slice(&g.1);
+                    assert_eq!(&got[..out_bytes], coo.values(), "round {round}: gather");
+                }
                 // Twice staged: the second reuses the plan's buffer.
                 for (other, what) in [
                     (run(&scatter), "scatter"),

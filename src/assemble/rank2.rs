@@ -12,7 +12,7 @@
 //! back to the general path, which reports it).
 
 use super::buckets::{row_cuts, Assembled};
-use super::combine::Combine;
+use super::combine::{sum_f64, Combine};
 use super::plan::Plan;
 use super::read::{CoordArrays, IndexType, Reader, Words};
 use super::{AssembleOptions, Duplicates, Triplets};
@@ -431,7 +431,7 @@ fn combine_rows(
                         };
                         let mut s = v(run[0]);
                         for &key in &run[1..] {
-                            s += v(key);
+                            s = sum_f64(s, v(key));
                         }
                         let mut st = [0u8; 16];
                         st[..8].copy_from_slice(&s.to_le_bytes());

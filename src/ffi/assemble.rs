@@ -29,7 +29,11 @@ pub const HURRAY_INDEX_UINT64: u32 = 4;
 pub const HURRAY_DUP_ERROR: u32 = 0;
 /// Duplicate policy: add the values, in triplet order, in the type's own
 /// arithmetic (float16/bfloat16 rounded once per addition; an integer sum
-/// that does not fit the type is HURRAY_ERR_OVERFLOW). Refused
+/// that does not fit the type is HURRAY_ERR_OVERFLOW). A float sum with a
+/// NaN addend has defined bits, the same on every path and in every
+/// re-assembly: the first NaN addend in triplet order, quieted (its sign
+/// and payload kept); infinities of opposite signs give the processor's
+/// default NaN. Refused
 /// (HURRAY_ERR_UNSUPPORTED_TYPE) for sub-byte, float8, float128 and bool
 /// values unless HURRAY_ASSEMBLE_ROUNDED_SUM asks for it.
 pub const HURRAY_DUP_SUM: u32 = 1;
