@@ -76,52 +76,38 @@ pub(crate) fn check_policy(
     })
 }
 
-/// `a + b` in float64, a NaN result defined (module doc): every SUM of
-/// float64 values goes through here, so every path gives the same bits.
-#[inline(always)]
-pub(crate) fn sum_f64(a: f64, b: f64) -> f64 {
-    let s = a + b;
-    if s.is_nan() {
-        nan_sum_f64(a, b)
-    } else {
-        s
-    }
-}
+/// The two float sums with a defined NaN (module doc), one rule for both
+/// widths: `$sum(a, b)` is `a + b`, or, when an addend is NaN, the first
+/// NaN addend quieted (`$quiet` is the width's quiet bit). Every SUM of
+/// that type goes through it, or through a loop that adds natively and
+/// comes here again when it met a NaN, so every path gives the same bits.
+macro_rules! defined_nan_sum {
+    ($sum:ident, $nan:ident, $t:ty, $quiet:expr) => {
+        #[inline(always)]
+        pub(crate) fn $sum(a: $t, b: $t) -> $t {
+            let s = a + b;
+            if s.is_nan() {
+                $nan(a, b)
+            } else {
+                s
+            }
+        }
 
-#[cold]
-#[inline(never)]
-fn nan_sum_f64(a: f64, b: f64) -> f64 {
-    const QUIET: u64 = 1 << 51;
-    match (a.is_nan(), b.is_nan()) {
-        (true, _) => f64::from_bits(a.to_bits() | QUIET),
-        (false, true) => f64::from_bits(b.to_bits() | QUIET),
-        // Infinities of opposite signs: the processor's default NaN, the
-        // same whichever addend comes first.
-        _ => a + b,
-    }
+        #[cold]
+        #[inline(never)]
+        fn $nan(a: $t, b: $t) -> $t {
+            match (a.is_nan(), b.is_nan()) {
+                (true, _) => <$t>::from_bits(a.to_bits() | $quiet),
+                (false, true) => <$t>::from_bits(b.to_bits() | $quiet),
+                // Infinities of opposite signs: the processor's default
+                // NaN, the same whichever addend comes first.
+                _ => a + b,
+            }
+        }
+    };
 }
-
-/// `a + b` in float32, a NaN result defined as `sum_f64`'s.
-#[inline(always)]
-pub(crate) fn sum_f32(a: f32, b: f32) -> f32 {
-    let s = a + b;
-    if s.is_nan() {
-        nan_sum_f32(a, b)
-    } else {
-        s
-    }
-}
-
-#[cold]
-#[inline(never)]
-fn nan_sum_f32(a: f32, b: f32) -> f32 {
-    const QUIET: u32 = 1 << 22;
-    match (a.is_nan(), b.is_nan()) {
-        (true, _) => f32::from_bits(a.to_bits() | QUIET),
-        (false, true) => f32::from_bits(b.to_bits() | QUIET),
-        _ => a + b,
-    }
-}
+defined_nan_sum!(sum_f64, nan_sum_f64, f64, 1u64 << 51);
+defined_nan_sum!(sum_f32, nan_sum_f32, f32, 1u32 << 22);
 
 /// `acc += x` in `ty`'s arithmetic; `Err(())` when an integer sum does not
 /// fit the type.
