@@ -345,6 +345,15 @@ mod tests {
         assert_eq!(b(sum_f64(-inf, inf)), b(inf + -inf));
         assert_eq!(sum_f64(1.5, 2.25), 3.75);
         assert_eq!(b(sum_f64(-0.0, -0.0)), b(-0.0));
+        // The rule itself, apart from what the processor's addition happens
+        // to give for these operands (on x86 it often agrees, so the lines
+        // above alone would pass with a plain `a + b`).
+        assert_eq!(
+            b(nan_sum_f64(nan(signalling), nan(quiet))),
+            signalling | 1 << 51
+        );
+        assert_eq!(b(nan_sum_f64(nan(quiet), nan(signalling))), quiet);
+        assert_eq!(b(nan_sum_f64(-2.0, nan(signalling))), signalling | 1 << 51);
         let nan32 = |bits: u32| f32::from_bits(bits);
         let (s32, q32) = (0xFF80_0003u32, 0x7FC0_0042u32);
         assert_eq!(sum_f32(nan32(s32), nan32(q32)).to_bits(), s32 | 1 << 22);
@@ -353,5 +362,7 @@ mod tests {
         let inf32 = std::hint::black_box(f32::INFINITY);
         assert_eq!(sum_f32(-inf32, inf32).to_bits(), (inf32 + -inf32).to_bits());
         assert_eq!(sum_f32(1.5, 2.25), 3.75);
+        assert_eq!(nan_sum_f32(nan32(s32), nan32(q32)).to_bits(), s32 | 1 << 22);
+        assert_eq!(nan_sum_f32(nan32(q32), nan32(s32)).to_bits(), q32);
     }
 }

@@ -1327,9 +1327,7 @@ mod tests {
             "round {round}"
         );
         let out_bytes = coo.values().len();
-        let again = first.clone();
-        for values in [first, fill(rng)] {
-            let is_first = values == again;
+        for (values, is_first) in [(first, true), (fill(rng), false)] {
             let values = &bytemuck::cast_slice(&values)[..bytes];
             for threads in 1..=3 {
                 let run = |p: &Plan| {
