@@ -855,17 +855,17 @@ fn scatter<T: Slot>(
             bytemuck::try_cast_slice::<u8, f64>(values),
             bytemuck::try_cast_slice_mut::<u8, f64>(out),
         ) {
+            debug_assert_eq!(outf.len(), len);
             // Native sums first, and again through `sum_f64` only when a
             // value read is NaN (`gather` explains why).
             macro_rules! pass {
                 ($add:expr) => {{
                     let mut nan = false;
                     for (&m, &v) in map[window.clone()].iter().zip(&vals[window.clone()]) {
-                        // SKIP's entry is past every range, so it is passed
-                        // over.
-                        let at = m.entry().wrapping_sub(lo);
-                        if at < len {
-                            let o = &mut outf[at];
+                        // `outf` holds exactly the range's entries: one
+                        // test passes over the others, SKIP's included
+                        // (its entry is past every range).
+                        if let Some(o) = outf.get_mut(m.entry().wrapping_sub(lo)) {
                             // The first member is copied, not added to a
                             // zero: bit for bit the first assembly's sum.
                             *o = if m.first() { v } else { $add(*o, v) };
