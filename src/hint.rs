@@ -5,15 +5,22 @@
 /// Ask for the cache line holding `x` (changes nothing that is computed).
 #[inline(always)]
 pub fn prefetch<T>(x: &T) {
+    prefetch_at(x as *const T);
+}
+
+/// Ask for the cache line at `p`, which need not be valid: for memory that
+/// other threads may be writing, where no reference may be made.
+#[inline(always)]
+pub fn prefetch_at<T>(p: *const T) {
     // SAFETY: SSE is part of every x86_64 target, and a prefetch never
-    // faults; `x` is a valid reference anyway.
+    // faults, whatever the address; nothing is read into the program.
     #[cfg(target_arch = "x86_64")]
     unsafe {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
+        _mm_prefetch::<_MM_HINT_T0>(p.cast());
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
+    let _ = p;
 }
 
 /// `if c { a } else { b }` without a branch, where the answer is

@@ -740,16 +740,21 @@ fn threads_give_the_same_result_as_one() {
 /// Matrices large enough for several threads, assembled without a plan (the
 /// solver's path: row buckets, or a straight copy of sorted input) agree
 /// bit for bit with the path that builds a plan, and with themselves on 1,
-/// 2 and 3 threads: every index type and base, both layouts, sorted and
-/// unsorted input, skipped negatives, dropped zeros, every policy, errors
-/// included.
+/// 2 and 3 threads: every index type and base, both layouts, sorted,
+/// unsorted and scattered input, skipped negatives, dropped zeros, every
+/// policy, errors included.
 #[test]
 fn the_solvers_path_agrees_with_the_planning_path() {
     let mut rng = Rng::new(2024);
     // Enough triplets for two threads (each takes 65,536 at least).
     let n = 140_000usize;
-    for round in 0..4 {
-        let (rows, cols) = [(700u64, 900u64), (40_000, 3), (5, 100_000)][round % 3];
+    for round in 0..6 {
+        // Rounds 4 and 5: rows far apart from one triplet to the next
+        // (scattered; two threads each place their own half).
+        let (rows, cols) = match round {
+            0..=3 => [(700u64, 900u64), (40_000, 3), (5, 100_000)][round % 3],
+            _ => (250_000, 50),
+        };
         let index_type = INDEX_TYPES[round % 4];
         let base = (round / 2 % 2) as u8;
         let signed = matches!(index_type, IndexType::I32 | IndexType::I64);

@@ -18,7 +18,9 @@
 //!    in triplet order (reading 32-bit arrays directly when pass 1 found
 //!    every coordinate there in bounds and kept). With locality, a short
 //!    row's triplet combines with its column's entry when the row has one
-//!    already.
+//!    already. Scattered triplets on several threads are placed by pass 1's
+//!    triplet ranges instead (`place_scattered`), each range after the
+//!    earlier ones in every row, so the rows hold the same order.
 //! 3. The same threads combine the rows placed whole (a marker per column
 //!    says where the column's entry is), sort each row's entries by column
 //!    and compact them in place.
@@ -44,9 +46,10 @@ use crate::aligned::{zeroed_vec, AlignedBuf};
 use crate::coo::Coo;
 use crate::element::types::{Encoding, TypeInfo};
 use crate::error::CooError;
-use crate::hint::prefetch;
+use crate::hint::{prefetch, prefetch_at};
 use crate::threads;
 use bytemuck::Pod;
+use std::marker::PhantomData;
 
 /// What an assembly into a handle gives: the handle and, if asked, the
 /// plan for re-assembling new values.
@@ -595,25 +598,38 @@ where
     }
     let near: usize = counts.iter().map(|c| c.near).sum();
     let clean = counts.iter().all(|c| c.clean);
+    let mut hists: Vec<Vec<u32>> = Vec::new();
+    hists.try_reserve_exact(counts.len()).ok()?;
     let mut spans = Vec::new();
     spans
         .try_reserve(counts.iter().map(|c| c.spans.len()).sum())
         .ok()?;
     for c in counts {
         spans.extend(c.spans);
+        hists.push(c.hist);
     }
     let kept = start[rows];
     // Combine while placing only when the triplets come with locality
     // (such as element by element): each search is then in cache. Scattered
     // triplets would pay a mispredicted branch after each cache miss.
     let search = near >= kept - kept / 8;
+    // Scattered triplets on several threads: each places its own range
+    // (`place_scattered`, a parallel counting sort, which reads pass 1's
+    // counts again), then the row ranges only combine. Threads over row
+    // ranges would each read every triplet; on a machine whose memory one
+    // thread nearly fills, that was slower than one thread (BENCHMARKS.md,
+    // "scattered triplets on two threads").
+    let placed = !search && hists.len() > 1;
+    if !placed {
+        hists = Vec::new();
+    }
     // Passes 2 and 3, on threads over row ranges, in buckets `$bc`/`$bv`
     // of `kept` entries each.
     let cuts = row_cuts(&start, threads);
     let refuse_repeats = o.duplicates == Duplicates::Error;
     let all = cuts.len() == 2;
     macro_rules! fold_with {
-        ($parts:expr, $at:expr) => {
+        ($parts:expr, $at:expr, $placed:expr) => {
             threads::run($parts, |_, (r0, r1, cs, vs)| {
                 fold_rows(
                     &FoldRows {
@@ -626,6 +642,7 @@ where
                         drop_zeros: o.drop_zeros,
                         cols,
                         search,
+                        placed: $placed,
                     },
                     r0,
                     r1,
@@ -638,7 +655,7 @@ where
         };
     }
     macro_rules! fold_in {
-        ($bc:expr, $bv:expr) => {{
+        ($bc:expr, $bv:expr, $placed:expr) => {{
             let (mut crest, mut vrest): (&mut [u32], &mut [T]) = ($bc, $bv);
             let mut parts = Vec::new();
             for c in cuts.windows(2) {
@@ -651,8 +668,8 @@ where
             match words.filter(|_| clean) {
                 // Pass 1 checked every coordinate of these arrays: in
                 // bounds, kept (`words_kept` asks the bounds again).
-                Some(w) => fold_with!(parts, &words_kept(w, b, rows, cols)),
-                None => fold_with!(parts, &read_kept(read, &keep)),
+                Some(w) => fold_with!(parts, &words_kept(w, b, rows, cols), $placed),
+                None => fold_with!(parts, &read_kept(read, &keep), $placed),
             }
             .into_iter()
             .collect::<Option<Vec<_>>>()
@@ -666,7 +683,7 @@ where
     let mut sink = sink;
     if search {
         if let Some((c, v)) = sink.scratch::<T>(kept) {
-            let combined = fold_in!(&mut c[..kept], &mut v[..kept])?;
+            let combined = fold_in!(&mut c[..kept], &mut v[..kept], false)?;
             let parts = combined
                 .into_iter()
                 .zip(cuts.windows(2))
@@ -685,7 +702,30 @@ where
     }
     let mut bucket_cols: Vec<u32> = zeroed_vec(kept)?;
     let mut bucket_vals: Vec<T> = zeroed_vec(kept)?;
-    let combined = fold_in!(&mut bucket_cols, &mut bucket_vals)?;
+    if placed {
+        match words.filter(|_| clean) {
+            Some(w) => place_scattered(
+                &words_kept(w, b, rows, cols),
+                vals,
+                n,
+                &start,
+                &mut hists,
+                &mut bucket_cols,
+                &mut bucket_vals,
+            ),
+            None => place_scattered(
+                &read_kept(read, &keep),
+                vals,
+                n,
+                &start,
+                &mut hists,
+                &mut bucket_cols,
+                &mut bucket_vals,
+            ),
+        }?;
+    }
+    drop(hists);
+    let combined = fold_in!(&mut bucket_cols, &mut bucket_vals, placed)?;
     sink.rows(Rows {
         ty,
         shape: t.shape,
@@ -854,12 +894,15 @@ struct FoldRows<'a, A, T> {
     cols: usize,
     /// Rows up to `SEARCHED` triplets combine while placing.
     search: bool,
+    /// Every triplet is in its row's bucket already (`place_scattered`):
+    /// the rows only combine.
+    placed: bool,
 }
 
 /// Rows `r0..r1`: place their triplets in triplet order into `cs`/`vs`
-/// (which start at the buckets of row `r0`), each row's equal columns
-/// combined in triplet order, then each row sorted by column and compacted.
-#[allow(clippy::too_many_arguments)]
+/// (which start at the buckets of row `r0`; already there when
+/// `f.placed`), each row's equal columns combined in triplet order, then
+/// each row sorted by column and compacted.
 fn fold_rows<'a, A, T>(
     f: &FoldRows<'_, A, T>,
     r0: usize,
@@ -869,6 +912,33 @@ fn fold_rows<'a, A, T>(
     combine: &impl Fn(T, T) -> T,
     zero: &impl Fn(&T) -> bool,
 ) -> Option<Part<'a, T>>
+where
+    T: Pod,
+    A: Fn(usize) -> Option<(usize, usize)>,
+{
+    let mut per_row: Vec<u32> = zeroed_vec(r1 - r0)?;
+    if f.placed {
+        for (p, w) in per_row.iter_mut().zip(f.start[r0..=r1].windows(2)) {
+            *p = (w[1] - w[0]) as u32;
+        }
+    } else {
+        place_rows(f, r0, r1, cs, vs, combine, &mut per_row)?;
+    }
+    finish_rows(f, r0, r1, cs, vs, combine, zero, per_row)
+}
+
+/// Rows `r0..r1`'s triplets, in triplet order, into `cs`/`vs` (which start
+/// at the buckets of row `r0`), searched rows combining as they go; each
+/// row's count into `per_row`.
+fn place_rows<A, T>(
+    f: &FoldRows<'_, A, T>,
+    r0: usize,
+    r1: usize,
+    cs: &mut [u32],
+    vs: &mut [T],
+    combine: &impl Fn(T, T) -> T,
+    per_row: &mut [u32],
+) -> Option<()>
 where
     T: Pod,
     A: Fn(usize) -> Option<(usize, usize)>,
@@ -937,11 +1007,29 @@ where
             }
         }
     }
-    let mut per_row: Vec<u32> = zeroed_vec(r1 - r0)?;
     for (p, w) in per_row.iter_mut().zip(cur.windows(2)) {
         *p = w[0][1] - w[0][0];
     }
-    drop(cur);
+    Some(())
+}
+
+/// Rows `r0..r1` placed (`per_row` triplets each): each row's equal columns
+/// combined in triplet order, then the row sorted by column and compacted.
+#[allow(clippy::too_many_arguments)]
+fn finish_rows<'a, A, T>(
+    f: &FoldRows<'_, A, T>,
+    r0: usize,
+    r1: usize,
+    cs: &'a mut [u32],
+    vs: &'a mut [T],
+    combine: &impl Fn(T, T) -> T,
+    zero: &impl Fn(&T) -> bool,
+    mut per_row: Vec<u32>,
+) -> Option<Part<'a, T>>
+where
+    T: Pod,
+{
+    let base = f.start[r0];
     let mut marker: Vec<u32> = Vec::new();
     let mut row: Vec<(u32, T)> = Vec::new();
     let mut w = 0usize;
@@ -997,6 +1085,143 @@ where
         cols: cs,
         vals: vs,
     })
+}
+
+/// The buckets while several threads place triplets into them at once
+/// (`place_scattered`): each slot is written by one thread only.
+struct Slots<'a, T> {
+    cols: *mut u32,
+    vals: *mut T,
+    len: usize,
+    _buckets: PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: the pointers come from slices borrowed mutably for 'a, so nothing
+// else reaches the buckets meanwhile; the threads that share a `Slots` write
+// only through `put`, whose contract keeps them at slots no other thread
+// touches. T is Send (the values move between threads).
+unsafe impl<T: Send> Sync for Slots<'_, T> {}
+
+impl<'a, T> Slots<'a, T> {
+    fn new(cols: &'a mut [u32], vals: &'a mut [T]) -> Self {
+        Slots {
+            len: cols.len().min(vals.len()),
+            cols: cols.as_mut_ptr(),
+            vals: vals.as_mut_ptr(),
+            _buckets: PhantomData,
+        }
+    }
+
+    /// Column `c` and value `v` into slot `p`; `None` (nothing written)
+    /// past the buckets.
+    ///
+    /// # Safety
+    /// While the `Slots` is shared, no other thread writes slot `p`.
+    #[inline(always)]
+    unsafe fn put(&self, p: usize, c: u32, v: T) -> Option<()> {
+        if p >= self.len {
+            return None;
+        }
+        // SAFETY: `p` is inside both buckets (`len` is the shorter), which
+        // live for 'a, and per this function's contract this thread alone
+        // writes slot `p`; nothing reads the buckets until the threads end.
+        unsafe {
+            self.cols.add(p).write(c);
+            self.vals.add(p).write(v);
+        }
+        Some(())
+    }
+
+    /// Ask for slot `p`'s lines (any `p`: a prefetch never faults).
+    #[inline(always)]
+    fn ask(&self, p: usize) {
+        prefetch_at(self.cols.wrapping_add(p));
+        prefetch_at(self.vals.wrapping_add(p));
+    }
+}
+
+/// Pass 2 for scattered triplets on several threads, a parallel counting
+/// sort: thread k places its own range of pass 1 (whose row counts are
+/// `hists[k]`) into each row's bucket after the earlier ranges' triplets of
+/// that row, so every row holds its triplets in triplet order, as one
+/// thread would place them. Each thread reads its triplets once; threads
+/// over row ranges would each read them all. The ranges are pass 1's
+/// (`n` triplets split evenly); `hists` becomes each range's first slot per
+/// row. `None` when a range's triplets no longer give pass 1's counts (the
+/// caller changed them): then nothing may be trusted.
+fn place_scattered<A, T>(
+    at: &A,
+    vals: Values<'_, T>,
+    n: usize,
+    start: &[usize],
+    hists: &mut [Vec<u32>],
+    cs: &mut [u32],
+    vs: &mut [T],
+) -> Option<()>
+where
+    T: Pod + Send + Sync,
+    A: Fn(usize) -> Option<(usize, usize)> + Sync,
+{
+    let threads = hists.len();
+    let rows = start.len() - 1;
+    let kept = start[rows];
+    if hists.iter().any(|h| h.len() != rows) || cs.len() < kept || vs.len() < kept {
+        return None;
+    }
+    // Each range's first slot in each row (positions fit in u32: fewer than
+    // u32::MAX triplets, `rank2.rs`). The ranges' counts of a row must fill
+    // its bucket exactly: then the ranges' slots partition the buckets.
+    for r in 0..rows {
+        let mut next = start[r] as u32;
+        for h in hists.iter_mut() {
+            (h[r], next) = (next, next.checked_add(h[r])?);
+        }
+        if next as usize != start[r + 1] {
+            return None;
+        }
+    }
+    let hists: &[Vec<u32>] = hists;
+    let slots = Slots::new(cs, vs);
+    let done = threads::each(threads, |k| {
+        let (lo, hi) = (n * k / threads, n * (k + 1) / threads);
+        // Row r's [next slot, end of this range's slots].
+        let mut cur: Vec<[u32; 2]> = zeroed_vec(rows)?;
+        for (r, c) in cur.iter_mut().enumerate() {
+            let end = hists.get(k + 1).map_or(start[r + 1] as u32, |h| h[r]);
+            *c = [hists[k][r], end];
+        }
+        for i in lo..hi {
+            // Ask for a later triplet's row, and for the slot of the one
+            // between (its row's cursor is in cache by then).
+            if i + 2 * AHEAD < hi {
+                if let Some(x) = (at)(i + 2 * AHEAD).and_then(|(r, _)| cur.get(r)) {
+                    prefetch(x);
+                }
+            }
+            if i + AHEAD < hi {
+                if let Some(&[p, _]) = (at)(i + AHEAD).and_then(|(r, _)| cur.get(r)) {
+                    slots.ask(p as usize);
+                }
+            }
+            let Some((r, c)) = (at)(i) else {
+                continue;
+            };
+            let slot = cur.get_mut(r)?;
+            if slot[0] >= slot[1] {
+                return None; // more than pass 1 counted
+            }
+            // SAFETY: this range's slots of row r are hists[k][r]..end, and
+            // `slot[0]` stays below `end`: the ranges' slots of a row
+            // partition the row's bucket (`start[r]..start[r + 1]`), and the
+            // rows' buckets partition `cs`/`vs`, so no other thread writes
+            // this slot.
+            unsafe { slots.put(slot[0] as usize, c as u32, vals.at(i)) }?;
+            slot[0] += 1;
+        }
+        // Fewer than pass 1 counted would leave slots unwritten.
+        cur.iter().all(|&[p, end]| p == end).then_some(())
+    });
+    done.into_iter().collect()
 }
 
 /// Scattered triplets on one thread: ask for the row positions of the
@@ -1121,6 +1346,60 @@ mod tests {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    /// `place_scattered` against a stable counting sort (the oracle) on 1
+    /// to 4 ranges, with skipped triplets; and it declines, writing no slot
+    /// past its buckets, when a range's triplets do not give its counts.
+    #[test]
+    fn scattered_placement_is_a_stable_counting_sort() {
+        let (n, rows) = (10_000usize, 97usize);
+        // Triplet i: row (i * 7919) % rows, column i; every 13th skipped.
+        let at = |i: usize| (!i.is_multiple_of(13)).then_some(((i * 7919) % rows, i));
+        let vals: Vec<u64> = (0..n as u64).map(|i| i * 3 + 1).collect();
+        let mut want: Vec<(u32, u64)> = Vec::new();
+        for r in 0..rows {
+            for (i, &v) in vals.iter().enumerate() {
+                if at(i).is_some_and(|(ri, _)| ri == r) {
+                    want.push((i as u32, v));
+                }
+            }
+        }
+        let kept = want.len();
+        let hist_of = |lo: usize, hi: usize| {
+            let mut h = vec![0u32; rows];
+            for (r, _) in (lo..hi).filter_map(at) {
+                h[r] += 1;
+            }
+            h
+        };
+        let mut start = vec![0usize; rows + 1];
+        let all = hist_of(0, n);
+        for r in 0..rows {
+            start[r + 1] = start[r] + all[r] as usize;
+        }
+        for threads in 1..=4 {
+            let ranges = || (0..threads).map(|k| (n * k / threads, n * (k + 1) / threads));
+            let mut hists: Vec<Vec<u32>> = ranges().map(|(lo, hi)| hist_of(lo, hi)).collect();
+            let (mut cs, mut vs) = (vec![0u32; kept], vec![0u64; kept]);
+            let v = Values::Given(&vals[..]);
+            assert!(place_scattered(&at, v, n, &start, &mut hists, &mut cs, &mut vs).is_some());
+            let got: Vec<(u32, u64)> = cs.iter().copied().zip(vs.iter().copied()).collect();
+            assert_eq!(got, want, "{threads} threads");
+            // A range's count one too high (a slot left unwritten) or one
+            // too low (one triplet too many for its slots): declined.
+            for (k, delta) in [(0usize, 1i64), (threads - 1, -1)] {
+                let mut hists: Vec<Vec<u32>> = ranges().map(|(lo, hi)| hist_of(lo, hi)).collect();
+                let r = hists[k].iter().position(|&x| x > 0).unwrap();
+                hists[k][r] = (i64::from(hists[k][r]) + delta) as u32;
+                let other = (r + 1) % rows;
+                hists[k][other] = (i64::from(hists[k][other]) - delta) as u32;
+                let (mut cs, mut vs) = (vec![0u32; kept], vec![0u64; kept]);
+                let v = Values::Given(&vals[..]);
+                let got = place_scattered(&at, v, n, &start, &mut hists, &mut cs, &mut vs);
+                assert!(got.is_none(), "{threads} threads, range {k} off by {delta}");
             }
         }
     }
