@@ -619,7 +619,10 @@ where
     // ranges would each read every triplet; on a machine whose memory one
     // thread nearly fills, that was slower than one thread (BENCHMARKS.md,
     // "scattered triplets on two threads").
-    let placed = !search && hists.len() > 1;
+    // Its cursors (8 bytes per row and thread) stay within the markers'
+    // budget: 4 bytes per triplet, or 4 MiB.
+    let cursor_bytes = rows as u128 * 8 * hists.len() as u128;
+    let placed = !search && hists.len() > 1 && cursor_bytes <= (kept as u128 * 4).max(1 << 22);
     if !placed {
         hists = Vec::new();
     }
