@@ -927,7 +927,64 @@ where
     } else {
         place_rows(f, r0, r1, cs, vs, combine, &mut per_row)?;
     }
-    finish_rows(f, r0, r1, cs, vs, combine, zero, per_row)
+    // Each row's equal columns combined in triplet order, then the row
+    // sorted by column and compacted.
+    let base = f.start[r0];
+    let mut marker: Vec<u32> = Vec::new();
+    let mut row: Vec<(u32, T)> = Vec::new();
+    let mut w = 0usize;
+    for r in r0..r1 {
+        let (s, e) = (f.start[r] - base, f.start[r + 1] - base);
+        let k = per_row[r - r0] as usize;
+        row.clear();
+        row.try_reserve(k).ok()?;
+        if f.search && e - s <= SEARCHED {
+            row.extend(
+                cs[s..s + k]
+                    .iter()
+                    .copied()
+                    .zip(vs[s..s + k].iter().copied()),
+            );
+        } else {
+            if marker.is_empty() {
+                marker = zeroed_vec(f.cols)?;
+            }
+            for p in s..s + k {
+                let c = cs[p];
+                match marker[c as usize] {
+                    0 => {
+                        row.push((c, vs[p]));
+                        marker[c as usize] = row.len() as u32;
+                    }
+                    _ if f.refuse_repeats => return None,
+                    m => {
+                        let slot = &mut row[m as usize - 1].1;
+                        *slot = combine(*slot, vs[p]);
+                    }
+                }
+            }
+            for &(c, _) in &row {
+                marker[c as usize] = 0;
+            }
+        }
+        sort_by_column(&mut row);
+        let before = w;
+        for &(c, v) in &row {
+            if f.drop_zeros && zero(&v) {
+                continue;
+            }
+            cs[w] = c;
+            vs[w] = v;
+            w += 1;
+        }
+        per_row[r - r0] = (w - before) as u32;
+    }
+    Some(Part {
+        entries: w,
+        per_row,
+        cols: cs,
+        vals: vs,
+    })
 }
 
 /// Rows `r0..r1`'s triplets, in triplet order, into `cs`/`vs` (which start
@@ -1014,80 +1071,6 @@ where
         *p = w[0][1] - w[0][0];
     }
     Some(())
-}
-
-/// Rows `r0..r1` placed (`per_row` triplets each): each row's equal columns
-/// combined in triplet order, then the row sorted by column and compacted.
-#[allow(clippy::too_many_arguments)]
-fn finish_rows<'a, A, T>(
-    f: &FoldRows<'_, A, T>,
-    r0: usize,
-    r1: usize,
-    cs: &'a mut [u32],
-    vs: &'a mut [T],
-    combine: &impl Fn(T, T) -> T,
-    zero: &impl Fn(&T) -> bool,
-    mut per_row: Vec<u32>,
-) -> Option<Part<'a, T>>
-where
-    T: Pod,
-{
-    let base = f.start[r0];
-    let mut marker: Vec<u32> = Vec::new();
-    let mut row: Vec<(u32, T)> = Vec::new();
-    let mut w = 0usize;
-    for r in r0..r1 {
-        let (s, e) = (f.start[r] - base, f.start[r + 1] - base);
-        let k = per_row[r - r0] as usize;
-        row.clear();
-        row.try_reserve(k).ok()?;
-        if f.search && e - s <= SEARCHED {
-            row.extend(
-                cs[s..s + k]
-                    .iter()
-                    .copied()
-                    .zip(vs[s..s + k].iter().copied()),
-            );
-        } else {
-            if marker.is_empty() {
-                marker = zeroed_vec(f.cols)?;
-            }
-            for p in s..s + k {
-                let c = cs[p];
-                match marker[c as usize] {
-                    0 => {
-                        row.push((c, vs[p]));
-                        marker[c as usize] = row.len() as u32;
-                    }
-                    _ if f.refuse_repeats => return None,
-                    m => {
-                        let slot = &mut row[m as usize - 1].1;
-                        *slot = combine(*slot, vs[p]);
-                    }
-                }
-            }
-            for &(c, _) in &row {
-                marker[c as usize] = 0;
-            }
-        }
-        sort_by_column(&mut row);
-        let before = w;
-        for &(c, v) in &row {
-            if f.drop_zeros && zero(&v) {
-                continue;
-            }
-            cs[w] = c;
-            vs[w] = v;
-            w += 1;
-        }
-        per_row[r - r0] = (w - before) as u32;
-    }
-    Some(Part {
-        entries: w,
-        per_row,
-        cols: cs,
-        vals: vs,
-    })
 }
 
 /// The buckets while several threads place triplets into them at once
