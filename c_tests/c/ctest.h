@@ -146,6 +146,34 @@ static inline hurray_status ctest_from_compressed(uint32_t format, uint64_t rows
     (&(const hurray_text_options){sizeof(hurray_text_options), (policy), (flags),  \
                                   (threads), (precision), 0})
 
+/* Triplets of a matrix: int32 row and column arrays (dims), float64 values,
+ * in the given index base. */
+static inline hurray_triplets ctest_triplets_i32_f64(const uint64_t *shape, uint64_t n,
+                                                     const void **dims, uint32_t base,
+                                                     const double *vals) {
+    hurray_triplets t;
+    memset(&t, 0, sizeof t);
+    t.rank = 2;
+    t.shape = shape;
+    t.n = n;
+    t.index_type = HURRAY_INDEX_INT32;
+    t.index_base = base;
+    t.dim_indices = dims;
+    t.dim_indices_bytes = (size_t)n * sizeof(int32_t);
+    t.type_tag = HURRAY_TYPE_FLOAT64;
+    t.values = vals;
+    t.values_bytes = (size_t)n * sizeof(double);
+    return t;
+}
+
+/* The tests' pseudo-random numbers (xorshift64): the next value of *s. */
+static inline uint64_t ctest_next(uint64_t *s) {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
 /* The assembly options as one expression (see CTEST_TEXT). */
 #define CTEST_ASSEMBLY(policy, flags, threads)                                 \
     (&(const hurray_assemble_options){sizeof(hurray_assemble_options), (policy), (flags),  \

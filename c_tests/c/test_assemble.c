@@ -8,23 +8,6 @@
 
 /* Rank-2 triplets as a solver holds them: one int32 array per dimension
  * (dims[0] rows, dims[1] columns, counted from base) and n float64 values. */
-static hurray_triplets dims_i32_f64(const uint64_t *shape, uint64_t n, const void **dims,
-                                    uint32_t base, const double *vals) {
-    hurray_triplets t;
-    memset(&t, 0, sizeof t);
-    t.rank = 2;
-    t.shape = shape;
-    t.n = n;
-    t.index_type = HURRAY_INDEX_INT32;
-    t.index_base = base;
-    t.dim_indices = dims;
-    t.dim_indices_bytes = (size_t)n * sizeof(int32_t);
-    t.type_tag = HURRAY_TYPE_FLOAT64;
-    t.values = vals;
-    t.values_bytes = (size_t)n * sizeof(double);
-    return t;
-}
-
 /* A 3x3 FEM-style assembly: 1-based int32 triplets, one array per
  * dimension, with duplicates to sum and a negative index to skip. */
 static int test_fem_assembly_sum_and_plan(void) {
@@ -40,7 +23,7 @@ static int test_fem_assembly_sum_and_plan(void) {
     double out[4], d = 0.0;
     bool found = false;
     const uint64_t q[2] = {0, 0};
-    t = dims_i32_f64(shape, 7, dims, 1, vals);
+    t = ctest_triplets_i32_f64(shape, 7, dims, 1, vals);
 
     /* Without SKIP_NEGATIVE the negative index is an error, 1-based. */
     CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, 0, 1), &coo, &plan),
@@ -353,7 +336,7 @@ static int test_assemble_into_csr_and_csc(void) {
     double v[8];
     uint64_t nnz = 99;
     size_t k;
-    t = dims_i32_f64(shape, 8, dims, 1, vals);
+    t = ctest_triplets_i32_f64(shape, 8, dims, 1, vals);
     memset(&c, 0, sizeof c);
     c.format = HURRAY_FORMAT_CSR;
     c.index_type = HURRAY_INDEX_INT32;
@@ -533,7 +516,7 @@ static int test_scratch_in_output(void) {
     }
     dims[0] = r;
     dims[1] = cl;
-    t = dims_i32_f64(shape, N, dims, 1, x);
+    t = ctest_triplets_i32_f64(shape, N, dims, 1, x);
     memset(&c, 0, sizeof c);
     c.format = HURRAY_FORMAT_CSR;
     c.index_type = HURRAY_INDEX_INT32;
@@ -604,15 +587,13 @@ static int test_large_shuffled_reassembly(void) {
     CHECK(r && c && v1 && v2);
     if (!(r && c && v1 && v2)) goto done;
     for (k = 0; k < N; k++) {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
+        ctest_next(&s);
         r[k] = (int32_t)(s % SIDE);
         c[k] = (int32_t)((s >> 20) % SIDE);
         v1[k] = (double)(s >> 40) * 0.125;
         v2[k] = 1.0 / (double)((s >> 33) % 1000 + 1);
     }
-    t = dims_i32_f64(shape, N, dims, 0, v1);
+    t = ctest_triplets_i32_f64(shape, N, dims, 0, v1);
     CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, 0, 1), &coo, &plan),
                  HURRAY_OK, "");
     if (coo == NULL || plan == NULL) goto done;

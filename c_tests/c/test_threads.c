@@ -147,33 +147,16 @@ static int test_assembly_threads_place_scattered_triplets(void) {
     uint64_t s = 88172645463325252u;
     uint32_t k;
     hurray_triplets t;
-    hurray_assemble_options o;
     hurray_coo *one = NULL, *two = NULL;
     for (k = 0; k < SC_N; k++) {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
+        ctest_next(&s);
         rows[k] = (int32_t)(s % SC_ROWS);
         cols[k] = (int32_t)((s >> 32) % SC_COLS);
         vals[k] = (double)(k % 1000) * 0.25 - 3.0;
     }
-    memset(&t, 0, sizeof t);
-    t.rank = 2;
-    t.shape = shape;
-    t.n = SC_N;
-    t.index_type = HURRAY_INDEX_INT32;
-    t.dim_indices = dims;
-    t.dim_indices_bytes = sizeof rows;
-    t.type_tag = HURRAY_TYPE_FLOAT64;
-    t.values = vals;
-    t.values_bytes = sizeof vals;
-    memset(&o, 0, sizeof o);
-    o.size = sizeof o;
-    o.duplicates_policy = HURRAY_DUP_SUM;
-    o.threads = 1;
-    CHECK(hurray_coo_assemble(&t, &o, &one, NULL) == HURRAY_OK);
-    o.threads = 2;
-    CHECK(hurray_coo_assemble(&t, &o, &two, NULL) == HURRAY_OK);
+    t = ctest_triplets_i32_f64(shape, SC_N, dims, 0, vals);
+    CHECK(hurray_coo_assemble(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, 0, 1), &one, NULL) == HURRAY_OK);
+    CHECK(hurray_coo_assemble(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, 0, 2), &two, NULL) == HURRAY_OK);
     if (one != NULL && two != NULL) {
         size_t b1 = 0, b2 = 0, v1 = 0, v2 = 0;
         const uint64_t *i1 = hurray_coo_indices(one, &b1), *i2 = hurray_coo_indices(two, &b2);

@@ -1058,7 +1058,14 @@ where
         }
         if ahead {
             for i in sp.lo..sp.hi {
-                ask_ahead(f, &cur, cs, vs, r0, i, sp.hi);
+                ask_ahead(f.at, &cur, r0, i, sp.hi, |&[_, k]| {
+                    if let Some(x) = cs.get(k as usize) {
+                        prefetch(x);
+                    }
+                    if let Some(x) = vs.get(k as usize) {
+                        prefetch(x);
+                    }
+                });
                 place!(i);
             }
         } else {
@@ -1177,18 +1184,7 @@ where
             *c = [hists[k][r], end];
         }
         for i in lo..hi {
-            // Ask for a later triplet's row, and for the slot of the one
-            // between (its row's cursor is in cache by then).
-            if i + 2 * AHEAD < hi {
-                if let Some(x) = (at)(i + 2 * AHEAD).and_then(|(r, _)| cur.get(r)) {
-                    prefetch(x);
-                }
-            }
-            if i + AHEAD < hi {
-                if let Some(&[p, _]) = (at)(i + AHEAD).and_then(|(r, _)| cur.get(r)) {
-                    slots.ask(p as usize);
-                }
-            }
+            ask_ahead(at, &cur, 0, i, hi, |&[p, _]| slots.ask(p as usize));
             let Some((r, c)) = (at)(i) else {
                 continue;
             };
@@ -1210,33 +1206,22 @@ where
     done.into_iter().collect()
 }
 
-/// Scattered triplets on one thread: ask for the row positions of the
-/// triplet `2 * AHEAD` after `i` (reading `cur`), and for the bucket slot of
-/// the one `AHEAD` after (whose row positions are in cache by then), so that
-/// more misses are in flight than the CPU finds by itself.
+/// Scattered placement (one thread over all rows, or each thread over its
+/// own triplet range): ask for the row cursor of the triplet `2 * AHEAD`
+/// after `i` (`cur`, rows from `r0`), and `slot` for the one `AHEAD` after
+/// (whose cursor is in cache by then: `slot` asks for the bucket slot it
+/// names), so that more misses are in flight than the CPU finds by itself.
 #[inline(always)]
-fn ask_ahead<A, T>(
-    f: &FoldRows<'_, A, T>,
-    cur: &[[u32; 2]],
-    cs: &[u32],
-    vs: &[T],
-    r0: usize,
-    i: usize,
-    hi: usize,
-) where
+fn ask_ahead<A>(at: &A, cur: &[[u32; 2]], r0: usize, i: usize, hi: usize, slot: impl Fn(&[u32; 2]))
+where
     A: Fn(usize) -> Option<(usize, usize)>,
 {
-    let row = |i: usize| (f.at)(i).and_then(|(r, _)| cur.get(r.wrapping_sub(r0)));
+    let row = |i: usize| at(i).and_then(|(r, _)| cur.get(r.wrapping_sub(r0)));
     if let Some(x) = (i + 2 * AHEAD < hi).then(|| row(i + 2 * AHEAD)).flatten() {
         prefetch(x);
     }
-    if let Some(&[_, k]) = (i + AHEAD < hi).then(|| row(i + AHEAD)).flatten() {
-        if let Some(x) = cs.get(k as usize) {
-            prefetch(x);
-        }
-        if let Some(x) = vs.get(k as usize) {
-            prefetch(x);
-        }
+    if let Some(c) = (i + AHEAD < hi).then(|| row(i + AHEAD)).flatten() {
+        slot(c);
     }
 }
 
