@@ -719,7 +719,7 @@ fn threads_give_the_same_result_as_one() {
                 let many = run(threads);
                 match (&one, &many) {
                     (Err(a), Err(b)) => assert_eq!(a, b, "{dup:?} with {threads} threads"),
-                    (Ok((one, plan)), Ok((many, _))) => {
+                    (Ok((one, plan)), Ok((many, many_plan))) => {
                         assert_eq!(many.indices(), one.indices(), "{dup:?}, {threads} threads");
                         assert_eq!(many.values(), one.values(), "{dup:?}, {threads} threads");
                         let plan = plan.as_ref().unwrap();
@@ -729,6 +729,15 @@ fn threads_give_the_same_result_as_one() {
                         plan.apply(values, &mut b, threads).unwrap();
                         assert_eq!(a, b, "re-assembly with {threads} threads");
                         assert_eq!(a, one.values());
+                        // The plan built on several threads (triplets placed
+                        // by triplet ranges) re-assembles the same: new
+                        // values, one thread's plan as the oracle.
+                        let new: Vec<u8> = values.iter().map(|x| x.rotate_left(3)).collect();
+                        let (mut c, mut d) = (vec![2u8; a.len()], vec![3u8; a.len()]);
+                        let one_plan = plan.apply(&new, &mut c, 1);
+                        let many_plan = many_plan.as_ref().unwrap().apply(&new, &mut d, 1);
+                        assert_eq!(one_plan.is_ok(), many_plan.is_ok(), "{threads} threads");
+                        assert!(c == d, "{dup:?}: the plan of {threads} threads");
                     }
                     _ => panic!("{dup:?}: 1 thread and {threads} threads disagree"),
                 }

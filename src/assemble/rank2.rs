@@ -212,18 +212,21 @@ fn run(
     // (column << 32 | triplet) keys of its own rows in triplet order, sorts
     // each row, and counts the entries (and, for ERROR, finds its lowest
     // duplicate). Keys are distinct, so the rows' order is by column, ties
-    // in triplet order.
+    // in triplet order. (Placing by pass 1's triplet ranges instead, as the
+    // solver's path does on threads, measured no faster here: see
+    // BENCHMARKS.md.)
     let mut keys: Vec<u64> = Vec::new();
     if keys.try_reserve_exact(kept).is_err() {
         return Some(Err(alloc(kept * 8)));
     }
     keys.resize(kept, 0);
-    let place = |r0: usize, r1: usize, slice: &mut [u64]| -> Result<RowsDone, CooError> {
+    // Rows r0..r1's triplets into their buckets (`slice` starts at row
+    // r0's), scanning every triplet; `None` when the triplets no longer give
+    // pass 1's counts (the caller changed them).
+    let scan = |r0: usize, r1: usize, slice: &mut [u64]| -> Option<()> {
         let base = start[r0];
         let mut cursor: Vec<usize> = Vec::new();
-        cursor
-            .try_reserve_exact(r1 - r0)
-            .map_err(|_| alloc((r1 - r0) * 8))?;
+        cursor.try_reserve_exact(r1 - r0).ok()?;
         cursor.extend(start[r0..r1].iter().map(|&s| s - base));
         // Triplet i's row within the range and its column, if it is kept
         // and in the range.
@@ -259,10 +262,19 @@ fn run(
                 }
             }
             if let Some((q, c)) = mine(i) {
-                slice[cursor[q]] = c << 32 | i as u64;
-                cursor[q] += 1;
+                let at = cursor.get_mut(q)?;
+                *slice.get_mut(*at)? = c << 32 | i as u64;
+                *at += 1;
             }
         }
+        // Each row filled exactly its slots (no more, which would have run
+        // into the next row's, and no fewer).
+        let ends = start[r0 + 1..=r1].iter().map(|&s| s - base);
+        cursor.iter().copied().eq(ends).then_some(())
+    };
+    let place = |r0: usize, r1: usize, slice: &mut [u64]| -> Option<RowsDone> {
+        let base = start[r0];
+        scan(r0, r1, slice)?;
         let mut done = RowsDone::default();
         for r in r0..r1 {
             let row = &mut slice[start[r] - base..start[r + 1] - base];
@@ -279,12 +291,11 @@ fn run(
                 }
             }
         }
-        Ok(done)
+        Some(done)
     };
-    let done = match split_rows(&mut keys, &start, &cuts, &place) {
-        Ok(d) => d,
-        Err(e) => return Some(Err(e)),
-    };
+    let done: Vec<RowsDone> = split_rows(&mut keys, &start, &cuts, &place)
+        .into_iter()
+        .collect::<Option<_>>()?;
     if o.duplicates == Duplicates::Error {
         if let Some((second, first, r, c)) = done.iter().filter_map(|d| d.dup).min() {
             let b = u64::from(t.base);
@@ -337,13 +348,13 @@ fn alloc(bytes: usize) -> CooError {
 }
 
 /// Run `job(r0, r1, keys of rows r0..r1)` for each range of `cuts`, one per
-/// thread (disjoint slices of `keys`); the first error in row order.
+/// thread (disjoint slices of `keys`); the answers in row order.
 fn split_rows<R: Send>(
     keys: &mut [u64],
     start: &[usize],
     cuts: &[usize],
-    job: &(impl Fn(usize, usize, &mut [u64]) -> Result<R, CooError> + Sync),
-) -> Result<Vec<R>, CooError> {
+    job: &(impl Fn(usize, usize, &mut [u64]) -> R + Sync),
+) -> Vec<R> {
     let mut rest: &mut [u64] = keys;
     let mut parts = Vec::new();
     for c in cuts.windows(2) {
@@ -353,8 +364,6 @@ fn split_rows<R: Send>(
         parts.push((r0, r1, mine));
     }
     crate::threads::run(parts, |_, (r0, r1, mine)| job(r0, r1, mine))
-        .into_iter()
-        .collect()
 }
 
 /// One row range's share of the output: its entries' coordinates and
