@@ -30,6 +30,7 @@
 
 use super::combine::{add, better, sum_f64, Storage};
 use super::Duplicates;
+use crate::aligned::zeroed_vec;
 use crate::element::decode::copy_element;
 use crate::element::encode::{clear_padding, store_element};
 use crate::element::size;
@@ -229,20 +230,52 @@ impl Plan {
         Ok(())
     }
 
-    /// Append a run of entries: their contributing triplets, and each
-    /// entry's end in `members`.
-    pub(super) fn append(&mut self, more: &[u64], ends: &[u64]) -> Result<(), CooError> {
-        let (members, starts) = self.lists();
-        let base = members.len() as u64;
-        members
-            .try_reserve(more.len())
-            .map_err(|_| alloc_error(more.len() * 8))?;
-        members.extend(more.iter().copied());
-        starts
-            .try_reserve(ends.len())
-            .map_err(|_| alloc_error(ends.len() * 8))?;
-        starts.extend(ends.iter().map(|&e| base + e));
-        Ok(())
+    /// A gather plan over `n` triplets whose entries are those of `pieces`
+    /// in order: each piece's members (triplet numbers, in entry order)
+    /// and each of its entries' end in them. The pieces are copied in on
+    /// one thread each: joined one after another, they were a serial tail
+    /// of a parallel assembly.
+    pub(super) fn joined(
+        n: usize,
+        ty: &'static TypeInfo,
+        dup: Duplicates,
+        base: u8,
+        pieces: &[(&[u64], &[u64])],
+    ) -> Result<Plan, CooError> {
+        let total: usize = pieces.iter().map(|p| p.0.len()).sum();
+        let entries: usize = pieces.iter().map(|p| p.1.len()).sum();
+        let mut starts: Vec<u64> = zeroed_vec(entries + 1)
+            .ok_or_else(|| alloc_error(entries.saturating_add(1).saturating_mul(8)))?;
+        let mut members =
+            Members::zeroed(n, total).ok_or_else(|| alloc_error(total.saturating_mul(8)))?;
+        // Each piece's share of both lists, and where its members begin.
+        let mut parts = Vec::new();
+        parts
+            .try_reserve_exact(pieces.len())
+            .map_err(|_| alloc_error(pieces.len().saturating_mul(64)))?;
+        let (mut m_rest, mut s_rest) = (members.chunks(), &mut starts[1..]);
+        let mut at = 0u64;
+        for &(more, ends) in pieces {
+            let (m, m_tail) = m_rest.split_at(more.len());
+            let (e, e_tail) = std::mem::take(&mut s_rest).split_at_mut(ends.len());
+            (m_rest, s_rest) = (m_tail, e_tail);
+            parts.push((m, e, more, ends, at));
+            at += more.len() as u64;
+        }
+        crate::threads::run(parts, |_, (m, e, more, ends, at)| {
+            m.copy_from(more);
+            for (x, &end) in e.iter_mut().zip(ends) {
+                *x = at + end;
+            }
+        });
+        Ok(Plan {
+            ty,
+            dup,
+            has_values: true,
+            base,
+            triplets: n,
+            layout: Layout::Gather { members, starts },
+        })
     }
 
     /// The plan with its layout chosen: scatter when the triplets follow
@@ -1033,6 +1066,37 @@ impl Member for u64 {
     }
 }
 
+/// A part of a [`Members`] list, written by one thread.
+enum MembersMut<'a> {
+    Narrow(&'a mut [u32]),
+    Wide(&'a mut [u64]),
+}
+
+impl<'a> MembersMut<'a> {
+    /// The first `k` numbers and the rest.
+    fn split_at(self, k: usize) -> (MembersMut<'a>, MembersMut<'a>) {
+        match self {
+            MembersMut::Narrow(v) => {
+                let (a, b) = v.split_at_mut(k);
+                (MembersMut::Narrow(a), MembersMut::Narrow(b))
+            }
+            MembersMut::Wide(v) => {
+                let (a, b) = v.split_at_mut(k);
+                (MembersMut::Wide(a), MembersMut::Wide(b))
+            }
+        }
+    }
+
+    /// Every number from `from` (of the same length; numbers that fit, as
+    /// [`Members::zeroed`] chose).
+    fn copy_from(self, from: &[u64]) {
+        match self {
+            MembersMut::Narrow(v) => v.iter_mut().zip(from).for_each(|(x, &i)| *x = i as u32),
+            MembersMut::Wide(v) => v.copy_from_slice(from),
+        }
+    }
+}
+
 #[derive(Debug)]
 enum Members {
     Narrow(Vec<u32>),
@@ -1057,6 +1121,24 @@ impl Members {
             v.try_reserve_exact(n)?;
             Members::Wide(v)
         })
+    }
+
+    /// `len` zeroed triplet numbers below `n` (narrow when `n` allows), or
+    /// `None` when the memory cannot be had.
+    fn zeroed(n: usize, len: usize) -> Option<Members> {
+        Some(if n <= u32::MAX as usize {
+            Members::Narrow(zeroed_vec(len)?)
+        } else {
+            Members::Wide(zeroed_vec(len)?)
+        })
+    }
+
+    /// The whole list, to be cut into parts written at once.
+    fn chunks(&mut self) -> MembersMut<'_> {
+        match self {
+            Members::Narrow(v) => MembersMut::Narrow(v),
+            Members::Wide(v) => MembersMut::Wide(v),
+        }
     }
 
     /// Triplet number `k`.
@@ -1140,13 +1222,6 @@ impl Members {
                 v.iter_mut().for_each(|i| *i = u64::from(t[*i as usize]))
             }
             (Members::Wide(v), Members::Wide(t)) => v.iter_mut().for_each(|i| *i = t[*i as usize]),
-        }
-    }
-
-    fn try_reserve(&mut self, n: usize) -> Result<(), std::collections::TryReserveError> {
-        match self {
-            Members::Narrow(v) => v.try_reserve(n),
-            Members::Wide(v) => v.try_reserve(n),
         }
     }
 
@@ -1414,15 +1489,55 @@ mod tests {
         });
     }
 
+    /// `Plan::joined` gives every piece's entries in order (the oracle:
+    /// the groups' members one after another, and each entry's end), for
+    /// narrow and wide triplet numbers, with empty pieces and entries of
+    /// several members.
+    #[test]
+    fn joined_pieces_are_the_entries_in_order() {
+        let f64 = crate::element::types::type_info(0x04).expect("float64");
+        // Entry e has e % 3 + 1 members, numbered down from n.
+        for n in [1000usize, u32::MAX as usize + 7] {
+            let groups: Vec<Vec<usize>> = (0..40)
+                .map(|e| (0..e % 3 + 1).map(|j| n - 1 - 3 * e - j).collect())
+                .collect();
+            // The oracle: every group's members in order, and each end.
+            let want_m: Vec<u64> = groups.iter().flatten().map(|&i| i as u64).collect();
+            let mut want_s = vec![0u64];
+            for g in &groups {
+                want_s.push(want_s[want_s.len() - 1] + g.len() as u64);
+            }
+            // Pieces of 0, 7, 0, 20 and 13 entries.
+            let mut pieces: Vec<(Vec<u64>, Vec<u64>)> = Vec::new();
+            let mut e = 0;
+            for len in [0, 7, 0, 20, 13] {
+                let (mut more, mut ends) = (Vec::new(), Vec::new());
+                for g in &groups[e..e + len] {
+                    more.extend(g.iter().map(|&i| i as u64));
+                    ends.push(more.len() as u64);
+                }
+                pieces.push((more, ends));
+                e += len;
+            }
+            let lists: Vec<(&[u64], &[u64])> =
+                pieces.iter().map(|(m, e)| (&m[..], &e[..])).collect();
+            let mut got = Plan::joined(n, f64, Duplicates::Sum, 0, &lists).unwrap();
+            let (gm, gs) = got.lists();
+            assert_eq!(matches!(gm, Members::Wide(_)), n > u32::MAX as usize);
+            let gm: Vec<u64> = (0..gm.len()).map(|k| gm.get(k)).collect();
+            assert_eq!(gm, want_m, "n = {n}");
+            assert_eq!(*gs, want_s, "n = {n}");
+        }
+    }
+
     /// Whether a plan of `nnz` float64 entries of two members each, the
     /// members of entry `e` being `members(e)`, finishes staged (by the
     /// default rules); it is never scatter.
     fn finishes_staged(nnz: usize, members: impl Fn(usize) -> [u64; 2]) -> bool {
         let f64 = crate::element::types::type_info(0x04).expect("float64");
-        let mut plan = Plan::new(2 * nnz, f64, Duplicates::Sum, true, 0).unwrap();
         let more: Vec<u64> = (0..nnz).flat_map(&members).collect();
         let ends: Vec<u64> = (1..=nnz as u64).map(|e| 2 * e).collect();
-        plan.append(&more, &ends).unwrap();
+        let plan = Plan::joined(2 * nnz, f64, Duplicates::Sum, 0, &[(&more, &ends)]).unwrap();
         let plan = plan.finish();
         assert!(!matches!(plan.layout, Layout::Scatter { .. }));
         matches!(plan.layout, Layout::Staged { .. })

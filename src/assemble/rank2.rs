@@ -16,7 +16,7 @@ use super::combine::{sum_f64, Combine};
 use super::plan::Plan;
 use super::read::{CoordArrays, IndexType, Reader, Words};
 use super::{AssembleOptions, Duplicates, Triplets};
-use crate::aligned::AlignedBuf;
+use crate::aligned::{zeroed_vec, AlignedBuf};
 use crate::coo::Coo;
 use crate::element::encode::store_element;
 use crate::element::size;
@@ -215,11 +215,11 @@ fn run(
     // in triplet order. (Placing by pass 1's triplet ranges instead, as the
     // solver's path does on threads, measured no faster here: see
     // BENCHMARKS.md.)
-    let mut keys: Vec<u64> = Vec::new();
-    if keys.try_reserve_exact(kept).is_err() {
+    // Fresh zeroed pages, cleared as the threads first write them (every
+    // slot is written: `scan` checks that each row was filled).
+    let Some(mut keys) = zeroed_vec::<u64>(kept) else {
         return Some(Err(alloc(kept * 8)));
-    }
-    keys.resize(kept, 0);
+    };
     // Rows r0..r1's triplets into their buckets (`slice` starts at row
     // r0's), scanning every triplet; `None` when the triplets no longer give
     // pass 1's counts (the caller changed them).
@@ -410,6 +410,25 @@ fn combine_rows(
                 members: Vec::new(),
                 ends: Vec::new(),
             };
+            if want_plan {
+                // At most every triplet of the range (SUM, MIN, MAX), one
+                // per entry otherwise; an end per entry (`idx_out` has room
+                // for each). Reserved once: growing them as entries come
+                // would copy them over and over.
+                let entries = idx_out.len() / 16;
+                let most = match o.duplicates {
+                    Duplicates::First | Duplicates::Error | Duplicates::Last => entries,
+                    _ => start[r1] - start[r0],
+                };
+                piece
+                    .members
+                    .try_reserve_exact(most)
+                    .map_err(|_| alloc(most.saturating_mul(8)))?;
+                piece
+                    .ends
+                    .try_reserve_exact(entries)
+                    .map_err(|_| alloc(entries.saturating_mul(8)))?;
+            }
             let mut members: Vec<usize> = Vec::new();
             let mut n = 0usize;
             for r in r0..r1 {
@@ -498,10 +517,6 @@ fn combine_rows(
     // Close the gaps dropped zeros left, and join the plan's pieces.
     let mut nnz = 0usize;
     let mut at = 0usize;
-    let mut plan = match want_plan {
-        true => Some(Plan::new(t.n, ty, o.duplicates, true, t.base)?),
-        false => None,
-    };
     for (piece, d) in pieces.iter().zip(done) {
         if at != nnz {
             indices
@@ -511,12 +526,19 @@ fn combine_rows(
                 .as_bytes_mut()
                 .copy_within(at * w..(at + piece.written) * w, nnz * w);
         }
-        if let Some(p) = plan.as_mut() {
-            p.append(&piece.members, &piece.ends)?;
-        }
         nnz += piece.written;
         at += d.entries;
     }
+    let plan = match want_plan {
+        true => {
+            let lists: Vec<(&[u64], &[u64])> = pieces
+                .iter()
+                .map(|p| (&p.members[..], &p.ends[..]))
+                .collect();
+            Some(Plan::joined(t.n, ty, o.duplicates, t.base, &lists)?)
+        }
+        false => None,
+    };
     indices.truncate(nnz * 16);
     values.truncate(size::values_bytes(ty, nnz as u64)? as usize);
     let coo = Coo::from_owned(ty.tag, t.shape, true, values, indices)?;
