@@ -139,6 +139,8 @@ struct Rules {
     stage_far: usize,
     /// in buckets of at least `1 << stage_shift` entries.
     stage_shift: u32,
+    /// Threads the tables may be built on.
+    threads: usize,
 }
 
 /// Per mille of a gather's reads, sampled in runs of entries, that do not
@@ -283,11 +285,17 @@ impl Plan {
     /// many to stay in cache; else gather (also when there is no memory
     /// for the other layouts' tables, or nothing to re-assemble).
     pub(super) fn finish(self) -> Plan {
+        self.finish_on(1)
+    }
+
+    /// `finish`, its tables built on up to `threads` threads.
+    pub(super) fn finish_on(self, threads: usize) -> Plan {
         let rules = Rules {
             scatter_limit: SCATTER_PASSES.saturating_mul(self.triplets),
             stage_bytes: STAGE_BYTES,
             stage_far: STAGE_FAR,
             stage_shift: STAGE_SHIFT,
+            threads,
         };
         self.finish_within(rules)
     }
@@ -389,12 +397,15 @@ impl Plan {
             bucket_starts,
             buffer: Mutex::new(Vec::new()),
         };
-        let Ok(mut place) = Members::with_capacity(self.triplets) else {
+        // Fresh zeroed pages, written once (by `places`), not cleared first.
+        let Some(mut place) = Members::zeroed(self.triplets, self.triplets) else {
             return self;
         };
-        place.fill(self.triplets);
         stage.places(|k, at| place.set(k, at as u64));
-        members.remap(&place);
+        members.remap(
+            &place,
+            crate::threads::count(rules.threads, members.len(), 1 << 16),
+        );
         let (members, starts) = (std::mem::take(members), std::mem::take(starts));
         self.layout = Layout::Staged {
             stage,
@@ -1087,6 +1098,27 @@ impl<'a> MembersMut<'a> {
         }
     }
 
+    /// Each number `i` replaced by `to.get(i)`, as [`Members::remap`] says.
+    /// One tight loop per pair of widths: with a width test per element,
+    /// the loop kept fewer of its reads in flight (a staged plan's 11.5M
+    /// members: 134-153 ms, against 77-110 so).
+    fn remap(self, to: &Members) {
+        match (self, to) {
+            (MembersMut::Narrow(v), Members::Narrow(t)) => {
+                v.iter_mut().for_each(|i| *i = t[*i as usize])
+            }
+            (MembersMut::Narrow(v), Members::Wide(t)) => {
+                v.iter_mut().for_each(|i| *i = t[*i as usize] as u32)
+            }
+            (MembersMut::Wide(v), Members::Narrow(t)) => {
+                v.iter_mut().for_each(|i| *i = u64::from(t[*i as usize]))
+            }
+            (MembersMut::Wide(v), Members::Wide(t)) => {
+                v.iter_mut().for_each(|i| *i = t[*i as usize])
+            }
+        }
+    }
+
     /// Every number from `from` (of the same length; numbers that fit, as
     /// [`Members::zeroed`] chose).
     fn copy_from(self, from: &[u64]) {
@@ -1206,23 +1238,19 @@ impl Members {
 
     /// Replace each number `i` by `to.get(i)` (numbers below `to.len()`,
     /// and `to`'s values fit this list's width: both count the same
-    /// triplets). One tight loop per pair of widths: its reads of `to` fall
-    /// anywhere, and the loop with a width test per element kept fewer of
-    /// them in flight (a staged plan's 11.5M members: 134-153 ms, against
-    /// 77-110 so).
-    fn remap(&mut self, to: &Members) {
-        match (self, to) {
-            (Members::Narrow(v), Members::Narrow(t)) => {
-                v.iter_mut().for_each(|i| *i = t[*i as usize])
-            }
-            (Members::Narrow(v), Members::Wide(t)) => {
-                v.iter_mut().for_each(|i| *i = t[*i as usize] as u32)
-            }
-            (Members::Wide(v), Members::Narrow(t)) => {
-                v.iter_mut().for_each(|i| *i = u64::from(t[*i as usize]))
-            }
-            (Members::Wide(v), Members::Wide(t)) => v.iter_mut().for_each(|i| *i = t[*i as usize]),
+    /// triplets), the list cut into `threads` parts, one per thread: its
+    /// reads of `to` fall anywhere, so each thread adds misses in flight.
+    fn remap(&mut self, to: &Members, threads: usize) {
+        let threads = threads.max(1);
+        let len = self.len();
+        let mut rest = self.chunks();
+        let mut parts = Vec::with_capacity(threads);
+        for k in 0..threads {
+            let (part, tail) = rest.split_at(len * (k + 1) / threads - len * k / threads);
+            parts.push(part);
+            rest = tail;
         }
+        crate::threads::run(parts, |_, part| part.remap(to));
     }
 
     /// Append triplet numbers (below the plan's triplet count, so they fit
@@ -1275,6 +1303,7 @@ mod tests {
             stage_bytes,
             stage_far: 0,
             stage_shift,
+            threads: 2,
         }
     }
 
@@ -1487,6 +1516,49 @@ mod tests {
                 });
             }
         });
+    }
+
+    /// `Members::remap` on 1 to 4 threads gives what a plain loop gives
+    /// (the oracle), for every pair of widths and for lists shorter than
+    /// the thread count.
+    #[test]
+    fn remapping_on_threads_matches_a_plain_loop() {
+        let to_narrow: Vec<u32> = (0..1000u32)
+            .map(|i| i.wrapping_mul(2_654_435_761) % 5000)
+            .collect();
+        let to_wide: Vec<u64> = to_narrow.iter().map(|&x| u64::from(x) << 20).collect();
+        for len in [0usize, 1, 3, 999] {
+            let from: Vec<u64> = (0..len as u64).map(|j| j * 7 % 1000).collect();
+            for threads in 1..=4 {
+                for (to, want) in [
+                    (
+                        Members::Narrow(to_narrow.clone()),
+                        from.iter()
+                            .map(|&i| u64::from(to_narrow[i as usize]))
+                            .collect::<Vec<_>>(),
+                    ),
+                    (
+                        Members::Wide(to_wide.clone()),
+                        from.iter().map(|&i| to_wide[i as usize]).collect(),
+                    ),
+                ] {
+                    for wide in [false, true] {
+                        let mut m = match wide {
+                            false => Members::Narrow(from.iter().map(|&i| i as u32).collect()),
+                            true => Members::Wide(from.clone()),
+                        };
+                        m.remap(&to, threads);
+                        let got: Vec<u64> = (0..m.len()).map(|k| m.get(k)).collect();
+                        // A narrow list keeps the low 32 bits of a wide number.
+                        let want: Vec<u64> = match wide {
+                            false => want.iter().map(|&x| x & 0xFFFF_FFFF).collect(),
+                            true => want.clone(),
+                        };
+                        assert_eq!(got, want, "len {len}, {threads} threads, wide {wide}");
+                    }
+                }
+            }
+        }
     }
 
     /// `Plan::joined` gives every piece's entries in order (the oracle:
