@@ -189,7 +189,7 @@ impl Plan {
         has_values: bool,
         base: u8,
     ) -> Result<Plan, CooError> {
-        let members = Members::with_capacity(n).map_err(|_| alloc_error(n.saturating_mul(8)))?;
+        let members = Members::with_room(n, n).map_err(|_| alloc_error(n.saturating_mul(8)))?;
         let mut starts = Vec::new();
         starts
             .try_reserve(n.min(1 << 20) + 1)
@@ -233,8 +233,7 @@ impl Plan {
     }
 
     /// A gather plan over `n` triplets whose entries are those of `pieces`
-    /// in order: each piece's members (triplet numbers, in entry order)
-    /// and each of its entries' end in them. The pieces are copied in on
+    /// in order (each built for the same `n`). The pieces are copied in on
     /// one thread each: joined one after another, they were a serial tail
     /// of a parallel assembly.
     pub(super) fn joined(
@@ -242,10 +241,10 @@ impl Plan {
         ty: &'static TypeInfo,
         dup: Duplicates,
         base: u8,
-        pieces: &[(&[u64], &[u64])],
+        pieces: &[PlanPiece],
     ) -> Result<Plan, CooError> {
-        let total: usize = pieces.iter().map(|p| p.0.len()).sum();
-        let entries: usize = pieces.iter().map(|p| p.1.len()).sum();
+        let total: usize = pieces.iter().map(|p| p.members.len()).sum();
+        let entries: usize = pieces.iter().map(|p| p.ends.len()).sum();
         let mut starts: Vec<u64> = zeroed_vec(entries + 1)
             .ok_or_else(|| alloc_error(entries.saturating_add(1).saturating_mul(8)))?;
         let mut members =
@@ -257,7 +256,8 @@ impl Plan {
             .map_err(|_| alloc_error(pieces.len().saturating_mul(64)))?;
         let (mut m_rest, mut s_rest) = (members.chunks(), &mut starts[1..]);
         let mut at = 0u64;
-        for &(more, ends) in pieces {
+        for p in pieces {
+            let (more, ends) = (&p.members, &p.ends[..]);
             let (m, m_tail) = m_rest.split_at(more.len());
             let (e, e_tail) = std::mem::take(&mut s_rest).split_at_mut(ends.len());
             (m_rest, s_rest) = (m_tail, e_tail);
@@ -781,7 +781,7 @@ impl Stage {
 
     /// Triplet numbers by place.
     fn triplets_by_place(&self) -> Result<Members, CooError> {
-        let mut t = Members::with_capacity(self.bucket.len())
+        let mut t = Members::with_room(self.bucket.len(), self.bucket.len())
             .map_err(|_| alloc_error(self.bucket.len().saturating_mul(8)))?;
         t.fill(self.kept());
         self.places(|k, at| t.set(at, k as u64));
@@ -1077,6 +1077,46 @@ impl Member for u64 {
     }
 }
 
+/// One part of a plan under construction, built on its own thread (a range
+/// of rows): its entries' members, in entry order, and each entry's end in
+/// them; [`Plan::joined`] joins the parts.
+pub(super) struct PlanPiece {
+    members: Members,
+    ends: Vec<u64>,
+}
+
+impl PlanPiece {
+    /// Room for `most` members (triplet numbers below `n`) and `entries`
+    /// entries, reserved once; `Alloc` when it cannot be had.
+    pub(super) fn with_room(n: usize, most: usize, entries: usize) -> Result<PlanPiece, CooError> {
+        let members =
+            Members::with_room(n, most).map_err(|_| alloc_error(most.saturating_mul(8)))?;
+        let mut ends = Vec::new();
+        ends.try_reserve_exact(entries)
+            .map_err(|_| alloc_error(entries.saturating_mul(8)))?;
+        Ok(PlanPiece { members, ends })
+    }
+
+    /// The next entry, whose members are `kept` (triplet numbers below
+    /// `n`, in triplet order).
+    #[inline]
+    pub(super) fn push(
+        &mut self,
+        kept: impl ExactSizeIterator<Item = u64>,
+    ) -> Result<(), CooError> {
+        let k = kept.len();
+        self.members
+            .try_reserve(k)
+            .map_err(|_| alloc_error(k.saturating_mul(8)))?;
+        self.members.extend(kept);
+        self.ends
+            .try_reserve(1)
+            .map_err(|_| alloc_error(self.ends.len().saturating_mul(16)))?;
+        self.ends.push(self.members.len() as u64);
+        Ok(())
+    }
+}
+
 /// A part of a [`Members`] list, written by one thread.
 enum MembersMut<'a> {
     Narrow(&'a mut [u32]),
@@ -1119,12 +1159,19 @@ impl<'a> MembersMut<'a> {
         }
     }
 
-    /// Every number from `from` (of the same length; numbers that fit, as
-    /// [`Members::zeroed`] chose).
-    fn copy_from(self, from: &[u64]) {
-        match self {
-            MembersMut::Narrow(v) => v.iter_mut().zip(from).for_each(|(x, &i)| *x = i as u32),
-            MembersMut::Wide(v) => v.copy_from_slice(from),
+    /// Every number from `from` (of the same length; a wide number into a
+    /// narrow list keeps its low 32 bits, which never happens for lists
+    /// over the same triplets: both are narrow or both wide).
+    fn copy_from(self, from: &Members) {
+        match (self, from) {
+            (MembersMut::Narrow(v), Members::Narrow(f)) => v.copy_from_slice(f),
+            (MembersMut::Wide(v), Members::Wide(f)) => v.copy_from_slice(f),
+            (MembersMut::Narrow(v), Members::Wide(f)) => {
+                v.iter_mut().zip(f).for_each(|(x, &i)| *x = i as u32)
+            }
+            (MembersMut::Wide(v), Members::Narrow(f)) => {
+                v.iter_mut().zip(f).for_each(|(x, &i)| *x = u64::from(i))
+            }
         }
     }
 }
@@ -1142,17 +1189,25 @@ impl Default for Members {
 }
 
 impl Members {
-    /// Room for `n` triplet numbers, narrow when every number fits 32 bits.
-    fn with_capacity(n: usize) -> Result<Members, std::collections::TryReserveError> {
+    /// Room for `most` numbers below `n`, narrow when `n` allows.
+    fn with_room(n: usize, most: usize) -> Result<Members, std::collections::TryReserveError> {
         Ok(if n <= u32::MAX as usize {
             let mut v = Vec::new();
-            v.try_reserve_exact(n)?;
+            v.try_reserve_exact(most)?;
             Members::Narrow(v)
         } else {
             let mut v = Vec::new();
-            v.try_reserve_exact(n)?;
+            v.try_reserve_exact(most)?;
             Members::Wide(v)
         })
+    }
+
+    /// Room for more `k` numbers.
+    fn try_reserve(&mut self, k: usize) -> Result<(), std::collections::TryReserveError> {
+        match self {
+            Members::Narrow(v) => v.try_reserve(k),
+            Members::Wide(v) => v.try_reserve(k),
+        }
     }
 
     /// `len` zeroed triplet numbers below `n` (narrow when `n` allows), or
@@ -1579,21 +1634,20 @@ mod tests {
             for g in &groups {
                 want_s.push(want_s[want_s.len() - 1] + g.len() as u64);
             }
-            // Pieces of 0, 7, 0, 20 and 13 entries.
-            let mut pieces: Vec<(Vec<u64>, Vec<u64>)> = Vec::new();
+            // Pieces of 0, 7, 0, 20 and 13 entries, with less room than
+            // they take in the first two (they grow).
+            let mut pieces = Vec::new();
             let mut e = 0;
-            for len in [0, 7, 0, 20, 13] {
-                let (mut more, mut ends) = (Vec::new(), Vec::new());
+            for (k, len) in [0, 7, 0, 20, 13].into_iter().enumerate() {
+                let room = if k < 2 { len / 2 } else { 3 * len };
+                let mut p = PlanPiece::with_room(n, room, room).unwrap();
                 for g in &groups[e..e + len] {
-                    more.extend(g.iter().map(|&i| i as u64));
-                    ends.push(more.len() as u64);
+                    p.push(g.iter().map(|&i| i as u64)).unwrap();
                 }
-                pieces.push((more, ends));
+                pieces.push(p);
                 e += len;
             }
-            let lists: Vec<(&[u64], &[u64])> =
-                pieces.iter().map(|(m, e)| (&m[..], &e[..])).collect();
-            let mut got = Plan::joined(n, f64, Duplicates::Sum, 0, &lists).unwrap();
+            let mut got = Plan::joined(n, f64, Duplicates::Sum, 0, &pieces).unwrap();
             let (gm, gs) = got.lists();
             assert_eq!(matches!(gm, Members::Wide(_)), n > u32::MAX as usize);
             let gm: Vec<u64> = (0..gm.len()).map(|k| gm.get(k)).collect();
@@ -1607,9 +1661,11 @@ mod tests {
     /// default rules); it is never scatter.
     fn finishes_staged(nnz: usize, members: impl Fn(usize) -> [u64; 2]) -> bool {
         let f64 = crate::element::types::type_info(0x04).expect("float64");
-        let more: Vec<u64> = (0..nnz).flat_map(&members).collect();
-        let ends: Vec<u64> = (1..=nnz as u64).map(|e| 2 * e).collect();
-        let plan = Plan::joined(2 * nnz, f64, Duplicates::Sum, 0, &[(&more, &ends)]).unwrap();
+        let mut piece = PlanPiece::with_room(2 * nnz, 2 * nnz, nnz).unwrap();
+        for e in 0..nnz {
+            piece.push(members(e).into_iter()).unwrap();
+        }
+        let plan = Plan::joined(2 * nnz, f64, Duplicates::Sum, 0, &[piece]).unwrap();
         let plan = plan.finish();
         assert!(!matches!(plan.layout, Layout::Scatter { .. }));
         matches!(plan.layout, Layout::Staged { .. })

@@ -13,7 +13,7 @@
 
 use super::buckets::{row_cuts, Assembled};
 use super::combine::{sum_f64, Combine};
-use super::plan::Plan;
+use super::plan::{Plan, PlanPiece};
 use super::read::{CoordArrays, IndexType, Reader, Words};
 use super::{AssembleOptions, Duplicates, Triplets};
 use crate::aligned::{zeroed_vec, AlignedBuf};
@@ -371,9 +371,7 @@ fn split_rows<R: Send>(
 /// its piece of the plan.
 struct Piece {
     written: usize,
-    members: Vec<u64>,
-    /// Each entry's end in `members`.
-    ends: Vec<u64>,
+    plan: Option<PlanPiece>,
 }
 
 /// Combine each run of equal columns, over the same row ranges as pass 2,
@@ -405,30 +403,22 @@ fn combine_rows(
     let want_plan = !o.skip_plan;
     let work =
         |r0: usize, r1: usize, idx_out: &mut [u8], val_out: &mut [u8]| -> Result<Piece, CooError> {
+            // At most every triplet of the range (SUM, MIN, MAX), one per
+            // entry otherwise; an end per entry (`idx_out` has room for
+            // each). Reserved once: growing them as entries come would copy
+            // them over and over.
+            let entries = idx_out.len() / 16;
+            let most = match o.duplicates {
+                Duplicates::First | Duplicates::Error | Duplicates::Last => entries,
+                _ => start[r1] - start[r0],
+            };
             let mut piece = Piece {
                 written: 0,
-                members: Vec::new(),
-                ends: Vec::new(),
+                plan: match want_plan {
+                    true => Some(PlanPiece::with_room(t.n, most, entries)?),
+                    false => None,
+                },
             };
-            if want_plan {
-                // At most every triplet of the range (SUM, MIN, MAX), one
-                // per entry otherwise; an end per entry (`idx_out` has room
-                // for each). Reserved once: growing them as entries come
-                // would copy them over and over.
-                let entries = idx_out.len() / 16;
-                let most = match o.duplicates {
-                    Duplicates::First | Duplicates::Error | Duplicates::Last => entries,
-                    _ => start[r1] - start[r0],
-                };
-                piece
-                    .members
-                    .try_reserve_exact(most)
-                    .map_err(|_| alloc(most.saturating_mul(8)))?;
-                piece
-                    .ends
-                    .try_reserve_exact(entries)
-                    .map_err(|_| alloc(entries.saturating_mul(8)))?;
-            }
             let mut members: Vec<usize> = Vec::new();
             let mut n = 0usize;
             for r in r0..r1 {
@@ -475,21 +465,13 @@ fn combine_rows(
                     idx_out[n * 16..n * 16 + 8].copy_from_slice(&(r as u64).to_le_bytes());
                     idx_out[n * 16 + 8..n * 16 + 16].copy_from_slice(&c.to_le_bytes());
                     store_element(ty, val_out, n, &value);
-                    if want_plan {
+                    if let Some(p) = piece.plan.as_mut() {
                         let kept: &[u64] = match o.duplicates {
                             Duplicates::First | Duplicates::Error => &run[..1],
                             Duplicates::Last => &run[run.len() - 1..],
                             _ => run,
                         };
-                        piece
-                            .members
-                            .try_reserve(kept.len())
-                            .map_err(|_| alloc(kept.len() * 8))?;
-                        piece
-                            .members
-                            .extend(kept.iter().map(|&key| tri(key) as u64));
-                        piece.ends.try_reserve(1).map_err(|_| alloc(8))?;
-                        piece.ends.push(piece.members.len() as u64);
+                        p.push(kept.iter().map(|&key| tri(key) as u64))?;
                     }
                     n += 1;
                 }
@@ -531,11 +513,8 @@ fn combine_rows(
     }
     let plan = match want_plan {
         true => {
-            let lists: Vec<(&[u64], &[u64])> = pieces
-                .iter()
-                .map(|p| (&p.members[..], &p.ends[..]))
-                .collect();
-            Some(Plan::joined(t.n, ty, o.duplicates, t.base, &lists)?)
+            let parts: Vec<PlanPiece> = pieces.into_iter().filter_map(|p| p.plan).collect();
+            Some(Plan::joined(t.n, ty, o.duplicates, t.base, &parts)?)
         }
         false => None,
     };
