@@ -729,9 +729,10 @@ fn threads_give_the_same_result_as_one() {
                         plan.apply(values, &mut b, threads).unwrap();
                         assert_eq!(a, b, "re-assembly with {threads} threads");
                         assert_eq!(a, one.values());
-                        // The plan built on several threads (triplets placed
-                        // by triplet ranges) re-assembles the same: new
-                        // values, one thread's plan as the oracle.
+                        // The plan built on several threads (each row range
+                        // its own piece, joined and finished on threads)
+                        // re-assembles the same: new values, one thread's
+                        // plan as the oracle.
                         let new: Vec<u8> = values.iter().map(|x| x.rotate_left(3)).collect();
                         let (mut c, mut d) = (vec![2u8; a.len()], vec![3u8; a.len()]);
                         let one_plan = plan.apply(&new, &mut c, 1);

@@ -1111,7 +1111,7 @@ impl PlanPiece {
         self.members.extend(kept);
         self.ends
             .try_reserve(1)
-            .map_err(|_| alloc_error(self.ends.len().saturating_mul(16)))?;
+            .map_err(|_| alloc_error(self.ends.len().saturating_add(1).saturating_mul(8)))?;
         self.ends.push(self.members.len() as u64);
         Ok(())
     }
