@@ -233,18 +233,31 @@ impl Plan {
     }
 
     /// A gather plan over `n` triplets whose entries are those of `pieces`
-    /// in order (each built for the same `n`). The pieces are copied in on
-    /// one thread each: joined one after another, they were a serial tail
-    /// of a parallel assembly.
+    /// in order (each built for the same `n`). One piece becomes the plan's
+    /// lists as it is; several are copied in on one thread each: joined
+    /// one after another, they were a serial tail of a parallel assembly.
     pub(super) fn joined(
         n: usize,
         ty: &'static TypeInfo,
         dup: Duplicates,
         base: u8,
-        pieces: &[PlanPiece],
+        mut pieces: Vec<PlanPiece>,
     ) -> Result<Plan, CooError> {
+        let plan = |members, starts| Plan {
+            ty,
+            dup,
+            has_values: true,
+            base,
+            triplets: n,
+            layout: Layout::Gather { members, starts },
+        };
+        if pieces.len() == 1 {
+            if let Some(p) = pieces.pop() {
+                return Ok(plan(p.members, p.starts));
+            }
+        }
         let total: usize = pieces.iter().map(|p| p.members.len()).sum();
-        let entries: usize = pieces.iter().map(|p| p.ends.len()).sum();
+        let entries: usize = pieces.iter().map(|p| p.starts.len() - 1).sum();
         let mut starts: Vec<u64> = zeroed_vec(entries + 1)
             .ok_or_else(|| alloc_error(entries.saturating_add(1).saturating_mul(8)))?;
         let mut members =
@@ -256,8 +269,8 @@ impl Plan {
             .map_err(|_| alloc_error(pieces.len().saturating_mul(64)))?;
         let (mut m_rest, mut s_rest) = (members.chunks(), &mut starts[1..]);
         let mut at = 0u64;
-        for p in pieces {
-            let (more, ends) = (&p.members, &p.ends[..]);
+        for p in &pieces {
+            let (more, ends) = (&p.members, &p.starts[1..]);
             let (m, m_tail) = m_rest.split_at(more.len());
             let (e, e_tail) = std::mem::take(&mut s_rest).split_at_mut(ends.len());
             (m_rest, s_rest) = (m_tail, e_tail);
@@ -270,14 +283,7 @@ impl Plan {
                 *x = at + end;
             }
         });
-        Ok(Plan {
-            ty,
-            dup,
-            has_values: true,
-            base,
-            triplets: n,
-            layout: Layout::Gather { members, starts },
-        })
+        Ok(plan(members, starts))
     }
 
     /// The plan with its layout chosen: scatter when the triplets follow
@@ -1087,11 +1093,12 @@ impl Member for u64 {
 }
 
 /// One part of a plan under construction, built on its own thread (a range
-/// of rows): its entries' members, in entry order, and each entry's end in
-/// them; [`Plan::joined`] joins the parts.
+/// of rows): its entries' members, in entry order, and where each entry
+/// starts in them, then the end (a gather plan's lists, so that a lone
+/// part is a whole plan's); [`Plan::joined`] joins the parts.
 pub(super) struct PlanPiece {
     members: Members,
-    ends: Vec<u64>,
+    starts: Vec<u64>,
 }
 
 impl PlanPiece {
@@ -1100,10 +1107,12 @@ impl PlanPiece {
     pub(super) fn with_room(n: usize, most: usize, entries: usize) -> Result<PlanPiece, CooError> {
         let members =
             Members::with_room(n, most).map_err(|_| alloc_error(most.saturating_mul(8)))?;
-        let mut ends = Vec::new();
-        ends.try_reserve_exact(entries)
-            .map_err(|_| alloc_error(entries.saturating_mul(8)))?;
-        Ok(PlanPiece { members, ends })
+        let mut starts = Vec::new();
+        starts
+            .try_reserve_exact(entries.saturating_add(1))
+            .map_err(|_| alloc_error(entries.saturating_add(1).saturating_mul(8)))?;
+        starts.push(0);
+        Ok(PlanPiece { members, starts })
     }
 
     /// The next entry, whose members are `kept` (triplet numbers below
@@ -1118,10 +1127,10 @@ impl PlanPiece {
             .try_reserve(k)
             .map_err(|_| alloc_error(k.saturating_mul(8)))?;
         self.members.extend(kept);
-        self.ends
+        self.starts
             .try_reserve(1)
-            .map_err(|_| alloc_error(self.ends.len().saturating_add(1).saturating_mul(8)))?;
-        self.ends.push(self.members.len() as u64);
+            .map_err(|_| alloc_error(self.starts.len().saturating_add(1).saturating_mul(8)))?;
+        self.starts.push(self.members.len() as u64);
         Ok(())
     }
 }
@@ -1663,25 +1672,28 @@ mod tests {
             for g in &groups {
                 want_s.push(want_s[want_s.len() - 1] + g.len() as u64);
             }
-            // Pieces of 0, 7, 0, 20 and 13 entries, with less room than
-            // they take in the first two (they grow).
-            let mut pieces = Vec::new();
-            let mut e = 0;
-            for (k, len) in [0, 7, 0, 20, 13].into_iter().enumerate() {
-                let room = if k < 2 { len / 2 } else { 3 * len };
-                let mut p = PlanPiece::with_room(n, room, room).unwrap();
-                for g in &groups[e..e + len] {
-                    p.push(g.iter().map(|&i| i as u64)).unwrap();
+            // One piece of all 40 entries (taken as it is), or pieces of 0,
+            // 7, 0, 20 and 13 entries (copied in); with less room than they
+            // take in the first two (they grow).
+            for lens in [vec![40], vec![0, 7, 0, 20, 13]] {
+                let mut pieces = Vec::new();
+                let mut e = 0;
+                for (k, len) in lens.iter().copied().enumerate() {
+                    let room = if k < 2 { len / 2 } else { 3 * len };
+                    let mut p = PlanPiece::with_room(n, room, room).unwrap();
+                    for g in &groups[e..e + len] {
+                        p.push(g.iter().map(|&i| i as u64)).unwrap();
+                    }
+                    pieces.push(p);
+                    e += len;
                 }
-                pieces.push(p);
-                e += len;
+                let mut got = Plan::joined(n, f64, Duplicates::Sum, 0, pieces).unwrap();
+                let (gm, gs) = got.lists();
+                assert_eq!(matches!(gm, Members::Wide(_)), n > u32::MAX as usize);
+                let gm: Vec<u64> = (0..gm.len()).map(|k| gm.get(k)).collect();
+                assert_eq!(gm, want_m, "n = {n}, pieces {lens:?}");
+                assert_eq!(*gs, want_s, "n = {n}, pieces {lens:?}");
             }
-            let mut got = Plan::joined(n, f64, Duplicates::Sum, 0, &pieces).unwrap();
-            let (gm, gs) = got.lists();
-            assert_eq!(matches!(gm, Members::Wide(_)), n > u32::MAX as usize);
-            let gm: Vec<u64> = (0..gm.len()).map(|k| gm.get(k)).collect();
-            assert_eq!(gm, want_m, "n = {n}");
-            assert_eq!(*gs, want_s, "n = {n}");
         }
     }
 
@@ -1694,7 +1706,7 @@ mod tests {
         for e in 0..nnz {
             piece.push(members(e).into_iter()).unwrap();
         }
-        let plan = Plan::joined(2 * nnz, f64, Duplicates::Sum, 0, &[piece]).unwrap();
+        let plan = Plan::joined(2 * nnz, f64, Duplicates::Sum, 0, vec![piece]).unwrap();
         let plan = plan.finish();
         assert!(!matches!(plan.layout, Layout::Scatter { .. }));
         matches!(plan.layout, Layout::Staged { .. })

@@ -514,7 +514,7 @@ fn combine_rows(
     let plan = match want_plan {
         true => {
             let parts: Vec<PlanPiece> = pieces.into_iter().filter_map(|p| p.plan).collect();
-            Some(Plan::joined(t.n, ty, o.duplicates, t.base, &parts)?)
+            Some(Plan::joined(t.n, ty, o.duplicates, t.base, parts)?)
         }
         false => None,
     };
