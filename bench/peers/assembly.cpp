@@ -271,6 +271,10 @@ void bench_reassembly(const char *name, const Triplets &t, int reps) {
     // The fastest such loop: the map also marks each entry's first triplet,
     // which then writes the entry instead of adding to a cleared one (no
     // pass over the output first). It gives the plan's bits exactly.
+    if (nnz >= 0x80000000u) {  // the top bit marks a first triplet
+        std::fprintf(stderr, "first-write C loop: %zu entries need more than 31 bits\n", nnz);
+        std::exit(1);
+    }
     std::vector<uint32_t> first_map(map);
     {
         std::vector<char> seen(nnz, 0);

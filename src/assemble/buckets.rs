@@ -706,25 +706,22 @@ where
     let mut bucket_cols: Vec<u32> = zeroed_vec(kept)?;
     let mut bucket_vals: Vec<T> = zeroed_vec(kept)?;
     if placed {
+        macro_rules! place_with {
+            ($at:expr) => {
+                place_scattered(
+                    $at,
+                    vals,
+                    n,
+                    &start,
+                    &mut hists,
+                    &mut bucket_cols,
+                    &mut bucket_vals,
+                )
+            };
+        }
         match words.filter(|_| clean) {
-            Some(w) => place_scattered(
-                &words_kept(w, b, rows, cols),
-                vals,
-                n,
-                &start,
-                &mut hists,
-                &mut bucket_cols,
-                &mut bucket_vals,
-            ),
-            None => place_scattered(
-                &read_kept(read, &keep),
-                vals,
-                n,
-                &start,
-                &mut hists,
-                &mut bucket_cols,
-                &mut bucket_vals,
-            ),
+            Some(w) => place_with!(&words_kept(w, b, rows, cols)),
+            None => place_with!(&read_kept(read, &keep)),
         }?;
     }
     drop(hists);

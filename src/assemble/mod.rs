@@ -247,8 +247,7 @@ fn build(
     indices.truncate(nnz * rank * 8);
     values.truncate(size::values_bytes(ty, nnz as u64)? as usize);
     let coo = Coo::from_owned(ty.tag, t.shape, true, values, indices)?;
-    let threads = crate::threads::count(o.threads, t.n, 1 << 16);
-    Ok((coo, plan.map(|p| p.finish_on(threads))))
+    Ok((coo, plan.map(|p| p.finish_on(o.threads))))
 }
 
 /// Start of each group of equal coordinates in `order`, and its end.

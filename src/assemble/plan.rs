@@ -294,7 +294,9 @@ impl Plan {
         self.finish_on(1)
     }
 
-    /// `finish`, its tables built on up to `threads` threads.
+    /// `finish`, its tables built on up to `threads` threads (as the
+    /// caller asked for them: each table takes as many as its size
+    /// allows, `threads::count`).
     pub(super) fn finish_on(self, threads: usize) -> Plan {
         let rules = Rules {
             scatter_limit: SCATTER_PASSES.saturating_mul(self.triplets),

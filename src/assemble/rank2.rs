@@ -521,6 +521,5 @@ fn combine_rows(
     indices.truncate(nnz * 16);
     values.truncate(size::values_bytes(ty, nnz as u64)? as usize);
     let coo = Coo::from_owned(ty.tag, t.shape, true, values, indices)?;
-    let threads = crate::threads::count(o.threads, t.n, 1 << 16);
-    Ok((coo, plan.map(|p| p.finish_on(threads))))
+    Ok((coo, plan.map(|p| p.finish_on(o.threads))))
 }
