@@ -211,42 +211,65 @@ fn in_order(
         stored: declared,
         ..h
     };
-    if mirror {
-        buf.drain(..start);
-        if !end {
-            end = read(path, &mut *f, &mut buf, step)?;
-        }
-        let m = Mirrored {
-            spec: &spec,
-            step,
-            threads,
-            shape: [rows, cols],
-            declared: n,
-            tag,
-        };
-        return Ok(m
-            .read(path, &mut *f, buf, end, out)?
-            .map(|nnz| (nnz, header)));
-    }
-    let Some(mut w) = Writer::new(out, [rows, cols], n, tag) else {
-        return Ok(None);
-    };
-    let taken = match file.len {
-        // Two threads, each with a half of the text (cut at a line end)
-        // from a reader of its own.
-        Some(len) if threads >= 2 && !end && len - start as u64 >= 2 * step as u64 => {
-            drop(f);
-            halves(path, &spec, [start as u64, len], step, &mut w)?
+    // Two threads, each with a half of the text (cut at a line end) from a
+    // reader of its own, when there are at least two steps of it.
+    let split = match file.len {
+        Some(len)
+            if threads >= 2 && !end && len.saturating_sub(start as u64) >= 2 * step as u64 =>
+        {
+            Some([start as u64, len])
         }
         _ => {
             buf.drain(..start);
             if !end {
                 end = read(path, &mut *f, &mut buf, step)?;
             }
-            steps(path, &mut *f, buf, end, &spec, step, threads, &mut w)?
+            None
         }
     };
+    let text = Text {
+        path,
+        spec: &spec,
+        step,
+        threads,
+        split,
+    };
+    if mirror {
+        let m = Mirrored {
+            text,
+            shape: [rows, cols],
+            declared: n,
+            tag,
+        };
+        return Ok(m.read(&mut *f, buf, end, out)?.map(|nnz| (nnz, header)));
+    }
+    let Some(mut w) = Writer::new(out, [rows, cols], n, tag) else {
+        return Ok(None);
+    };
+    let taken = match split {
+        Some(range) => {
+            // No memory for the second half: the general path decides.
+            let Ok(mut arrays) = Arrays::like(&w) else {
+                return Ok(None);
+            };
+            let mut second = arrays.writer(&w);
+            text.halves(range, [&mut w, &mut second])? && w.append(&second)
+        }
+        None => text.steps(&mut *f, buf, end, &mut w)?,
+    };
     Ok((taken && w.finish()).then_some((w.n as u64, header)))
+}
+
+/// The entry lines of a file as [`in_order`] reads them.
+#[derive(Clone, Copy)]
+struct Text<'a> {
+    path: &'a Path,
+    spec: &'a Spec<'a>,
+    step: usize,
+    threads: usize,
+    /// Bytes of the file (the entry lines) to read in two halves on two
+    /// threads; `None`: read on from the reader at hand.
+    split: Option<[u64; 2]>,
 }
 
 /// A symmetric file's lower triangle, strictly increasing in the arrays'
@@ -259,20 +282,23 @@ fn in_order(
 /// whose images land in row r (columns above r, increasing); for CSC the
 /// images (rows below c, from earlier columns) come first, then the
 /// column's own. Stored entries below the diagonal and their images are
-/// all distinct: nothing to combine. Declines (`None`) as [`in_order`].
+/// all distinct: nothing to combine. On two threads each half of the text
+/// is read, parsed, kept and counted on a thread of its own; the counts
+/// are then summed, and the order checked where the halves meet. Declines
+/// (`None`) as [`in_order`].
 struct Mirrored<'a> {
-    spec: &'a Spec<'a>,
-    step: usize,
-    threads: usize,
+    text: Text<'a>,
     shape: [u64; 2],
     declared: usize,
     tag: u8,
 }
 
+/// A stored entry as [`Mirrored`] keeps it: (major, minor, value).
+type Kept = (u32, u32, u64);
+
 impl Mirrored<'_> {
     fn read(
         &self,
-        path: &Path,
         f: &mut dyn std::io::Read,
         buf: Vec<u8>,
         end: bool,
@@ -285,36 +311,41 @@ impl Mirrored<'_> {
             return Ok(None);
         }
         // Memory this path cannot have: the general path decides (it needs
-        // more, and says so).
-        let mut count: Vec<u64> = Vec::new();
-        if count.try_reserve_exact(n as usize).is_err() {
+        // more, and says so). The second half's counts only when there is
+        // a second half.
+        let second = if self.text.split.is_some() { n } else { 0 };
+        let (Some(mut a), Some(mut b)) = (
+            Stored::new(csc, self.declared, n as usize),
+            Stored::new(csc, self.declared, second as usize),
+        ) else {
             return Ok(None);
-        }
-        count.resize(n as usize, 0);
-        let mut st = Stored {
-            csc,
-            declared: self.declared,
-            stored: Vec::new(),
-            count,
-            last: (0, 0),
         };
-        let spec = self.spec;
-        if !steps(path, f, buf, end, spec, self.step, self.threads, &mut st)? {
+        let taken = match self.text.split {
+            Some(range) => self.text.halves(range, [&mut a, &mut b])?,
+            None => self.text.steps(f, buf, end, &mut a)?,
+        };
+        // Both halves' lengths are of vectors in memory: no overflow.
+        if !taken || a.stored.len() + b.stored.len() != self.declared {
             return Ok(None);
         }
-        let Stored {
-            stored, mut count, ..
-        } = st;
-        if stored.len() != self.declared {
-            return Ok(None);
+        // The second half's first entry after the first half's last.
+        if let (Some(x), Some(y)) = (a.stored.last(), b.stored.first()) {
+            if (y.0, y.1) <= (x.0, x.1) {
+                return Ok(None);
+            }
         }
+        let mut count = a.count;
+        for (c, d) in count.iter_mut().zip(&b.count) {
+            *c += d;
+        }
+        drop(b.count);
         // Sums of counts of at most 2 * declared entries: no overflow.
         let nnz: u64 = count.iter().sum();
         let Some(ty) = crate::element::types::type_info(self.tag) else {
             return Ok(None);
         };
         let w = out.index_type.width();
-        let b = u64::from(out.base);
+        let base = u64::from(out.base);
         if !room_for(out, ty, nnz, n) {
             return Ok(None);
         }
@@ -324,11 +355,12 @@ impl Mirrored<'_> {
             return Ok(None);
         };
         let (offsets, indices) = (&mut *out.offsets, &mut out.indices[..nnz_at * w]);
-        let threads = crate::threads::count(self.threads, stored.len(), 1 << 12).min(2);
+        let kept = a.stored.len() + b.stored.len();
+        let threads = crate::threads::count(self.text.threads, kept, 1 << 12).min(2);
         let s = Scatter {
-            stored: &stored,
+            stored: [&a.stored, &b.stored],
             csc,
-            base: b,
+            base,
             threads,
         };
         let done = match out.index_type {
@@ -341,15 +373,28 @@ impl Mirrored<'_> {
     }
 }
 
-/// A symmetric file's stored entries as [`Mirrored`] keeps them, with
-/// each row's count of entries and images.
+/// A symmetric file's stored entries (or one half of them) as [`Mirrored`]
+/// keeps them, with each row's count of entries and images.
 struct Stored {
     csc: bool,
     declared: usize,
-    /// (major, minor, value) in the file's order.
-    stored: Vec<(u32, u32, u64)>,
+    /// In the file's order.
+    stored: Vec<Kept>,
     count: Vec<u64>,
     last: (u64, u64),
+}
+
+impl Stored {
+    /// Nothing kept yet, `n` counts at 0; `None` without the memory.
+    fn new(csc: bool, declared: usize, n: usize) -> Option<Stored> {
+        Some(Stored {
+            csc,
+            declared,
+            stored: Vec::new(),
+            count: crate::aligned::zeroed_vec(n)?,
+            last: (0, 0),
+        })
+    }
 }
 
 impl Take for Stored {
@@ -384,8 +429,9 @@ impl Take for Stored {
 /// The stored entries of a symmetric file and their mirror images placed
 /// in the output (see [`Mirrored`]).
 struct Scatter<'a> {
-    /// (major, minor, value) in the file's order.
-    stored: &'a [(u32, u32, u64)],
+    /// The two halves' entries (the second may be empty), in the file's
+    /// order.
+    stored: [&'a [Kept]; 2],
     csc: bool,
     base: u64,
     /// 1 or 2.
@@ -432,10 +478,12 @@ impl Scatter<'_> {
         // The entries that can land in each half: for CSR an entry's image
         // row is at most its own (rows of the second half come from the
         // entries of majors from `split` on); for CSC at least its own.
-        let from = self.stored.partition_point(|e| (e.0 as usize) < split);
+        let [a, b] = self.stored;
+        let from = |s: &[Kept]| s.partition_point(|e| (e.0 as usize) < split);
+        let (fa, fb) = (from(a), from(b));
         let (s0, s1) = match self.csc {
-            false => (self.stored, &self.stored[from..]),
-            true => (&self.stored[..from], self.stored),
+            false => (self.stored, [&a[fa..], &b[fb..]]),
+            true => ([&a[..fa], &b[..fb]], self.stored),
         };
         let halves = vec![(s0, 0, c0, 0, i0, v0), (s1, split, c1, first, i1, v1)];
         crate::threads::run(halves, |_, (stored, lo, cursor, at, idx, val)| {
@@ -445,11 +493,11 @@ impl Scatter<'_> {
     }
 }
 
-/// The entries of `stored` and their images whose rows are `lo` up to
-/// `lo + cursor.len()`, at their rows' next places (`cursor`, positions
-/// from `at` on, as in `indices` and `values`).
+/// The entries of `stored` (its two parts in turn) and their images whose
+/// rows are `lo` up to `lo + cursor.len()`, at their rows' next places
+/// (`cursor`, positions from `at` on, as in `indices` and `values`).
 fn place<I: bytemuck::Pod + Narrow>(
-    stored: &[(u32, u32, u64)],
+    stored: [&[Kept]; 2],
     lo: usize,
     cursor: &mut [u64],
     at: u64,
@@ -468,10 +516,12 @@ fn place<I: bytemuck::Pod + Narrow>(
             *c += 1;
         }
     };
-    for &(ma, mi, v) in stored {
-        put(ma, mi, v);
-        if ma != mi {
-            put(mi, ma, v);
+    for part in stored {
+        for &(ma, mi, v) in part {
+            put(ma, mi, v);
+            if ma != mi {
+                put(mi, ma, v);
+            }
         }
     }
 }
@@ -487,7 +537,7 @@ fn read(
     crate::io::fsutil::read_up_to(f, buf, limit, "a piece of the file", &io)
 }
 
-/// Where [`steps`] puts the parsed entries.
+/// Where [`Text::steps`] puts the parsed entries.
 trait Take {
     /// How many more entries there may be (a guess for the parser's room).
     fn left(&self) -> u64;
@@ -495,103 +545,88 @@ trait Take {
     fn take(&mut self, e: &Entries) -> bool;
 }
 
-/// The entry lines of `f`, whose first bytes are in `buf` (from a line
-/// start; `end`: all of them), parsed `step` bytes at a time on up to
-/// `threads` threads and handed to `w`; false to decline (see
-/// [`in_order`]).
-#[allow(clippy::too_many_arguments)]
-fn steps(
-    path: &Path,
-    f: &mut dyn std::io::Read,
-    mut buf: Vec<u8>,
-    mut end: bool,
-    spec: &Spec<'_>,
-    step: usize,
-    threads: usize,
-    w: &mut impl Take,
-) -> Result<bool, CooError> {
-    let mut parts: Vec<Entries> = Vec::new();
-    loop {
-        let cut = match end {
-            true => buf.len(),
-            false => match buf.iter().rposition(|&b| b == b'\n') {
-                Some(i) => i + 1,
-                None => return Ok(false), // a line longer than a step
-            },
+impl Text<'_> {
+    /// The entry lines of `f`, whose first bytes are in `buf` (from a line
+    /// start; `end`: all of them), parsed `step` bytes at a time on up to
+    /// `threads` threads and handed to `w`; false to decline (see
+    /// [`in_order`]).
+    fn steps(
+        &self,
+        f: &mut dyn std::io::Read,
+        mut buf: Vec<u8>,
+        mut end: bool,
+        w: &mut (impl Take + ?Sized),
+    ) -> Result<bool, CooError> {
+        let mut parts: Vec<Entries> = Vec::new();
+        loop {
+            let cut = match end {
+                true => buf.len(),
+                false => match buf.iter().rposition(|&b| b == b'\n') {
+                    Some(i) => i + 1,
+                    None => return Ok(false), // a line longer than a step
+                },
+            };
+            let text = &buf[..cut];
+            let parsed =
+                fastparse::parse_parts(text, self.spec, Some(w.left()), self.threads, &mut parts);
+            let used = match parsed {
+                Ok(used) => used,
+                Err(Stop::Unsure) => return Ok(false),
+                Err(Stop::Failed(err)) => return Err(text::in_file(self.path, err)),
+            };
+            if !parts[..used].iter().all(|e| w.take(e)) {
+                return Ok(false);
+            }
+            if end {
+                return Ok(true);
+            }
+            buf.drain(..cut);
+            end = read(self.path, f, &mut buf, self.step)?;
+        }
+    }
+
+    /// Bytes `range` of the file (the entry lines) cut in two at a line end
+    /// near the middle, each half read through a reader of its own and
+    /// parsed on a thread of its own into its own of `into`, as
+    /// [`Text::steps`] does; false to decline.
+    fn halves(&self, range: [u64; 2], into: [&mut (dyn Take + Send); 2]) -> Result<bool, CooError> {
+        use std::io::{Read, Seek, SeekFrom};
+        let path = self.path;
+        let io = crate::io::fsutil::io_error(path, "read");
+        let open_at = |at: u64| -> Result<std::fs::File, CooError> {
+            let mut f = std::fs::File::open(path).map_err(&io)?;
+            f.seek(SeekFrom::Start(at)).map_err(&io)?;
+            Ok(f)
         };
-        let text = &buf[..cut];
-        let used = match fastparse::parse_parts(text, spec, Some(w.left()), threads, &mut parts) {
-            Ok(used) => used,
-            Err(Stop::Unsure) => return Ok(false),
-            Err(Stop::Failed(err)) => return Err(text::in_file(path, err)),
-        };
-        if !parts[..used].iter().all(|e| w.take(e)) {
+        let mid = range[0] + (range[1] - range[0]) / 2;
+        let mut window = Vec::new();
+        read(path, &mut open_at(mid)?.take(1 << 16), &mut window, 1 << 16)?;
+        let Some(cut) = window.iter().position(|&b| b == b'\n') else {
             return Ok(false);
+        };
+        let cut = mid + cut as u64 + 1;
+        let one = Text {
+            threads: 1,
+            split: None,
+            ..*self
+        };
+        let [first, second] = into;
+        let halves = vec![(range[0], cut, first), (cut, range[1], second)];
+        let done = crate::threads::run(halves, |_, (from, to, w)| {
+            let mut f = open_at(from)?.take(to - from);
+            let mut buf = Vec::new();
+            let end = read(path, &mut f, &mut buf, self.step)?;
+            one.steps(&mut f, buf, end, w)
+        });
+        let mut taken = true;
+        for d in done {
+            taken &= d?;
         }
-        if end {
-            return Ok(true);
-        }
-        buf.drain(..cut);
-        end = read(path, f, &mut buf, step)?;
+        Ok(taken)
     }
 }
 
-/// [`steps`] on two threads: bytes `range` of the file (the entry lines)
-/// cut in two at a line end near the middle, each half read through a
-/// reader of its own; the first half is written into `w`, the second into
-/// arrays of its own, then copied after it.
-fn halves(
-    path: &Path,
-    spec: &Spec<'_>,
-    range: [u64; 2],
-    step: usize,
-    w: &mut Writer<'_>,
-) -> Result<bool, CooError> {
-    use std::io::{Read, Seek, SeekFrom};
-    let io = crate::io::fsutil::io_error(path, "read");
-    let open_at = |at: u64| -> Result<std::fs::File, CooError> {
-        let mut f = std::fs::File::open(path).map_err(&io)?;
-        f.seek(SeekFrom::Start(at)).map_err(&io)?;
-        Ok(f)
-    };
-    let mid = range[0] + (range[1] - range[0]) / 2;
-    let mut window = Vec::new();
-    read(path, &mut open_at(mid)?.take(1 << 16), &mut window, 1 << 16)?;
-    let Some(cut) = window.iter().position(|&b| b == b'\n') else {
-        return Ok(false);
-    };
-    let cut = mid + cut as u64 + 1;
-    // No memory for the second half: the general path decides.
-    let Ok(mut arrays) = Arrays::like(w) else {
-        return Ok(false);
-    };
-    let mut second = arrays.writer(w);
-    // The two writers differ in their arrays' lifetimes: one type for both.
-    enum Half<'a, 'w, 's> {
-        Out(&'a mut Writer<'w>),
-        Own(&'a mut Writer<'s>),
-    }
-    let halves = vec![
-        (range[0], cut, Half::Out(&mut *w)),
-        (cut, range[1], Half::Own(&mut second)),
-    ];
-    let done = crate::threads::run(halves, |_, (from, to, half)| {
-        let mut f = open_at(from)?.take(to - from);
-        let mut buf = Vec::new();
-        let end = read(path, &mut f, &mut buf, step)?;
-        match half {
-            Half::Out(w) => steps(path, &mut f, buf, end, spec, step, 1, w),
-            Half::Own(w) => steps(path, &mut f, buf, end, spec, step, 1, w),
-        }
-    });
-    let mut taken = true;
-    for d in done {
-        taken &= d?;
-    }
-    Ok(taken && w.append(&second))
-}
-
-/// The second half's arrays (see [`halves`]): zeroed memory, of which only
+/// The second half's arrays (see [`Text::halves`]): zeroed memory, of which only
 /// what is written is ever touched.
 struct Arrays {
     offsets: crate::aligned::AlignedBuf,
@@ -1058,35 +1093,49 @@ mod tests {
     /// Two threads cut the text at the first line end from its middle
     /// byte: a file whose two halves are each in order, but the second
     /// starts before the first ends (the same entries again), is declined
-    /// there; with the second half after the first it is taken.
+    /// there; with the second half after the first it is taken. The same
+    /// for a symmetric file's lower triangle, mirrored.
     #[test]
     fn an_order_broken_where_the_halves_meet_is_seen() {
         let dir = std::env::temp_dir().join(format!("hurray_halves_{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("m.mtx");
+        // Rows 11 on, columns 1-10: below the diagonal of a 100 x 100 matrix.
         let lines = |rows: std::ops::Range<u64>| -> String {
-            rows.map(|r| format!("{} {} {}.5\n", r / 10 + 1, r % 10 + 1, r))
+            rows.map(|r| format!("{} {} {}.5\n", r / 10 + 11, r % 10 + 1, r))
                 .collect()
         };
-        for (second, taken) in [(0..400, false), (401..801, true)] {
-            // The first half ends with a longer line, into which the middle
-            // byte falls: the cut is where the second half starts.
-            let body = lines(0..400) + "41 1 1234567890.25\n" + &lines(second.clone());
-            let text = format!("%%MatrixMarket matrix coordinate real general\n90 10 801\n{body}");
-            std::fs::write(&path, &text).unwrap();
-            let mut o = TextOptions::default();
-            o.assemble.threads = 2;
-            let sizes = [91 * 4, 801 * 4, 801 * 8];
-            let mut words = words_for(sizes);
-            let mut out = arrays(&mut words, sizes, Format::Csr, IndexType::I32, 0);
-            let got = in_order(&path, &o, &mut out, 64).unwrap();
-            assert_eq!(got.is_some(), taken, "{second:?}");
+        for symmetric in [false, true] {
+            for (second, taken) in [(0..400, false), (401..801, true)] {
+                // The first half ends with a longer line, into which the
+                // middle byte falls: the cut is where the second half starts.
+                let body = lines(0..400) + "51 1 1234567890.25\n" + &lines(second.clone());
+                let kind = ["general", "symmetric"][usize::from(symmetric)];
+                let text =
+                    format!("%%MatrixMarket matrix coordinate real {kind}\n100 100 801\n{body}");
+                std::fs::write(&path, &text).unwrap();
+                let mut o = TextOptions::default();
+                o.assemble.threads = 2;
+                let nnz = if symmetric { 2 * 801 } else { 801 };
+                let sizes = [101 * 4, nnz * 4, nnz * 8];
+                let mut words = words_for(sizes);
+                let mut out = arrays(&mut words, sizes, Format::Csr, IndexType::I32, 0);
+                let got = in_order(&path, &o, &mut out, 64).unwrap();
+                assert_eq!(got.is_some(), taken, "{kind} {second:?}");
+                if let Some((n, _)) = got {
+                    assert_eq!(n, nnz);
+                    let offsets: &[i32] = bytemuck::cast_slice(out.offsets);
+                    assert_eq!(offsets[100] as u64, nnz, "{kind}");
+                }
+            }
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
     /// A mirrored symmetric file large enough for two threads to place
     /// its entries (each the rows of one half of the output) gives the
-    /// handle's export, for CSR and CSC, every index type and base.
+    /// handle's export, for CSR and CSC, every index type and base, read
+    /// in one piece or in two halves.
     #[test]
     fn a_symmetric_file_placed_on_two_threads_is_its_handles_export() {
         use crate::convert::export_compressed;
@@ -1138,7 +1187,10 @@ mod tests {
             let sizes = [room.offsets, room.indices, room.values];
             let mut words = words_for(sizes);
             let mut out = arrays(&mut words, sizes, format, it, base);
-            let (nnz, gh) = in_order(&path, &o, &mut out, STEP).unwrap().expect("taken");
+            // Half the rounds in 4 KiB steps: each half of the text read,
+            // kept and counted on a thread of its own.
+            let step = [STEP, 1 << 12][round / 2 % 2];
+            let (nnz, gh) = in_order(&path, &o, &mut out, step).unwrap().expect("taken");
             assert_eq!((nnz, gh), (coo.nnz(), h), "round {round}");
             assert_eq!(out.offsets, &a[0][..], "round {round}");
             assert_eq!(&out.indices[..a[1].len()], &a[1][..], "round {round}");
