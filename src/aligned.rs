@@ -8,12 +8,13 @@ use crate::error::CooError;
 
 /// A heap buffer whose first byte is 64-byte aligned, with every byte past
 /// its length up to the next 64-byte boundary zero (the format's padding
-/// rule). It is carved out of a zeroed `u128` allocation (alignment 16, so
-/// the allocator hands out fresh zero pages instead of clearing them: a
-/// buffer the library then fills is written once, not twice), started at
-/// its first 64-byte boundary.
+/// rule). It is carved out of a vector of words, started at its first
+/// 64-byte boundary: a zeroed allocation (the allocator hands out fresh
+/// zero pages instead of clearing them: a buffer the library then fills is
+/// written once, not twice), or words the library filled itself
+/// ([`AlignedBuf::from_words`]).
 pub struct AlignedBuf {
-    words: Vec<u128>,
+    words: Vec<u64>,
     len: usize,
 }
 
@@ -29,22 +30,51 @@ impl AlignedBuf {
     /// `len` zero bytes in fresh aligned memory.
     pub fn zeroed(len: usize, what: &'static str) -> Result<AlignedBuf, CooError> {
         let alloc = || CooError::Alloc { bytes: len, what };
-        // Whole 64-byte blocks, and three words of slack to reach the first
+        // Whole 64-byte blocks, and seven words of slack to reach the first
         // boundary.
         let blocks = len.div_ceil(BUFFER_ALIGN);
         let words = blocks
-            .checked_mul(BUFFER_ALIGN / 16)
-            .and_then(|w| w.checked_add(BUFFER_ALIGN / 16 - 1))
+            .checked_mul(BUFFER_ALIGN / 8)
+            .and_then(|w| w.checked_add(BUFFER_ALIGN / 8 - 1))
             .ok_or_else(alloc)?;
         // No huge-page advice here (unlike `zeroed_vec`): these buffers are
         // written in order, and asking for huge pages makes the kernel
         // compact memory on the first call of a process (measured: the first
         // assembly 3x slower).
-        let words: Vec<u128> = bytemuck::allocation::try_zeroed_vec(words).map_err(|_| alloc())?;
+        let words: Vec<u64> = bytemuck::allocation::try_zeroed_vec(words).map_err(|_| alloc())?;
         Ok(AlignedBuf { words, len })
     }
 
-    /// Where the buffer starts in `words`, in bytes (0, 16, 32 or 48):
+    /// `v`'s words as a buffer without a second allocation: moved up, in
+    /// place, to the first 64-byte boundary inside `v`'s memory, and the
+    /// bytes after them zeroed up to the next boundary. A vector the
+    /// library filled (a parser's entries) so becomes a handle's buffer
+    /// without touching fresh pages. Gives `v` back when its spare room is
+    /// short of that move (up to 14 words: reserve 16 more than needed).
+    pub fn from_words(mut v: Vec<u64>) -> Result<AlignedBuf, Vec<u64>> {
+        let len = v.len();
+        let at = v.as_ptr() as usize;
+        // A vector's words are 8-byte aligned: the gap is whole words.
+        let pad = (at.next_multiple_of(BUFFER_ALIGN) - at) / 8;
+        let need = len
+            .checked_next_multiple_of(BUFFER_ALIGN / 8)
+            .and_then(|w| w.checked_add(pad));
+        let Some(need) = need.filter(|&w| w <= v.capacity()) else {
+            return Err(v);
+        };
+        // Within the capacity: the words stay where they are, and every
+        // word from `len` on is zero.
+        v.resize(need, 0);
+        v.copy_within(0..len, pad);
+        // Words `pad + len..need` were zeroed by the resize and not written
+        // by the move (which wrote `pad..pad + len`).
+        Ok(AlignedBuf {
+            words: v,
+            len: len * 8,
+        })
+    }
+
+    /// Where the buffer starts in `words`, in bytes (a multiple of 8 below 64):
     /// computed, not stored, so that a handle holding two of these stays
     /// as small as it was (each handle is moved a few times on create).
     #[inline(always)]
@@ -56,13 +86,13 @@ impl AlignedBuf {
     /// The bytes.
     pub fn as_bytes(&self) -> &[u8] {
         let start = self.start();
-        &bytemuck::cast_slice::<u128, u8>(&self.words)[start..start + self.len]
+        &bytemuck::cast_slice::<u64, u8>(&self.words)[start..start + self.len]
     }
 
     /// The bytes, writable.
     pub fn as_bytes_mut(&mut self) -> &mut [u8] {
         let start = self.start();
-        &mut bytemuck::cast_slice_mut::<u128, u8>(&mut self.words)[start..start + self.len]
+        &mut bytemuck::cast_slice_mut::<u64, u8>(&mut self.words)[start..start + self.len]
     }
 
     /// Keep the first `len` bytes (no more than there are); the bytes after
@@ -71,7 +101,7 @@ impl AlignedBuf {
         let len = len.min(self.len);
         let start = self.start();
         let end = start + self.len.next_multiple_of(BUFFER_ALIGN);
-        bytemuck::cast_slice_mut::<u128, u8>(&mut self.words)[start + len..end].fill(0);
+        bytemuck::cast_slice_mut::<u64, u8>(&mut self.words)[start + len..end].fill(0);
         self.len = len;
     }
 }
@@ -270,6 +300,47 @@ pub fn try_string(src: &str, what: &'static str) -> Result<String, CooError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A vector's words become an aligned buffer in place exactly when its
+    /// spare room allows the move: the same bytes from a 64-byte boundary,
+    /// zeros after them up to the next, in the vector's own memory; else
+    /// the vector comes back as it was.
+    #[test]
+    fn words_become_a_buffer_where_they_lie() {
+        for len in 0..40usize {
+            for spare in 0..20usize {
+                // Vectors at several addresses: each shifts by whole words.
+                for shift in 0..8usize {
+                    let mut hold: Vec<u64> = Vec::with_capacity(len + spare + shift);
+                    hold.resize(shift, 0);
+                    let mut v: Vec<u64> = Vec::with_capacity(len + spare);
+                    v.extend((0..len as u64).map(|i| i * 0x0101_0101 + 7));
+                    let want = v.clone();
+                    let (at, cap) = (v.as_ptr() as usize, v.capacity());
+                    let pad = (at.next_multiple_of(BUFFER_ALIGN) - at) / 8;
+                    let fits = pad + len.next_multiple_of(8) <= cap;
+                    match AlignedBuf::from_words(v) {
+                        Ok(b) => {
+                            assert!(fits, "len {len} spare {spare}: taken without room");
+                            let bytes = b.as_bytes();
+                            assert_eq!(bytes, bytemuck::cast_slice::<u64, u8>(&want));
+                            assert_eq!(bytes.as_ptr() as usize % BUFFER_ALIGN, 0);
+                            assert!(bytes.as_ptr() as usize >= at && b.words.capacity() == cap);
+                            let start = b.start();
+                            let all = bytemuck::cast_slice::<u64, u8>(&b.words);
+                            let end = start + (len * 8).next_multiple_of(BUFFER_ALIGN);
+                            assert!(all[start + len * 8..end].iter().all(|&x| x == 0));
+                        }
+                        Err(back) => {
+                            assert!(!fits, "len {len} spare {spare}: refused");
+                            assert_eq!(back, want);
+                        }
+                    }
+                    drop(hold);
+                }
+            }
+        }
+    }
 
     #[test]
     fn the_pool_hands_out_the_smallest_fit_and_keeps_its_bound() {

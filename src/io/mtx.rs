@@ -306,13 +306,14 @@ fn head<'a>(bytes: &'a [u8], tok: &mut Vec<text::Token<'a>>) -> Result<Head<'a>,
 /// Assemble what `parse` gave; `line_of_item(k)` is the line of the k-th
 /// entry line (0-based), asked only to name a duplicate.
 fn finish(
-    p: Parsed,
+    mut p: Parsed,
     o: &TextOptions,
     line_of_item: impl Fn(u64) -> u64,
 ) -> Result<(Coo<'static>, MtxHeader), CooError> {
     let pattern = p.h.field == MtxField::Pattern;
+    let mut e = std::mem::take(&mut p.e);
     let coo = text::assemble_entries(
-        &p.e,
+        &mut e,
         &p.shape,
         type_tag(p.h.field),
         pattern,
@@ -893,7 +894,7 @@ fn parsed_file(
 }
 
 /// How much of a file `read_mtx_file` reads at a time.
-const PIECE: usize = 32 << 20;
+const PIECE: usize = 4 << 20;
 
 /// The entries of a coordinate file longer than `piece` bytes, parsed by the
 /// fast path a piece at a time (each cut at a line end), or `None` when
@@ -949,12 +950,14 @@ fn in_pieces(
     // (a compressed file's text has no known length: room for at most 4M
     // entries to start with, then the entries grow as they are parsed).
     let most = declared.min(file.len.map_or(1 << 22, |len| len / 4 + 1)) as usize;
+    // Sixteen words more than the entries need, for the move that makes
+    // them a handle's buffers where they lie (`AlignedBuf::from_words`).
     let mut e = Entries::default();
     e.coords
-        .try_reserve_exact(most.saturating_mul(2))
+        .try_reserve_exact(most.saturating_mul(2).saturating_add(16))
         .and_then(|_| {
             e.values
-                .try_reserve_exact(most.saturating_mul(values.count()))
+                .try_reserve_exact(most.saturating_mul(values.count()).saturating_add(16))
         })
         .map_err(|_| CooError::Alloc {
             bytes: most.saturating_mul(8 * (2 + values.count())),

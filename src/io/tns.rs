@@ -46,11 +46,11 @@ fn read(
     } else {
         None
     };
-    let (e, extents) = match quick {
+    let (mut e, extents) = match quick {
         Some(x) => x,
         None => read_entries(bytes, shape)?,
     };
-    text::assemble_entries(&e, &extents, 0x04, false, o, |k| {
+    text::assemble_entries(&mut e, &extents, 0x04, false, o, |k| {
         (text::line_of_item(bytes, '#', 0, k) as u64, false)
     })
 }
