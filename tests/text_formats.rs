@@ -713,6 +713,45 @@ fn a_file_read_in_pieces_reads_as_the_whole_file() {
     assert!(oks > 300 && errs > 200, "{oks} accepted, {errs} refused");
 }
 
+/// On two threads a file of two pieces or more is read in two halves, the
+/// second appended to the first: the entries keep the file's order, so a
+/// repeat whose two lines sit in different halves gives what the whole-file
+/// reader gives under FIRST, LAST and ERROR (which names both lines).
+#[test]
+fn a_file_read_in_two_halves_keeps_the_order_of_its_lines() {
+    use hurray_coo::io::mtx::read_mtx_file_in_pieces;
+    let dir = std::env::temp_dir().join(format!("hurray_halves2_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("m.mtx");
+    for (first, again) in [(3usize, 150usize), (10, 190), (40, 120)] {
+        // 200 lines: (k / 10 + 1, k % 10 + 1) = k, and line `again` repeats
+        // line `first`'s coordinates with another value.
+        let mut text = String::from("%%MatrixMarket matrix coordinate real general\n30 10 200\n");
+        for k in 0..200 {
+            let at = if k == again { first } else { k };
+            text += &format!("{} {} {}.5\n", at / 10 + 1, at % 10 + 1, k);
+        }
+        std::fs::write(&path, &text).unwrap();
+        for policy in [
+            Duplicates::First,
+            Duplicates::Last,
+            Duplicates::Error,
+            Duplicates::Sum,
+        ] {
+            let mut o = text_options(1, policy, 2);
+            o.assemble.threads = 2;
+            let whole = read_mtx_file_in_pieces(&path, &o, usize::MAX).map(|x| x.0);
+            let halves = read_mtx_file_in_pieces(&path, &o, 256).map(|x| x.0);
+            match (&whole, &halves) {
+                (Ok(a), Ok(b)) => assert_eq!(as_map(a), as_map(b), "{policy:?} {first} {again}"),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+                _ => panic!("{policy:?}: {whole:?} / {halves:?}"),
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A file read straight into CSR or CSC (`read_mtx_file_compressed`) is
 /// what the handle reader gives exported (`read_mtx_file`, then
 /// `export_compressed`): the same bytes, or the same error, for valid and

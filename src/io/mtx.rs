@@ -17,6 +17,7 @@ use crate::coo::Coo;
 use crate::error::CooError;
 
 mod compressed;
+mod steps;
 pub use compressed::{mtx_file_size, read_mtx_file_compressed, MtxSize};
 
 /// The value field of a Matrix Market file.
@@ -807,7 +808,7 @@ pub fn read_mtx_file(
     path: &std::path::Path,
     o: &TextOptions,
 ) -> Result<(Coo<'static>, MtxHeader), CooError> {
-    read_pieces(path, o, PIECE, QUIET)
+    read_pieces(path, o, PIECE, None)
 }
 
 /// [`read_mtx_file`], telling `report` as the file is read how much of it
@@ -817,7 +818,7 @@ pub fn read_mtx_file_reporting(
     o: &TextOptions,
     report: Report<'_>,
 ) -> Result<(Coo<'static>, MtxHeader), CooError> {
-    read_pieces(path, o, PIECE, report)
+    read_pieces(path, o, PIECE, Some(report))
 }
 
 /// [`read_mtx_file`] reading files longer than `piece` bytes in pieces of
@@ -829,14 +830,16 @@ pub fn read_mtx_file_in_pieces(
     o: &TextOptions,
     piece: usize,
 ) -> Result<(Coo<'static>, MtxHeader), CooError> {
-    read_pieces(path, o, piece, QUIET)
+    read_pieces(path, o, piece, None)
 }
 
+/// `report`: `None` reports nothing (and leaves the reader free to read a
+/// file in two halves on two threads).
 fn read_pieces(
     path: &std::path::Path,
     o: &TextOptions,
     piece: usize,
-    report: Report<'_>,
+    report: Option<Report<'_>>,
 ) -> Result<(Coo<'static>, MtxHeader), CooError> {
     let again = Again::new(path);
     let p = parsed_file(path, o, piece, report, &again)?;
@@ -877,7 +880,7 @@ fn parsed_file(
     path: &std::path::Path,
     o: &TextOptions,
     piece: usize,
-    report: Report<'_>,
+    report: Option<Report<'_>>,
     again: &Again<'_>,
 ) -> Result<Parsed, CooError> {
     let in_file = |e| text::in_file(path, e);
@@ -885,7 +888,7 @@ fn parsed_file(
     match in_pieces(path, o, piece.max(1), &line_of, report).map_err(in_file)? {
         Some(p) => Ok(p),
         None => {
-            let bytes = text::read_text_file(path, report)?;
+            let bytes = text::read_text_file(path, report.unwrap_or(QUIET))?;
             let p = parse(&bytes, o, true).map_err(in_file)?;
             drop(bytes);
             Ok(p)
@@ -900,15 +903,18 @@ const PIECE: usize = 4 << 20;
 /// fast path a piece at a time (each cut at a line end), or `None` when
 /// that path cannot vouch for them (the file is then read whole, and the
 /// line-by-line path decides and names the problem) or the file is short.
+/// On two threads, with no report asked for, a file of at least two pieces
+/// is read in two halves, each parsed on a thread of its own into a list
+/// of its own; the second is then appended to the first.
 fn in_pieces(
     path: &std::path::Path,
     o: &TextOptions,
     piece: usize,
     line_of: &dyn Fn(u64) -> usize,
-    report: Report<'_>,
+    report: Option<Report<'_>>,
 ) -> Result<Option<Parsed>, CooError> {
     let io = crate::io::fsutil::io_error(path, "read");
-    let file = crate::io::gzip::open_text(path, report)?;
+    let file = crate::io::gzip::open_text(path, report.unwrap_or(QUIET))?;
     let mut f = file.reader;
     if file.len.is_some_and(|len| len <= piece as u64) {
         return Ok(None);
@@ -963,26 +969,61 @@ fn in_pieces(
             bytes: most.saturating_mul(8 * (2 + values.count())),
             what: "the entries",
         })?;
-    buf.drain(..start);
-    loop {
-        let end = fill(&mut buf)?;
-        let cut = match end {
-            true => buf.len(),
-            false => match buf.iter().rposition(|&b| b == b'\n') {
-                Some(i) => i + 1,
-                None => return Ok(None), // a line longer than a piece
-            },
+    let threads = o.assemble.threads;
+    let halves = file.len.filter(|&len| {
+        report.is_none() && threads >= 2 && len.saturating_sub(start as u64) >= 2 * piece as u64
+    });
+    if let Some(len) = halves {
+        let text = steps::Text {
+            path,
+            spec: &spec,
+            step: piece,
+            threads,
+            split: None,
         };
-        let left = declared.saturating_sub(e.n as u64);
-        match fastparse::parse_append(&buf[..cut], &spec, Some(left), o.assemble.threads, &mut e) {
-            Ok(()) => {}
-            Err(Stop::Unsure) => return Ok(None),
-            Err(Stop::Failed(err)) => return Err(err),
+        // The second half's list: room for about half the entries (pages
+        // touched only as written), grown if it needs more.
+        let mut second = Entries::default();
+        let guess = most / 2 + most / 32;
+        if second.coords.try_reserve_exact(guess * 2).is_err()
+            || second
+                .values
+                .try_reserve_exact(guess * values.count())
+                .is_err()
+        {
+            return Ok(None);
         }
-        if end {
-            break;
+        let mut first = Appended { e: &mut e, most };
+        let mut other = Appended {
+            e: &mut second,
+            most,
+        };
+        let taken = text.halves([start as u64, len], [&mut first, &mut other])?;
+        if !taken || !steps::Take::take(&mut first, &second) {
+            return Ok(None);
         }
-        buf.drain(..cut);
+    } else {
+        buf.drain(..start);
+        loop {
+            let end = fill(&mut buf)?;
+            let cut = match end {
+                true => buf.len(),
+                false => match buf.iter().rposition(|&b| b == b'\n') {
+                    Some(i) => i + 1,
+                    None => return Ok(None), // a line longer than a piece
+                },
+            };
+            let left = declared.saturating_sub(e.n as u64);
+            match fastparse::parse_append(&buf[..cut], &spec, Some(left), threads, &mut e) {
+                Ok(()) => {}
+                Err(Stop::Unsure) => return Ok(None),
+                Err(Stop::Failed(err)) => return Err(err),
+            }
+            if end {
+                break;
+            }
+            buf.drain(..cut);
+        }
     }
     drop(buf);
     let skew_diagonal =
@@ -1002,6 +1043,34 @@ fn in_pieces(
         read,
         mirror_of,
     }))
+}
+
+/// A list of entries as [`steps::Text`] fills it (the handle reader's, or
+/// one half of it): at most `most` entries.
+struct Appended<'e> {
+    e: &'e mut Entries,
+    most: usize,
+}
+
+impl steps::Take for Appended<'_> {
+    fn left(&self) -> u64 {
+        self.most.saturating_sub(self.e.n) as u64
+    }
+
+    /// Declines more than `most` entries, or memory it cannot have.
+    fn take(&mut self, p: &Entries) -> bool {
+        let e = &mut *self.e;
+        if p.n > self.most.saturating_sub(e.n)
+            || e.coords.try_reserve(p.coords.len()).is_err()
+            || e.values.try_reserve(p.values.len()).is_err()
+        {
+            return false;
+        }
+        e.coords.extend_from_slice(&p.coords);
+        e.values.extend_from_slice(&p.values);
+        e.n += p.n;
+        true
+    }
 }
 
 /// Write `coo` to `path` as Matrix Market (see [`write_mtx`]), through a

@@ -9,13 +9,14 @@
 //! caller gives room, as for an assembly into CSR: [`mtx_file_size`] reads
 //! the banner and the size line and says how much always suffices.
 
+use super::steps::{read, Take, Text};
 use super::{
     head, parsed_file, type_tag, values_of, Again, Head, MtxField, MtxHeader, MtxSymmetry, PIECE,
 };
 use crate::assemble::{IndexType, Narrow, ROOM_HINT};
 use crate::convert::{assemble_compressed, export_into, CompressedOut, Format};
 use crate::error::CooError;
-use crate::io::fastparse::{self, Spec, Stop};
+use crate::io::fastparse::Spec;
 use crate::io::gzip::QUIET;
 use crate::io::text::{self, Entries, TextOptions};
 use std::path::Path;
@@ -110,7 +111,7 @@ pub fn read_mtx_file_compressed(
         return Ok(done);
     }
     let again = Again::new(path);
-    let p = parsed_file(path, o, PIECE, QUIET, &again)?;
+    let p = parsed_file(path, o, PIECE, None, &again)?;
     let h = p.header();
     let most = p.e.n as u64;
     let tag = type_tag(p.h.field);
@@ -258,18 +259,6 @@ fn in_order(
         None => text.steps(&mut *f, buf, end, &mut w)?,
     };
     Ok((taken && w.finish()).then_some((w.n as u64, header)))
-}
-
-/// The entry lines of a file as [`in_order`] reads them.
-#[derive(Clone, Copy)]
-struct Text<'a> {
-    path: &'a Path,
-    spec: &'a Spec<'a>,
-    step: usize,
-    threads: usize,
-    /// Bytes of the file (the entry lines) to read in two halves on two
-    /// threads; `None`: read on from the reader at hand.
-    split: Option<[u64; 2]>,
 }
 
 /// A symmetric file's lower triangle, strictly increasing in the arrays'
@@ -523,106 +512,6 @@ fn place<I: bytemuck::Pod + Narrow>(
                 put(mi, ma, v);
             }
         }
-    }
-}
-
-/// Fill `buf` from `f` up to `limit` bytes; true at the end of `f`.
-fn read(
-    path: &Path,
-    f: &mut dyn std::io::Read,
-    buf: &mut Vec<u8>,
-    limit: usize,
-) -> Result<bool, CooError> {
-    let io = crate::io::fsutil::io_error(path, "read");
-    crate::io::fsutil::read_up_to(f, buf, limit, "a piece of the file", &io)
-}
-
-/// Where [`Text::steps`] puts the parsed entries.
-trait Take {
-    /// How many more entries there may be (a guess for the parser's room).
-    fn left(&self) -> u64;
-    /// Take `e`'s entries after those taken; false to decline.
-    fn take(&mut self, e: &Entries) -> bool;
-}
-
-impl Text<'_> {
-    /// The entry lines of `f`, whose first bytes are in `buf` (from a line
-    /// start; `end`: all of them), parsed `step` bytes at a time on up to
-    /// `threads` threads and handed to `w`; false to decline (see
-    /// [`in_order`]).
-    fn steps(
-        &self,
-        f: &mut dyn std::io::Read,
-        mut buf: Vec<u8>,
-        mut end: bool,
-        w: &mut (impl Take + ?Sized),
-    ) -> Result<bool, CooError> {
-        let mut parts: Vec<Entries> = Vec::new();
-        loop {
-            let cut = match end {
-                true => buf.len(),
-                false => match buf.iter().rposition(|&b| b == b'\n') {
-                    Some(i) => i + 1,
-                    None => return Ok(false), // a line longer than a step
-                },
-            };
-            let text = &buf[..cut];
-            let parsed =
-                fastparse::parse_parts(text, self.spec, Some(w.left()), self.threads, &mut parts);
-            let used = match parsed {
-                Ok(used) => used,
-                Err(Stop::Unsure) => return Ok(false),
-                Err(Stop::Failed(err)) => return Err(text::in_file(self.path, err)),
-            };
-            if !parts[..used].iter().all(|e| w.take(e)) {
-                return Ok(false);
-            }
-            if end {
-                return Ok(true);
-            }
-            buf.drain(..cut);
-            end = read(self.path, f, &mut buf, self.step)?;
-        }
-    }
-
-    /// Bytes `range` of the file (the entry lines) cut in two at a line end
-    /// near the middle, each half read through a reader of its own and
-    /// parsed on a thread of its own into its own of `into`, as
-    /// [`Text::steps`] does; false to decline.
-    fn halves(&self, range: [u64; 2], into: [&mut (dyn Take + Send); 2]) -> Result<bool, CooError> {
-        use std::io::{Read, Seek, SeekFrom};
-        let path = self.path;
-        let io = crate::io::fsutil::io_error(path, "read");
-        let open_at = |at: u64| -> Result<std::fs::File, CooError> {
-            let mut f = std::fs::File::open(path).map_err(&io)?;
-            f.seek(SeekFrom::Start(at)).map_err(&io)?;
-            Ok(f)
-        };
-        let mid = range[0] + (range[1] - range[0]) / 2;
-        let mut window = Vec::new();
-        read(path, &mut open_at(mid)?.take(1 << 16), &mut window, 1 << 16)?;
-        let Some(cut) = window.iter().position(|&b| b == b'\n') else {
-            return Ok(false);
-        };
-        let cut = mid + cut as u64 + 1;
-        let one = Text {
-            threads: 1,
-            split: None,
-            ..*self
-        };
-        let [first, second] = into;
-        let halves = vec![(range[0], cut, first), (cut, range[1], second)];
-        let done = crate::threads::run(halves, |_, (from, to, w)| {
-            let mut f = open_at(from)?.take(to - from);
-            let mut buf = Vec::new();
-            let end = read(path, &mut f, &mut buf, self.step)?;
-            one.steps(&mut f, buf, end, w)
-        });
-        let mut taken = true;
-        for d in done {
-            taken &= d?;
-        }
-        Ok(taken)
     }
 }
 
