@@ -752,6 +752,95 @@ fn a_file_read_in_two_halves_keeps_the_order_of_its_lines() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A mirrored symmetric file whose lower triangle is in row order is read
+/// into a handle by placing each entry and its image (no assembly): the
+/// same tensor, bit for bit, as reading the same bytes from memory (which
+/// assembles), and an error wherever that gives one. Files in order, and
+/// broken: an entry above the diagonal, a repeat, two entries swapped, a
+/// short count; real and integer, another value type, zeros dropped,
+/// triangles kept, 1 and 2 threads (a file of 280k entries places its
+/// rows on both).
+#[test]
+fn a_symmetric_file_in_order_reads_as_its_bytes_do() {
+    use hurray_coo::io::mtx::read_mtx_file;
+    let dir = std::env::temp_dir().join(format!("hurray_symh_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("m.mtx");
+    let mut rng = Rng::new(777);
+    let policies = [
+        Duplicates::Error,
+        Duplicates::Sum,
+        Duplicates::First,
+        Duplicates::Last,
+    ];
+    let (mut oks, mut errs) = (0, 0);
+    for round in 0..120 {
+        let m = [5u64, 40, 300, 40, 5, 40, 300, 1500][round % 8];
+        let mut keys = Vec::new();
+        for r in 0..m {
+            for c in 0..=r {
+                if rng.below(8) == 0 || (r == c && rng.below(2) == 0) {
+                    keys.push((r, c));
+                }
+            }
+        }
+        let mut declared = keys.len();
+        match round % 7 {
+            1 if keys.len() > 2 => {
+                let mid = keys.len() / 2;
+                let (r, c) = keys[mid];
+                keys[mid] = (c, r);
+            }
+            2 if keys.len() > 2 => {
+                let mid = keys.len() / 2;
+                keys.insert(mid, keys[mid]);
+            }
+            3 if keys.len() > 2 => keys.swap(1, 2),
+            4 => declared += 1,
+            _ => {}
+        }
+        let integer = round % 3 == 1;
+        let field = if integer { "integer" } else { "real" };
+        let mut text = format!(
+            "%%MatrixMarket matrix coordinate {field} symmetric\n% c\n{m} {m} {declared}\n"
+        );
+        for &(r, c) in &keys {
+            let v = rng.below(9) as i64 - 4;
+            match integer {
+                true => text += &format!("{} {} {v}\n", r + 1, c + 1),
+                false => text += &format!("{} {} {v}.25e-1\n", r + 1, c + 1),
+            }
+        }
+        std::fs::write(&path, &text).unwrap();
+        let mut o = text_options(
+            round,
+            policies[rng.below(4) as usize],
+            1 + rng.below(2) as usize,
+        );
+        o.keep_triangular = rng.below(6) == 0;
+        o.assemble.drop_zeros = rng.below(6) == 0;
+        o.value_type = [None, None, Some(0x04), Some(0x16)][rng.below(4) as usize];
+        let from_file = read_mtx_file(&path, &o);
+        let from_bytes = read_mtx(text.as_bytes(), &o);
+        match (&from_file, &from_bytes) {
+            (Ok((a, ha)), Ok((b, hb))) => {
+                oks += 1;
+                assert_eq!(ha, hb, "round {round}");
+                assert_eq!(
+                    (a.type_tag(), a.shape(), a.is_sorted()),
+                    (b.type_tag(), b.shape(), b.is_sorted())
+                );
+                assert_eq!(a.indices(), b.indices(), "round {round}");
+                assert_eq!(a.values(), b.values(), "round {round}");
+            }
+            (Err(_), Err(_)) => errs += 1,
+            _ => panic!("round {round}: {from_file:?} / {from_bytes:?}"),
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(oks > 60 && errs > 10, "{oks} read, {errs} refused");
+}
+
 /// A file read straight into CSR or CSC (`read_mtx_file_compressed`) is
 /// what the handle reader gives exported (`read_mtx_file`, then
 /// `export_compressed`): the same bytes, or the same error, for valid and

@@ -841,6 +841,11 @@ fn read_pieces(
     piece: usize,
     report: Option<Report<'_>>,
 ) -> Result<(Coo<'static>, MtxHeader), CooError> {
+    if report.is_none() {
+        if let Some(done) = compressed::symmetric_handle(path, o)? {
+            return Ok(done);
+        }
+    }
     let again = Again::new(path);
     let p = parsed_file(path, o, piece, report, &again)?;
     finish(p, o, |k| again.line_of(k)).map_err(|e| text::in_file(path, e))

@@ -13,8 +13,10 @@ use super::steps::{read, Take, Text};
 use super::{
     head, parsed_file, type_tag, values_of, Again, Head, MtxField, MtxHeader, MtxSymmetry, PIECE,
 };
+use crate::aligned::AlignedBuf;
 use crate::assemble::{IndexType, Narrow, ROOM_HINT};
 use crate::convert::{assemble_compressed, export_into, CompressedOut, Format};
+use crate::coo::Coo;
 use crate::error::CooError;
 use crate::io::fastparse::Spec;
 use crate::io::gzip::QUIET;
@@ -135,6 +137,113 @@ pub fn read_mtx_file_compressed(
             Err(in_file(room_for_file(e, most)))
         }
     }
+}
+
+/// A mirrored `symmetric` file whose lower triangle is in row order, read
+/// into a handle (what [`read_mtx_file`](super::read_mtx_file) gives) the
+/// way [`in_order`] reads it into CSR: the stored entries kept and counted,
+/// each with its mirror image placed at its row's next place (64-bit
+/// column indices, base 0), then each entry's row written beside its
+/// column. The values are the handle's buffer as placed. No parsed list of
+/// images, no assembly; the result is validated as a strict create
+/// validates. `Ok(None)` for any other file, or anything [`in_order`]
+/// declines: the caller's general path reads it and names any problem.
+pub(super) fn symmetric_handle(
+    path: &Path,
+    o: &TextOptions,
+) -> Result<Option<(Coo<'static>, MtxHeader)>, CooError> {
+    if o.keep_triangular || o.assemble.drop_zeros {
+        return Ok(None);
+    }
+    let Ok(size) = mtx_file_size(path, o) else {
+        return Ok(None);
+    };
+    let h = size.header;
+    let n = size.rows;
+    if h.array
+        || h.symmetry != MtxSymmetry::Symmetric
+        || !matches!(h.field, MtxField::Real | MtxField::Integer)
+        || n != size.cols
+    {
+        return Ok(None);
+    }
+    // Room for the most entries the file can give: fresh pages, touched
+    // only as written. Memory this path cannot have: the general path
+    // decides (it needs more, and says so).
+    let words = |k: u64| usize::try_from(k.checked_mul(8)?).ok();
+    let (Some(off), Some(room)) = (words(n + 1), words(size.most)) else {
+        return Ok(None);
+    };
+    let buffers = (
+        AlignedBuf::zeroed(off, "the rows' offsets"),
+        AlignedBuf::zeroed(room, "the columns"),
+        AlignedBuf::zeroed(room, "the values"),
+    );
+    let (Ok(mut offsets), Ok(mut columns), Ok(mut values)) = buffers else {
+        return Ok(None);
+    };
+    let mut out = CompressedOut {
+        format: Format::Csr,
+        index_type: IndexType::U64,
+        base: 0,
+        offsets: offsets.as_bytes_mut(),
+        indices: columns.as_bytes_mut(),
+        values: values.as_bytes_mut(),
+    };
+    let Some((nnz, header)) = in_order(path, o, &mut out, STEP)? else {
+        return Ok(None);
+    };
+    let nnz = nnz as usize;
+    let (Ok(offsets), Ok(columns)) = (
+        bytemuck::try_cast_slice::<u8, u64>(offsets.as_bytes()),
+        bytemuck::try_cast_slice::<u8, u64>(&columns.as_bytes()[..nnz * 8]),
+    ) else {
+        return Ok(None);
+    };
+    let Some(coords) = rows_beside(offsets, columns, o.assemble.threads) else {
+        return Ok(None);
+    };
+    values.truncate(nnz * 8);
+    let coo = Coo::from_owned(size.type_tag, &[n, n], true, values, coords)?;
+    Ok(Some((coo, header)))
+}
+
+/// Each entry's (row, column), interleaved, from CSR `offsets` (base 0)
+/// and `columns`: on `threads` threads, each the rows of about an equal
+/// share of the entries. `None` without the memory, or for offsets that do
+/// not cover the columns.
+fn rows_beside(offsets: &[u64], columns: &[u64], threads: usize) -> Option<AlignedBuf> {
+    let nnz = columns.len();
+    if offsets.first() != Some(&0) || offsets.last() != Some(&(nnz as u64)) {
+        return None;
+    }
+    let mut coords = AlignedBuf::zeroed(nnz.checked_mul(16)?, "the coordinates").ok()?;
+    let out: &mut [[u64; 2]] = bytemuck::try_cast_slice_mut(coords.as_bytes_mut()).ok()?;
+    let threads = crate::threads::count(threads, nnz, 1 << 16);
+    // Row ranges that cut the entries into shares, and their entries.
+    let mut parts = Vec::with_capacity(threads);
+    let (mut rest, mut row, mut at) = (out, 0usize, 0usize);
+    for k in 1..=threads {
+        let end_row = match k == threads {
+            true => offsets.len() - 1,
+            false => offsets
+                .partition_point(|&o| (o as usize) < nnz * k / threads)
+                .max(row),
+        };
+        let end = offsets[end_row] as usize;
+        let (mine, more) = std::mem::take(&mut rest).split_at_mut(end - at);
+        parts.push((row, end_row, mine, at));
+        (rest, row, at) = (more, end_row, end);
+    }
+    crate::threads::run(parts, |_, (lo, hi, mine, at)| {
+        for r in lo..hi {
+            let (from, to) = (offsets[r] as usize - at, offsets[r + 1] as usize - at);
+            for (slot, &c) in mine[from..to].iter_mut().zip(&columns[from + at..to + at]) {
+                *slot = [r as u64, c];
+            }
+        }
+    });
+    Some(coords)
 }
 
 /// The bytes [`in_order`] reads and parses at a time: a file not in order
