@@ -990,10 +990,13 @@ fn in_pieces(
         // touched only as written), grown if it needs more.
         let mut second = Entries::default();
         let guess = most / 2 + most / 32;
-        if second.coords.try_reserve_exact(guess * 2).is_err()
+        if second
+            .coords
+            .try_reserve_exact(guess.saturating_mul(2))
+            .is_err()
             || second
                 .values
-                .try_reserve_exact(guess * values.count())
+                .try_reserve_exact(guess.saturating_mul(values.count()))
                 .is_err()
         {
             return Ok(None);

@@ -211,7 +211,15 @@ pub(crate) fn assemble_entries(
         Ok((coo, _)) => retype(coo, o.value_type),
         Err(e) => Err(duplicate_lines(e, &line_of)),
     };
-    if pattern || ao.drop_zeros {
+    // A list out of order within its first entries (most unordered files)
+    // is assembled as it lies, without the move.
+    let rank = shape.len().max(1);
+    let starts_in_order = e
+        .coords
+        .chunks_exact(rank)
+        .take(1024)
+        .is_sorted_by(|a, b| a < b);
+    if pattern || ao.drop_zeros || !starts_in_order {
         return assembled(&triplets_of(e, shape, type_tag, pattern));
     }
     crate::assemble::checked_type(&triplets_of(e, shape, type_tag, pattern), &ao)?;
