@@ -696,14 +696,6 @@ mod tests {
             s ^= s << 17;
             s
         };
-        let policies = [
-            Duplicates::Error,
-            Duplicates::Sum,
-            Duplicates::First,
-            Duplicates::Last,
-            Duplicates::Min,
-            Duplicates::Max,
-        ];
         let (mut taken, mut other) = (0, 0);
         for round in 0..600 {
             let rank = 1 + (rng() % 3) as usize;
@@ -755,7 +747,7 @@ mod tests {
                 }
             }
             let mut o = TextOptions::default();
-            o.assemble.duplicates = policies[(rng() % 6) as usize];
+            o.assemble.duplicates = Duplicates::ALL[(rng() % 6) as usize];
             o.assemble.drop_zeros = rng() % 5 == 0;
             o.assemble.threads = 1 + (rng() % 2) as usize;
             o.value_type = [None, Some(0x04), Some(0x14)][(rng() % 3) as usize];
