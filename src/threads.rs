@@ -113,6 +113,16 @@ pub fn each<R: Send>(threads: usize, job: impl Fn(usize) -> R + Sync) -> Vec<R> 
     run((0..threads).collect(), |k, _| job(k))
 }
 
+/// `dst` becomes a copy of `src` (of the same length), in parts on up to
+/// `threads` threads: a copy into fresh pages is bounded by their first
+/// touch, which each thread then takes for its own part.
+pub fn copy<T: Copy + Send + Sync>(dst: &mut [T], src: &[T], threads: usize) {
+    let threads = count(threads, src.len(), 1 << 16);
+    let part = src.len().div_ceil(threads).max(1);
+    let parts: Vec<_> = dst.chunks_mut(part).zip(src.chunks(part)).collect();
+    run(parts, |_, (d, s): (&mut [T], &[T])| d.copy_from_slice(s));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,6 +163,15 @@ mod tests {
             );
         }
         assert_eq!(each(5, |k| k * k), vec![0, 1, 4, 9, 16]);
+        // A copy in parts: every element, on any number of threads.
+        for (n, threads) in [(0, 2), (1, 2), (1 << 17, 2), ((1 << 18) + 3, 4), (1000, 1)] {
+            let src: Vec<u32> = (0..n as u32)
+                .map(|i| i.wrapping_mul(2_654_435_761))
+                .collect();
+            let mut dst = vec![0u32; n];
+            copy(&mut dst, &src, threads);
+            assert_eq!(dst, src, "{n} on {threads}");
+        }
     }
 
     #[test]

@@ -363,7 +363,7 @@ fn in_order(
                 return Ok(None);
             };
             let mut second = arrays.writer(&w);
-            text.halves(range, [&mut w, &mut second])? && w.append(&second)
+            text.halves(range, [&mut w, &mut second])? && w.append(&second, threads)
         }
         None => text.steps(&mut *f, buf, end, &mut w)?,
     };
@@ -768,9 +768,10 @@ impl<'o> Writer<'o> {
         ok
     }
 
-    /// `s`'s entries (written with offsets counted from 0) after these:
-    /// false when its first is not after the last of these, or room lacks.
-    fn append(&mut self, s: &Writer<'_>) -> bool {
+    /// `s`'s entries (written with offsets counted from 0) after these,
+    /// copied on up to `threads` threads: false when its first is not after
+    /// the last of these, or room lacks.
+    fn append(&mut self, s: &Writer<'_>, threads: usize) -> bool {
         if s.n == 0 {
             return true;
         }
@@ -792,8 +793,13 @@ impl<'o> Writer<'o> {
             self.offsets[at].copy_from_slice(&(v + add).to_le_bytes()[..w]);
         }
         let (from, to) = (self.n, self.n + s.n);
-        self.indices[from * w..to * w].copy_from_slice(&s.indices[..s.n * w]);
-        self.values[from..to].copy_from_slice(&s.values[..s.n]);
+        use crate::threads::copy;
+        copy(
+            &mut self.indices[from * w..to * w],
+            &s.indices[..s.n * w],
+            threads,
+        );
+        copy(&mut self.values[from..to], &s.values[..s.n], threads);
         if self.n == 0 {
             self.first = s.first;
         }
