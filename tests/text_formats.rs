@@ -837,6 +837,20 @@ fn a_symmetric_file_in_order_reads_as_its_bytes_do() {
             _ => panic!("round {round}: {from_file:?} / {from_bytes:?}"),
         }
     }
+    // Extents at the top of u64: both readers agree (and nothing on the
+    // way computes a size that overflows).
+    let top = u64::MAX;
+    let text = format!(
+        "%%MatrixMarket matrix coordinate real symmetric\n{top} {top} 2\n1 1 2.5\n3 2 1.5\n"
+    );
+    std::fs::write(&path, &text).unwrap();
+    let o = TextOptions::default();
+    let (from_file, from_bytes) = (read_mtx_file(&path, &o), read_mtx(text.as_bytes(), &o));
+    match (&from_file, &from_bytes) {
+        (Ok((a, _)), Ok((b, _))) => assert_eq!(as_map(a), as_map(b)),
+        (Err(_), Err(_)) => {}
+        _ => panic!("{from_file:?} / {from_bytes:?}"),
+    }
     std::fs::remove_dir_all(&dir).unwrap();
     assert!(oks > 60 && errs > 10, "{oks} read, {errs} refused");
 }

@@ -171,7 +171,7 @@ pub(super) fn symmetric_handle(
     // only as written. Memory this path cannot have: the general path
     // decides (it needs more, and says so).
     let words = |k: u64| usize::try_from(k.checked_mul(8)?).ok();
-    let (Some(off), Some(room)) = (words(n + 1), words(size.most)) else {
+    let (Some(off), Some(room)) = (n.checked_add(1).and_then(words), words(size.most)) else {
         return Ok(None);
     };
     let buffers = (
@@ -404,7 +404,8 @@ impl Mirrored<'_> {
     ) -> Result<Option<u64>, CooError> {
         let csc = out.format == Format::Csc;
         let n = self.shape[0];
-        let offsets = (n + 1).checked_mul(out.index_type.width() as u64);
+        let w = out.index_type.width() as u64;
+        let offsets = n.checked_add(1).and_then(|k| k.checked_mul(w));
         if n != self.shape[1] || n > 1 << 32 || offsets != Some(out.offsets.len() as u64) {
             return Ok(None);
         }
