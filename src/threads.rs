@@ -113,10 +113,48 @@ pub fn each<R: Send>(threads: usize, job: impl Fn(usize) -> R + Sync) -> Vec<R> 
     run((0..threads).collect(), |k, _| job(k))
 }
 
+/// A prefix sum's value as a position: row starts of an assembly's
+/// buckets (`usize`) or of a CSR array (`u64`, positions in memory).
+pub(crate) trait Start: Copy {
+    fn at(self) -> usize;
+}
+
+impl Start for usize {
+    fn at(self) -> usize {
+        self
+    }
+}
+
+impl Start for u64 {
+    fn at(self) -> usize {
+        self as usize
+    }
+}
+
+/// Row ranges of about equal shares of the items, one per thread: the first
+/// row of each, then the row count (`start`: each row's first item, and the
+/// total last).
+pub(crate) fn row_cuts<S: Start>(start: &[S], threads: usize) -> Vec<usize> {
+    let rows = start.len() - 1;
+    let total = start[rows].at();
+    let mut cuts = vec![0usize];
+    for k in 1..threads {
+        let goal = total * k / threads;
+        cuts.push(
+            start
+                .partition_point(|&s| s.at() < goal)
+                .min(rows)
+                .max(cuts[k - 1]),
+        );
+    }
+    cuts.push(rows);
+    cuts
+}
+
 /// `dst` becomes a copy of `src` (of the same length), in parts on up to
 /// `threads` threads: a copy into fresh pages is bounded by their first
 /// touch, which each thread then takes for its own part.
-pub fn copy<T: Copy + Send + Sync>(dst: &mut [T], src: &[T], threads: usize) {
+pub(crate) fn copy<T: Copy + Send + Sync>(dst: &mut [T], src: &[T], threads: usize) {
     let threads = count(threads, src.len(), 1 << 16);
     let part = src.len().div_ceil(threads).max(1);
     let parts: Vec<_> = dst.chunks_mut(part).zip(src.chunks(part)).collect();

@@ -767,12 +767,8 @@ fn a_symmetric_file_in_order_reads_as_its_bytes_do() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("m.mtx");
     let mut rng = Rng::new(777);
-    let policies = [
-        Duplicates::Error,
-        Duplicates::Sum,
-        Duplicates::First,
-        Duplicates::Last,
-    ];
+    // ERROR, SUM, FIRST and LAST.
+    let policies = &Duplicates::ALL[..4];
     let (mut oks, mut errs) = (0, 0);
     for round in 0..120 {
         let m = [5u64, 40, 300, 40, 5, 40, 300, 1500][round % 8];

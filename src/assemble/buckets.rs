@@ -628,7 +628,7 @@ where
     }
     // Passes 2 and 3, on threads over row ranges, in buckets `$bc`/`$bv`
     // of `kept` entries each.
-    let cuts = row_cuts(&start, threads);
+    let cuts = threads::row_cuts(&start, threads);
     let refuse_repeats = o.duplicates == Duplicates::Error;
     let all = cuts.len() == 2;
     macro_rules! fold_with {
@@ -1238,26 +1238,6 @@ fn sort_by_column<T: Copy>(row: &mut [(u32, T)]) {
         }
         row[j] = x;
     }
-}
-
-/// Row ranges of about equal triplet counts, one per thread: the first row
-/// of each, then the row count (`start`: each row's first triplet, and the
-/// total last).
-pub(super) fn row_cuts(start: &[usize], threads: usize) -> Vec<usize> {
-    let rows = start.len() - 1;
-    let kept = start[rows];
-    let mut cuts = vec![0usize];
-    for k in 1..threads {
-        let goal = kept * k / threads;
-        cuts.push(
-            start
-                .partition_point(|&s| s < goal)
-                .min(rows)
-                .max(cuts[k - 1]),
-        );
-    }
-    cuts.push(rows);
-    cuts
 }
 
 #[cfg(test)]

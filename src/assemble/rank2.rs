@@ -11,7 +11,7 @@
 //! errors: any triplet that is not plainly in bounds sends the whole call
 //! back to the general path, which reports it).
 
-use super::buckets::{row_cuts, Assembled};
+use super::buckets::Assembled;
 use super::combine::{sum_f64, Combine};
 use super::plan::{Plan, PlanPiece};
 use super::read::{CoordArrays, IndexType, Reader, Words};
@@ -179,7 +179,7 @@ fn run(
     drop(hists);
     let kept = start[rows];
 
-    let cuts = row_cuts(&start, threads);
+    let cuts = crate::threads::row_cuts(&start, threads);
     // Whether pass 2 asks ahead: on one thread, when the triplets are
     // scattered (more than one in eight sampled neighbours over 1 MiB of
     // keys apart).

@@ -761,6 +761,12 @@ mod tests {
                 && keys
                     .iter()
                     .all(|k| k.iter().zip(&shape).all(|(c, x)| c < x));
+            // The entries' own memory, to see whether the tensor lies in it.
+            let own = |v: &Vec<u64>| {
+                let at = v.as_ptr() as usize;
+                at..at + v.capacity() * 8
+            };
+            let (own_coords, own_values) = (own(&e.coords), own(&e.values));
             let got = assemble_entries(&mut e, &shape, tag, false, &o, |k| (k + 1, false));
             match (&want, &got) {
                 (Ok(a), Ok(b)) => {
@@ -778,9 +784,22 @@ mod tests {
                 _ => panic!("round {round}: {want:?} / {got:?}"),
             }
             // Taken where they lie: the entries' own memory is the tensor's.
-            if in_order && spare > 0 && !o.assemble.drop_zeros && got.is_ok() && n > 0 {
+            if let (true, Ok(b)) = (
+                in_order && spare > 0 && !o.assemble.drop_zeros && n > 0,
+                &got,
+            ) {
                 taken += 1;
-                assert!(e.coords.is_empty() && e.values.is_empty());
+                let lies = |bytes: &[u8], own: &std::ops::Range<usize>| {
+                    own.contains(&(bytes.as_ptr() as usize))
+                };
+                assert!(
+                    lies(b.indices_bytes(), &own_coords),
+                    "round {round}: indices moved"
+                );
+                // Values in another type are new; in the entries' own, theirs.
+                if o.value_type.is_none_or(|t| t == tag) {
+                    assert!(lies(b.values(), &own_values), "round {round}: values moved");
+                }
             } else {
                 other += 1;
             }

@@ -221,19 +221,14 @@ fn rows_beside(offsets: &[u64], columns: &[u64], threads: usize) -> Option<Align
     let out: &mut [[u64; 2]] = bytemuck::try_cast_slice_mut(coords.as_bytes_mut()).ok()?;
     let threads = crate::threads::count(threads, nnz, 1 << 16);
     // Row ranges that cut the entries into shares, and their entries.
+    let cuts = crate::threads::row_cuts(offsets, threads);
     let mut parts = Vec::with_capacity(threads);
-    let (mut rest, mut row, mut at) = (out, 0usize, 0usize);
-    for k in 1..=threads {
-        let end_row = match k == threads {
-            true => offsets.len() - 1,
-            false => offsets
-                .partition_point(|&o| (o as usize) < nnz * k / threads)
-                .max(row),
-        };
-        let end = offsets[end_row] as usize;
+    let mut rest = out;
+    for c in cuts.windows(2) {
+        let (at, end) = (offsets[c[0]] as usize, offsets[c[1]] as usize);
         let (mine, more) = std::mem::take(&mut rest).split_at_mut(end - at);
-        parts.push((row, end_row, mine, at));
-        (rest, row, at) = (more, end_row, end);
+        parts.push((c[0], c[1], mine, at));
+        rest = more;
     }
     crate::threads::run(parts, |_, (lo, hi, mine, at)| {
         for r in lo..hi {
@@ -1133,6 +1128,65 @@ mod tests {
                     assert_eq!(offsets[100] as u64, nnz, "{kind}");
                 }
             }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// `symmetric_handle` takes exactly the files it is for (a mirrored
+    /// symmetric real or integer file in row order), giving every entry
+    /// and its image; any other file is left to the general reader.
+    #[test]
+    fn the_symmetric_handle_reader_takes_what_it_is_for() {
+        let dir = std::env::temp_dir().join(format!("hurray_symh_unit_{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("m.mtx");
+        // Rows 1-40, each with its diagonal and column 1: 40 + 39 stored,
+        // 40 + 2 * 39 after mirroring.
+        let mut lines = String::new();
+        for r in 1..=40 {
+            if r > 1 {
+                lines += &format!("{r} 1 {r}.5\n");
+            }
+            lines += &format!("{r} {r} {r}.5\n");
+        }
+        let stored = lines.lines().count();
+        let file = |kind: &str, body: &str| {
+            let n = body.lines().count();
+            format!("%%MatrixMarket matrix coordinate {kind}\n40 40 {n}\n{body}")
+        };
+        let cases = [
+            (
+                file("real symmetric", &lines),
+                TextOptions::default(),
+                Some(40 + 2 * 39),
+            ),
+            (
+                file("integer symmetric", &lines.replace(".5", "")),
+                TextOptions::default(),
+                Some(118),
+            ),
+            (file("real general", &lines), TextOptions::default(), None),
+            (
+                file("real symmetric", &(lines.clone() + "3 7 1.0\n")),
+                TextOptions::default(),
+                None,
+            ),
+            (
+                file("real symmetric", &lines),
+                TextOptions {
+                    keep_triangular: true,
+                    ..Default::default()
+                },
+                None,
+            ),
+        ];
+        assert_eq!(stored, 79);
+        for (k, (text, o, want)) in cases.iter().enumerate() {
+            std::fs::write(&path, text).unwrap();
+            let got = symmetric_handle(&path, o)
+                .unwrap()
+                .map(|(coo, _)| coo.nnz());
+            assert_eq!(got, *want, "case {k}");
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
