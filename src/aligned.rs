@@ -96,11 +96,14 @@ impl AlignedBuf {
     }
 
     /// Keep the first `len` bytes (no more than there are); the bytes after
-    /// them are zeroed, so padding rules still hold.
+    /// them up to the next 64-byte boundary are zeroed, so the padding rule
+    /// still holds. Bytes past that boundary are never read again, so they
+    /// are left as they are: room a reader made for the most entries and
+    /// never wrote stays untouched (clearing it would bring in its pages).
     pub fn truncate(&mut self, len: usize) {
         let len = len.min(self.len);
         let start = self.start();
-        let end = start + self.len.next_multiple_of(BUFFER_ALIGN);
+        let end = start + len.next_multiple_of(BUFFER_ALIGN);
         bytemuck::cast_slice_mut::<u64, u8>(&mut self.words)[start + len..end].fill(0);
         self.len = len;
     }
@@ -300,6 +303,28 @@ pub fn try_string(src: &str, what: &'static str) -> Result<String, CooError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A truncated buffer keeps its first bytes and is zero after them up
+    /// to the next 64-byte boundary, whatever was written there before.
+    #[test]
+    fn a_truncated_buffer_keeps_its_padding_zero() {
+        for len in [0usize, 1, 7, 63, 64, 65, 200, 4096] {
+            for keep in [0usize, 1, 8, 63, 64, 65, 130, 4096] {
+                let mut b = AlignedBuf::zeroed(len, "a test buffer").unwrap();
+                b.as_bytes_mut().fill(0xa5);
+                b.truncate(keep);
+                let kept = keep.min(len);
+                assert_eq!(b.as_bytes(), vec![0xa5u8; kept].as_slice());
+                let start = b.start();
+                let all = bytemuck::cast_slice::<u64, u8>(&b.words);
+                let end = start + kept.next_multiple_of(BUFFER_ALIGN);
+                assert!(
+                    all[start + kept..end].iter().all(|&x| x == 0),
+                    "len {len} keep {keep}: padding not zero"
+                );
+            }
+        }
+    }
 
     /// A vector's words become an aligned buffer in place exactly when its
     /// spare room allows the move: the same bytes from a 64-byte boundary,

@@ -109,7 +109,7 @@ pub fn read_mtx_file_compressed(
 ) -> Result<(u64, MtxHeader), CooError> {
     let in_file = |e| text::in_file(path, e);
     let mut out = out;
-    if let Some(done) = in_order(path, o, &mut out, STEP)? {
+    if let Some(done) = in_order(path, o, Dest::Compressed(&mut out), STEP)? {
         return Ok(done);
     }
     let again = Again::new(path);
@@ -142,12 +142,12 @@ pub fn read_mtx_file_compressed(
 /// A mirrored `symmetric` file whose lower triangle is in row order, read
 /// into a handle (what [`read_mtx_file`](super::read_mtx_file) gives) the
 /// way [`in_order`] reads it into CSR: the stored entries kept and counted,
-/// each with its mirror image placed at its row's next place (64-bit
-/// column indices, base 0), then each entry's row written beside its
-/// column. The values are the handle's buffer as placed. No parsed list of
-/// images, no assembly; the result is validated as a strict create
-/// validates. `Ok(None)` for any other file, or anything [`in_order`]
-/// declines: the caller's general path reads it and names any problem.
+/// then each with its mirror image placed at its row's next place, as its
+/// (row, column) pair and value straight in the handle's buffers. No parsed
+/// list of images, no assembly, no CSR in between; the result is validated
+/// as a strict create validates. `Ok(None)` for any other file, or
+/// anything [`in_order`] declines: the caller's general path reads it and
+/// names any problem.
 pub(super) fn symmetric_handle(
     path: &Path,
     o: &TextOptions,
@@ -170,75 +170,49 @@ pub(super) fn symmetric_handle(
     // Room for the most entries the file can give: fresh pages, touched
     // only as written. Memory this path cannot have: the general path
     // decides (it needs more, and says so).
-    let words = |k: u64| usize::try_from(k.checked_mul(8)?).ok();
-    let (Some(off), Some(room)) = (n.checked_add(1).and_then(words), words(size.most)) else {
+    let bytes = |k: u64, w: u64| usize::try_from(k.checked_mul(w)?).ok();
+    let (Some(pairs), Some(words)) = (bytes(size.most, 16), bytes(size.most, 8)) else {
         return Ok(None);
     };
     let buffers = (
-        AlignedBuf::zeroed(off, "the rows' offsets"),
-        AlignedBuf::zeroed(room, "the columns"),
-        AlignedBuf::zeroed(room, "the values"),
+        AlignedBuf::zeroed(pairs, "the coordinates"),
+        AlignedBuf::zeroed(words, "the values"),
     );
-    let (Ok(mut offsets), Ok(mut columns), Ok(mut values)) = buffers else {
+    let (Ok(mut coords), Ok(mut values)) = buffers else {
         return Ok(None);
     };
-    let mut out = CompressedOut {
-        format: Format::Csr,
-        index_type: IndexType::U64,
-        base: 0,
-        offsets: offsets.as_bytes_mut(),
-        indices: columns.as_bytes_mut(),
-        values: values.as_bytes_mut(),
-    };
-    let Some((nnz, header)) = in_order(path, o, &mut out, STEP)? else {
-        return Ok(None);
-    };
-    let nnz = nnz as usize;
-    let (Ok(offsets), Ok(columns)) = (
-        bytemuck::try_cast_slice::<u8, u64>(offsets.as_bytes()),
-        bytemuck::try_cast_slice::<u8, u64>(&columns.as_bytes()[..nnz * 8]),
+    let (Ok(c), Ok(v)) = (
+        bytemuck::try_cast_slice_mut::<u8, [u64; 2]>(coords.as_bytes_mut()),
+        bytemuck::try_cast_slice_mut::<u8, u64>(values.as_bytes_mut()),
     ) else {
         return Ok(None);
     };
-    let Some(coords) = rows_beside(offsets, columns, o.assemble.threads) else {
+    let into = Dest::Pairs {
+        coords: c,
+        values: v,
+    };
+    let Some((nnz, header)) = in_order(path, o, into, STEP)? else {
         return Ok(None);
     };
+    // At most `size.most` entries were placed: these products fit.
+    let nnz = nnz as usize;
+    coords.truncate(nnz * 16);
     values.truncate(nnz * 8);
     let coo = Coo::from_owned(size.type_tag, &[n, n], true, values, coords)?;
     Ok(Some((coo, header)))
 }
 
-/// Each entry's (row, column), interleaved, from CSR `offsets` (base 0)
-/// and `columns`: on `threads` threads, each the rows of about an equal
-/// share of the entries. `None` without the memory, or for offsets that do
-/// not cover the columns.
-fn rows_beside(offsets: &[u64], columns: &[u64], threads: usize) -> Option<AlignedBuf> {
-    let nnz = columns.len();
-    if offsets.first() != Some(&0) || offsets.last() != Some(&(nnz as u64)) {
-        return None;
-    }
-    let mut coords = AlignedBuf::zeroed(nnz.checked_mul(16)?, "the coordinates").ok()?;
-    let out: &mut [[u64; 2]] = bytemuck::try_cast_slice_mut(coords.as_bytes_mut()).ok()?;
-    let threads = crate::threads::count(threads, nnz, 1 << 16);
-    // Row ranges that cut the entries into shares, and their entries.
-    let cuts = crate::threads::row_cuts(offsets, threads);
-    let mut parts = Vec::with_capacity(threads);
-    let mut rest = out;
-    for c in cuts.windows(2) {
-        let (at, end) = (offsets[c[0]] as usize, offsets[c[1]] as usize);
-        let (mine, more) = std::mem::take(&mut rest).split_at_mut(end - at);
-        parts.push((c[0], c[1], mine, at));
-        rest = more;
-    }
-    crate::threads::run(parts, |_, (lo, hi, mine, at)| {
-        for r in lo..hi {
-            let (from, to) = (offsets[r] as usize - at, offsets[r + 1] as usize - at);
-            for (slot, &c) in mine[from..to].iter_mut().zip(&columns[from + at..to + at]) {
-                *slot = [r as u64, c];
-            }
-        }
-    });
-    Some(coords)
+/// Where [`in_order`] writes a file's entries.
+enum Dest<'a, 'o> {
+    /// The caller's CSR or CSC arrays.
+    Compressed(&'a mut CompressedOut<'o>),
+    /// A handle's buffers, room for the most entries the file can give:
+    /// each entry's (row, column) and its value, in row order. Only a
+    /// mirrored `symmetric` file is read so; any other declines.
+    Pairs {
+        coords: &'a mut [[u64; 2]],
+        values: &'a mut [u64],
+    },
 }
 
 /// The bytes [`in_order`] reads and parses at a time: a file not in order
@@ -264,7 +238,7 @@ const STEP: usize = 4 << 20;
 fn in_order(
     path: &Path,
     o: &TextOptions,
-    out: &mut CompressedOut<'_>,
+    out: Dest<'_, '_>,
     step: usize,
 ) -> Result<Option<(u64, MtxHeader)>, CooError> {
     if o.assemble.drop_zeros {
@@ -348,6 +322,9 @@ fn in_order(
         };
         return Ok(m.read(&mut *f, buf, end, out)?.map(|nnz| (nnz, header)));
     }
+    let Dest::Compressed(out) = out else {
+        return Ok(None);
+    };
     let Some(mut w) = Writer::new(out, [rows, cols], n, tag) else {
         return Ok(None);
     };
@@ -395,15 +372,23 @@ impl Mirrored<'_> {
         f: &mut dyn std::io::Read,
         buf: Vec<u8>,
         end: bool,
-        out: &mut CompressedOut<'_>,
+        out: Dest<'_, '_>,
     ) -> Result<Option<u64>, CooError> {
-        let csc = out.format == Format::Csc;
         let n = self.shape[0];
-        let w = out.index_type.width() as u64;
-        let offsets = n.checked_add(1).and_then(|k| k.checked_mul(w));
-        if n != self.shape[1] || n > 1 << 32 || offsets != Some(out.offsets.len() as u64) {
+        if n != self.shape[1] || n > 1 << 32 {
             return Ok(None);
         }
+        let csc = match &out {
+            Dest::Compressed(out) => {
+                let w = out.index_type.width() as u64;
+                let offsets = n.checked_add(1).and_then(|k| k.checked_mul(w));
+                if offsets != Some(out.offsets.len() as u64) {
+                    return Ok(None);
+                }
+                out.format == Format::Csc
+            }
+            Dest::Pairs { .. } => false,
+        };
         // Memory this path cannot have: the general path decides (it needs
         // more, and says so). The second half's counts only when there is
         // a second half.
@@ -435,6 +420,25 @@ impl Mirrored<'_> {
         drop(b.count);
         // Sums of counts of at most 2 * declared entries: no overflow.
         let nnz: u64 = count.iter().sum();
+        let kept = a.stored.len() + b.stored.len();
+        let threads = crate::threads::count(self.text.threads, kept, 1 << 12).min(2);
+        let s = Scatter {
+            stored: [&a.stored, &b.stored],
+            csc,
+            threads,
+        };
+        let nnz_at = nnz as usize;
+        let out = match out {
+            Dest::Compressed(out) => out,
+            Dest::Pairs { coords, values } => {
+                if nnz_at > coords.len() || nnz_at > values.len() {
+                    return Ok(None);
+                }
+                let at = starts(&mut count);
+                s.place_all(&mut count, at, &mut coords[..nnz_at], &mut values[..nnz_at]);
+                return Ok(Some(nnz));
+            }
+        };
         let Some(ty) = crate::element::types::type_info(self.tag) else {
             return Ok(None);
         };
@@ -443,25 +447,16 @@ impl Mirrored<'_> {
         if !room_for(out, ty, nnz, n) {
             return Ok(None);
         }
-        let nnz_at = nnz as usize;
         let Ok(values) = bytemuck::try_cast_slice_mut::<u8, u64>(&mut out.values[..nnz_at * 8])
         else {
             return Ok(None);
         };
         let (offsets, indices) = (&mut *out.offsets, &mut out.indices[..nnz_at * w]);
-        let kept = a.stored.len() + b.stored.len();
-        let threads = crate::threads::count(self.text.threads, kept, 1 << 12).min(2);
-        let s = Scatter {
-            stored: [&a.stored, &b.stored],
-            csc,
-            base,
-            threads,
-        };
         let done = match out.index_type {
-            IndexType::I32 => s.run::<i32>(&mut count, offsets, indices, values),
-            IndexType::U32 => s.run::<u32>(&mut count, offsets, indices, values),
-            IndexType::I64 => s.run::<i64>(&mut count, offsets, indices, values),
-            IndexType::U64 => s.run::<u64>(&mut count, offsets, indices, values),
+            IndexType::I32 => s.run::<i32>(&mut count, base, offsets, indices, values),
+            IndexType::U32 => s.run::<u32>(&mut count, base, offsets, indices, values),
+            IndexType::I64 => s.run::<i64>(&mut count, base, offsets, indices, values),
+            IndexType::U64 => s.run::<u64>(&mut count, base, offsets, indices, values),
         };
         Ok(done.then_some(nnz))
     }
@@ -527,20 +522,68 @@ struct Scatter<'a> {
     /// order.
     stored: [&'a [Kept]; 2],
     csc: bool,
-    base: u64,
     /// 1 or 2.
     threads: usize,
 }
 
+/// Each row's count in `count` turned into its first place (the sum of the
+/// counts before it); the sum of all.
+fn starts(count: &mut [u64]) -> u64 {
+    let mut at = 0u64;
+    for c in count.iter_mut() {
+        (at, *c) = (at + *c, at);
+    }
+    at
+}
+
+/// Where [`place`] writes each entry's index (its value goes beside it).
+trait Slots: Send + Sized {
+    /// Entry `p` is in row (or column) `major` at index `minor`.
+    fn set(&mut self, p: usize, major: u32, minor: u32);
+    /// The slots before `at`, and those from `at` on (counted from 0).
+    fn split_at(self, at: usize) -> (Self, Self);
+}
+
+/// Compressed indices: each entry's minor index plus `base`, as `I`.
+struct Narrowed<'a, I> {
+    indices: &'a mut [I],
+    base: u64,
+}
+
+impl<I: bytemuck::Pod + Narrow + Send> Slots for Narrowed<'_, I> {
+    #[inline(always)]
+    fn set(&mut self, p: usize, _major: u32, minor: u32) {
+        self.indices[p] = I::narrow(u64::from(minor) + self.base);
+    }
+
+    fn split_at(self, at: usize) -> (Self, Self) {
+        let (a, b) = self.indices.split_at_mut(at);
+        let base = self.base;
+        (Narrowed { indices: a, base }, Narrowed { indices: b, base })
+    }
+}
+
+/// A handle's coordinates, row-major (`Mirrored` reads into them as CSR):
+/// each entry's (row, column).
+impl Slots for &mut [[u64; 2]] {
+    #[inline(always)]
+    fn set(&mut self, p: usize, major: u32, minor: u32) {
+        self[p] = [u64::from(major), u64::from(minor)];
+    }
+
+    fn split_at(self, at: usize) -> (Self, Self) {
+        self.split_at_mut(at)
+    }
+}
+
 impl Scatter<'_> {
-    /// The offsets from `count` (which then holds each row's next place),
-    /// and every stored entry and its mirror image at its row's next place;
-    /// on two threads each places the rows of one half of the output. Each
-    /// row's entries are placed in the file's order either way, which is
-    /// the row's sorted order. False when the arrays do not cast to `I`.
+    /// The offsets (plus `base`) from `count`, and every stored entry and
+    /// its mirror image placed (see [`Scatter::place_all`]). False when the
+    /// arrays do not cast to `I`.
     fn run<I: bytemuck::Pod + Narrow + Send>(
         &self,
         count: &mut [u64],
+        base: u64,
         offsets: &mut [u8],
         indices: &mut [u8],
         values: &mut [u64],
@@ -551,23 +594,32 @@ impl Scatter<'_> {
         ) else {
             return false;
         };
-        let mut at = 0u64;
-        for (o, c) in offsets.iter_mut().zip(count.iter_mut()) {
-            *o = I::narrow(at + self.base);
-            (at, *c) = (at + *c, at);
+        let at = starts(count);
+        for (o, &c) in offsets.iter_mut().zip(count.iter()) {
+            *o = I::narrow(c + base);
         }
         if let Some(o) = offsets.last_mut() {
-            *o = I::narrow(at + self.base);
+            *o = I::narrow(at + base);
         }
+        self.place_all(count, at, Narrowed { indices, base }, values);
+        true
+    }
+
+    /// Every stored entry and its mirror image at its row's next place
+    /// (`count`: each row's first place, [`starts`] of `at` in all); on two
+    /// threads each places the rows of one half of the output. Each row's
+    /// entries are placed in the file's order either way, which is the
+    /// row's sorted order.
+    fn place_all<S: Slots>(&self, count: &mut [u64], at: u64, slots: S, values: &mut [u64]) {
         if self.threads < 2 {
-            place::<I>(self.stored, 0, count, 0, self.base, indices, values);
-            return true;
+            place(self.stored, 0, count, 0, slots, values);
+            return;
         }
         // The first row of the second half: where half the entries start.
         let split = count.partition_point(|&start| start < at / 2);
         let first = count.get(split).map_or(at, |&p| p);
         let (c0, c1) = count.split_at_mut(split);
-        let (i0, i1) = indices.split_at_mut(first as usize);
+        let (i0, i1) = slots.split_at(first as usize);
         let (v0, v1) = values.split_at_mut(first as usize);
         // The entries that can land in each half: for CSR an entry's image
         // row is at most its own (rows of the second half come from the
@@ -580,32 +632,30 @@ impl Scatter<'_> {
             true => ([&a[..fa], &b[..fb]], self.stored),
         };
         let halves = vec![(s0, 0, c0, 0, i0, v0), (s1, split, c1, first, i1, v1)];
-        crate::threads::run(halves, |_, (stored, lo, cursor, at, idx, val)| {
-            place::<I>(stored, lo, cursor, at, self.base, idx, val)
+        crate::threads::run(halves, |_, (stored, lo, cursor, at, slots, val)| {
+            place(stored, lo, cursor, at, slots, val)
         });
-        true
     }
 }
 
 /// The entries of `stored` (its two parts in turn) and their images whose
 /// rows are `lo` up to `lo + cursor.len()`, at their rows' next places
-/// (`cursor`, positions from `at` on, as in `indices` and `values`).
-fn place<I: bytemuck::Pod + Narrow>(
+/// (`cursor`, positions from `at` on, as in `slots` and `values`).
+fn place<S: Slots>(
     stored: [&[Kept]; 2],
     lo: usize,
     cursor: &mut [u64],
     at: u64,
-    base: u64,
-    indices: &mut [I],
+    mut slots: S,
     values: &mut [u64],
 ) {
-    let mut put = |row: u32, index: u32, v: u64| {
-        if let Some(c) = (row as usize)
+    let mut put = |major: u32, minor: u32, v: u64| {
+        if let Some(c) = (major as usize)
             .checked_sub(lo)
             .and_then(|r| cursor.get_mut(r))
         {
             let p = (*c - at) as usize;
-            indices[p] = I::narrow(u64::from(index) + base);
+            slots.set(p, major, minor);
             values[p] = v;
             *c += 1;
         }
@@ -1064,7 +1114,7 @@ mod tests {
             };
             let in_its_order = keys.windows(2).all(|w| major(&w[0]) < major(&w[1]))
                 && (!mirrored || keys.iter().all(|&(r, c)| r >= c));
-            match in_order(&path, &o, &mut out, step).unwrap() {
+            match in_order(&path, &o, Dest::Compressed(&mut out), step).unwrap() {
                 Some((nnz, h)) => {
                     taken += 1;
                     mirrors += usize::from(mirrored);
@@ -1120,7 +1170,7 @@ mod tests {
                 let sizes = [101 * 4, nnz * 4, nnz * 8];
                 let mut words = words_for(sizes);
                 let mut out = arrays(&mut words, sizes, Format::Csr, IndexType::I32, 0);
-                let got = in_order(&path, &o, &mut out, 64).unwrap();
+                let got = in_order(&path, &o, Dest::Compressed(&mut out), 64).unwrap();
                 assert_eq!(got.is_some(), taken, "{kind} {second:?}");
                 if let Some((n, _)) = got {
                     assert_eq!(n, nnz);
@@ -1194,7 +1244,9 @@ mod tests {
     /// A mirrored symmetric file large enough for two threads to place
     /// its entries (each the rows of one half of the output) gives the
     /// handle's export, for CSR and CSC, every index type and base, read
-    /// in one piece or in two halves.
+    /// in one piece or in two halves; and, for CSR, the handle's own
+    /// coordinates and values when read into a handle's buffers. The
+    /// handle is the in-memory reader's (no path of this file's).
     #[test]
     fn a_symmetric_file_placed_on_two_threads_is_its_handles_export() {
         use crate::convert::export_compressed;
@@ -1237,7 +1289,7 @@ mod tests {
             std::fs::write(&path, &text).unwrap();
             let mut o = TextOptions::default();
             o.assemble.threads = 2;
-            let (coo, h) = super::super::read_mtx_file(&path, &o).unwrap();
+            let (coo, h) = super::super::read_mtx(text.as_bytes(), &o).unwrap();
             let sz = crate::convert::compressed_sizes(&coo, format, it).unwrap();
             let mut a = [sz.offsets, sz.indices, sz.values].map(|n| vec![0u8; n as usize]);
             let [off, idx, val] = &mut a;
@@ -1249,11 +1301,32 @@ mod tests {
             // Half the rounds in 4 KiB steps: each half of the text read,
             // kept and counted on a thread of its own.
             let step = [STEP, 1 << 12][round / 2 % 2];
-            let (nnz, gh) = in_order(&path, &o, &mut out, step).unwrap().expect("taken");
+            let (nnz, gh) = in_order(&path, &o, Dest::Compressed(&mut out), step)
+                .unwrap()
+                .expect("taken");
             assert_eq!((nnz, gh), (coo.nnz(), h), "round {round}");
             assert_eq!(out.offsets, &a[0][..], "round {round}");
             assert_eq!(&out.indices[..a[1].len()], &a[1][..], "round {round}");
             assert_eq!(&out.values[..a[2].len()], &a[2][..], "round {round}");
+            if format == Format::Csr {
+                // Room for every stored entry and its image; what is past
+                // the entries stays as it was.
+                let most = 2 * keys.len();
+                let mut coords = vec![[7u64; 2]; most];
+                let mut values = vec![7u64; most];
+                let into = Dest::Pairs {
+                    coords: &mut coords,
+                    values: &mut values,
+                };
+                let (nnz, gh) = in_order(&path, &o, into, step).unwrap().expect("taken");
+                let n = nnz as usize;
+                assert_eq!((nnz, gh), (coo.nnz(), h), "round {round}");
+                assert_eq!(coords[..n].as_flattened(), coo.indices(), "round {round}");
+                let want: &[u64] = bytemuck::cast_slice(coo.values());
+                assert_eq!(&values[..n], want, "round {round}");
+                assert!(coords[n..].iter().all(|&c| c == [7; 2]), "round {round}");
+                assert!(values[n..].iter().all(|&v| v == 7), "round {round}");
+            }
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
