@@ -97,15 +97,39 @@ impl AlignedBuf {
 
     /// Keep the first `len` bytes (no more than there are); the bytes after
     /// them up to the next 64-byte boundary are zeroed, so the padding rule
-    /// still holds. Bytes past that boundary are never read again, so they
-    /// are left as they are: room a reader made for the most entries and
-    /// never wrote stays untouched (clearing it would bring in its pages).
+    /// still holds, and the memory past that boundary goes back to the
+    /// allocator (room made for the most entries and never written is never
+    /// cleared; pages written past the entries are returned).
     pub fn truncate(&mut self, len: usize) {
         let len = len.min(self.len);
         let start = self.start();
         let end = start + len.next_multiple_of(BUFFER_ALIGN);
         bytemuck::cast_slice_mut::<u64, u8>(&mut self.words)[start + len..end].fill(0);
         self.len = len;
+        // The words up to that boundary are kept. A shrink may move them
+        // (the allocator's choice): then the buffer's start is moved to the
+        // new first boundary, within the words kept (the slack of up to
+        // seven words kept in front allows any shift).
+        let keep = end / 8 + BUFFER_ALIGN / 8 - 1;
+        if keep < self.words.len() {
+            self.words.truncate(keep);
+            self.words.shrink_to_fit();
+            self.realign(start);
+        }
+    }
+
+    /// The bytes, found at `was` in the words (where the start was before
+    /// the words moved), moved to the words' first 64-byte boundary, with
+    /// the padding after them zeroed. The words must hold `was` plus the
+    /// bytes rounded up to 64, and the new start plus as much.
+    fn realign(&mut self, was: usize) {
+        let now = self.start();
+        if now != was {
+            let len = self.len;
+            let bytes = bytemuck::cast_slice_mut::<u64, u8>(&mut self.words);
+            bytes.copy_within(was..was + len, now);
+            bytes[now + len..now + len.next_multiple_of(BUFFER_ALIGN)].fill(0);
+        }
     }
 }
 
@@ -315,6 +339,11 @@ mod tests {
                 b.truncate(keep);
                 let kept = keep.min(len);
                 assert_eq!(b.as_bytes(), vec![0xa5u8; kept].as_slice());
+                assert_eq!(b.as_bytes().as_ptr() as usize % BUFFER_ALIGN, 0);
+                // No more than the kept bytes and their padding, from a
+                // start at most 56 bytes in, and the slack of 7 words.
+                let most = (kept.next_multiple_of(BUFFER_ALIGN) + 56) / 8 + 7;
+                assert!(b.words.capacity() <= most, "len {len} keep {keep}");
                 let start = b.start();
                 let all = bytemuck::cast_slice::<u64, u8>(&b.words);
                 let end = start + kept.next_multiple_of(BUFFER_ALIGN);
@@ -322,6 +351,33 @@ mod tests {
                     all[start + kept..end].iter().all(|&x| x == 0),
                     "len {len} keep {keep}: padding not zero"
                 );
+            }
+        }
+    }
+
+    /// Bytes left at another offset in the words (as when a shrink moved
+    /// them) are moved to the first boundary, padding zeroed.
+    #[test]
+    fn moved_words_are_realigned() {
+        for len in [0usize, 1, 8, 63, 64, 100] {
+            for was in (0..64).step_by(8) {
+                let mut b = AlignedBuf::zeroed(len + 128, "a test buffer").unwrap();
+                let start = b.start();
+                let want: Vec<u8> = (0..len).map(|i| i as u8 ^ 0x5a).collect();
+                let all = bytemuck::cast_slice_mut::<u64, u8>(&mut b.words);
+                all.fill(0xee);
+                all[was..was + len].copy_from_slice(&want);
+                b.len = len;
+                b.realign(was);
+                if was == start {
+                    // Nothing moves: only the bytes were there.
+                    assert_eq!(b.as_bytes(), want.as_slice());
+                    continue;
+                }
+                assert_eq!(b.as_bytes(), want.as_slice(), "len {len} was {was}");
+                let all = bytemuck::cast_slice::<u64, u8>(&b.words);
+                let end = start + len.next_multiple_of(BUFFER_ALIGN);
+                assert!(all[start + len..end].iter().all(|&x| x == 0));
             }
         }
     }

@@ -363,8 +363,21 @@ struct Mirrored<'a> {
     tag: u8,
 }
 
-/// A stored entry as [`Mirrored`] keeps it: (major, minor, value).
-type Kept = (u32, u32, u64);
+/// A stored entry as [`Mirrored`] keeps it: (major, minor) in one word
+/// (major in the high half: words order as the pairs do), the value in
+/// the other. The size of a handle's (row, column) pair, in whose room it
+/// may be kept.
+type Kept = [u64; 2];
+
+fn kept(major: u32, minor: u32, value: u64) -> Kept {
+    [(u64::from(major) << 32) | u64::from(minor), value]
+}
+
+/// (major, minor, value) of a kept entry.
+#[inline(always)]
+fn parts(e: Kept) -> (u32, u32, u64) {
+    ((e[0] >> 32) as u32, e[0] as u32, e[1])
+}
 
 impl Mirrored<'_> {
     fn read(
@@ -389,13 +402,19 @@ impl Mirrored<'_> {
             }
             Dest::Pairs { .. } => false,
         };
+        let out = match out {
+            Dest::Pairs { coords, values } if self.text.split.is_none() => {
+                return self.in_place(f, buf, end, coords, values);
+            }
+            out => out,
+        };
         // Memory this path cannot have: the general path decides (it needs
         // more, and says so). The second half's counts only when there is
         // a second half.
         let second = if self.text.split.is_some() { n } else { 0 };
         let (Some(mut a), Some(mut b)) = (
-            Stored::new(csc, self.declared, n as usize),
-            Stored::new(csc, self.declared, second as usize),
+            Stored::new(csc, self.declared, n as usize, List::Own(Vec::new())),
+            Stored::new(csc, self.declared, second as usize, List::Own(Vec::new())),
         ) else {
             return Ok(None);
         };
@@ -404,26 +423,27 @@ impl Mirrored<'_> {
             None => self.text.steps(f, buf, end, &mut a)?,
         };
         // Both halves' lengths are of vectors in memory: no overflow.
-        if !taken || a.stored.len() + b.stored.len() != self.declared {
+        let (sa, sb) = (a.list.as_slice(), b.list.as_slice());
+        if !taken || sa.len() + sb.len() != self.declared {
             return Ok(None);
         }
         // The second half's first entry after the first half's last.
-        if let (Some(x), Some(y)) = (a.stored.last(), b.stored.first()) {
-            if (y.0, y.1) <= (x.0, x.1) {
+        if let (Some(x), Some(y)) = (sa.last(), sb.first()) {
+            if y[0] <= x[0] {
                 return Ok(None);
             }
         }
-        let mut count = a.count;
+        let mut count = std::mem::take(&mut a.count);
         for (c, d) in count.iter_mut().zip(&b.count) {
             *c += d;
         }
-        drop(b.count);
+        b.count = Vec::new();
         // Sums of counts of at most 2 * declared entries: no overflow.
         let nnz: u64 = count.iter().sum();
-        let kept = a.stored.len() + b.stored.len();
+        let kept = sa.len() + sb.len();
         let threads = crate::threads::count(self.text.threads, kept, 1 << 12).min(2);
         let s = Scatter {
-            stored: [&a.stored, &b.stored],
+            stored: [sa, sb],
             csc,
             threads,
         };
@@ -431,6 +451,8 @@ impl Mirrored<'_> {
         let out = match out {
             Dest::Compressed(out) => out,
             Dest::Pairs { coords, values } => {
+                // Read in halves on two threads (in one piece, `read` went
+                // to `in_place`).
                 if nnz_at > coords.len() || nnz_at > values.len() {
                     return Ok(None);
                 }
@@ -460,52 +482,151 @@ impl Mirrored<'_> {
         };
         Ok(done.then_some(nnz))
     }
+
+    /// A file read in one piece into a handle's `coords` and `values`
+    /// (room for twice the declared count, as [`Dest::Pairs`] has), its
+    /// stored entries kept in the second half of `coords`' room rather
+    /// than a list of their own (no more memory than the handle's), then
+    /// each placed with its image in the first part. Placing never writes
+    /// past the entry it reads: stored entry k, the j-th of row r, is read
+    /// at `declared + k` (k = the stored entries of rows before r, plus j)
+    /// and goes to `offsets[r] + j` (the entries and images of rows before
+    /// r, plus j), as the row's own entries come before the images landing
+    /// in it (those come from later rows); the images before row r number
+    /// at most the stored entries, `declared`. An image goes to an earlier
+    /// row still. `Take` checked what this needs: every entry on or below
+    /// the diagonal, each after the one before, `declared` of them.
+    fn in_place(
+        &self,
+        f: &mut dyn std::io::Read,
+        buf: Vec<u8>,
+        end: bool,
+        coords: &mut [[u64; 2]],
+        values: &mut [u64],
+    ) -> Result<Option<u64>, CooError> {
+        let d = self.declared;
+        let Ok(n) = usize::try_from(self.shape[0]) else {
+            return Ok(None);
+        };
+        let Some(room) = coords.get_mut(d..).and_then(|r| r.get_mut(..d)) else {
+            return Ok(None);
+        };
+        let lent = List::Lent { room, len: 0 };
+        let Some(mut a) = Stored::new(false, d, n, lent) else {
+            return Ok(None);
+        };
+        if !self.text.steps(f, buf, end, &mut a)? || a.list.as_slice().len() != d {
+            return Ok(None);
+        }
+        let mut cursor = a.count;
+        // Sums of counts of at most 2 * declared entries: no overflow.
+        let nnz = cursor.iter().sum::<u64>() as usize;
+        if nnz > coords.len() || nnz > values.len() {
+            return Ok(None);
+        }
+        starts(&mut cursor);
+        for k in d..2 * d {
+            let (major, minor, value) = parts(coords[k]);
+            let mut put = |major: u32, minor: u32| {
+                if let Some(c) = cursor.get_mut(major as usize) {
+                    let p = *c as usize;
+                    debug_assert!(p <= k, "entry {k} placed at {p}, past it");
+                    coords[p] = [u64::from(major), u64::from(minor)];
+                    values[p] = value;
+                    *c += 1;
+                }
+            };
+            put(major, minor);
+            if major != minor {
+                put(minor, major);
+            }
+        }
+        Ok(Some(nnz as u64))
+    }
+}
+
+/// Where [`Stored`] keeps the entries: a list of its own, or room lent to
+/// it (`len` of it used).
+enum List<'a> {
+    Own(Vec<Kept>),
+    Lent { room: &'a mut [Kept], len: usize },
+}
+
+impl List<'_> {
+    fn as_slice(&self) -> &[Kept] {
+        match self {
+            List::Own(v) => v,
+            List::Lent { room, len } => &room[..*len],
+        }
+    }
+
+    /// Room for `n` more entries; false when it cannot be had.
+    fn reserve(&mut self, n: usize) -> bool {
+        match self {
+            List::Own(v) => v.try_reserve(n).is_ok(),
+            List::Lent { room, len } => n <= room.len() - *len,
+        }
+    }
+
+    /// After [`List::reserve`] made room for it.
+    #[inline(always)]
+    fn push(&mut self, e: Kept) {
+        match self {
+            List::Own(v) => v.push(e),
+            List::Lent { room, len } => {
+                room[*len] = e;
+                *len += 1;
+            }
+        }
+    }
 }
 
 /// A symmetric file's stored entries (or one half of them) as [`Mirrored`]
 /// keeps them, with each row's count of entries and images.
-struct Stored {
+struct Stored<'a> {
     csc: bool,
     declared: usize,
     /// In the file's order.
-    stored: Vec<Kept>,
+    list: List<'a>,
     count: Vec<u64>,
     last: (u64, u64),
 }
 
-impl Stored {
-    /// Nothing kept yet, `n` counts at 0; `None` without the memory.
-    fn new(csc: bool, declared: usize, n: usize) -> Option<Stored> {
+impl<'a> Stored<'a> {
+    /// Nothing kept yet (in `list`, empty), `n` counts at 0; `None`
+    /// without the memory.
+    fn new(csc: bool, declared: usize, n: usize, list: List<'a>) -> Option<Stored<'a>> {
         Some(Stored {
             csc,
             declared,
-            stored: Vec::new(),
+            list,
             count: crate::aligned::zeroed_vec(n)?,
             last: (0, 0),
         })
     }
 }
 
-impl Take for Stored {
+impl Take for Stored<'_> {
     fn left(&self) -> u64 {
-        (self.declared - self.stored.len()) as u64
+        (self.declared - self.list.as_slice().len()) as u64
     }
 
     /// Declines an entry above the diagonal, one not after the one before
     /// it, more than the size line's count, or memory it cannot have.
     fn take(&mut self, e: &Entries) -> bool {
-        if e.n > self.declared - self.stored.len() || self.stored.try_reserve(e.n).is_err() {
+        let had = self.list.as_slice().len();
+        if e.n > self.declared - had || !self.list.reserve(e.n) {
             return false;
         }
-        for (c, &v) in e.coords.chunks_exact(2).zip(&e.values) {
+        for (k, (c, &v)) in e.coords.chunks_exact(2).zip(&e.values).enumerate() {
             let (r, col) = (c[0], c[1]);
             let (ma, mi) = if self.csc { (col, r) } else { (r, col) };
-            if r < col || (!self.stored.is_empty() && (ma, mi) <= self.last) {
+            if r < col || (had + k > 0 && (ma, mi) <= self.last) {
                 return false;
             }
             self.last = (ma, mi);
             // Below n <= 2^32 (the parser checked the extents).
-            self.stored.push((ma as u32, mi as u32, v));
+            self.list.push(kept(ma as u32, mi as u32, v));
             self.count[ma as usize] += 1;
             if ma != mi {
                 self.count[mi as usize] += 1;
@@ -625,7 +746,7 @@ impl Scatter<'_> {
         // row is at most its own (rows of the second half come from the
         // entries of majors from `split` on); for CSC at least its own.
         let [a, b] = self.stored;
-        let from = |s: &[Kept]| s.partition_point(|e| (e.0 as usize) < split);
+        let from = |s: &[Kept]| s.partition_point(|e| (parts(*e).0 as usize) < split);
         let (fa, fb) = (from(a), from(b));
         let (s0, s1) = match self.csc {
             false => (self.stored, [&a[fa..], &b[fb..]]),
@@ -661,10 +782,11 @@ fn place<S: Slots>(
         }
     };
     for part in stored {
-        for &(ma, mi, v) in part {
-            put(ma, mi, v);
-            if ma != mi {
-                put(mi, ma, v);
+        for &e in part {
+            let (major, minor, value) = parts(e);
+            put(major, minor, value);
+            if major != minor {
+                put(minor, major, value);
             }
         }
     }
@@ -1309,8 +1431,8 @@ mod tests {
             assert_eq!(&out.indices[..a[1].len()], &a[1][..], "round {round}");
             assert_eq!(&out.values[..a[2].len()], &a[2][..], "round {round}");
             if format == Format::Csr {
-                // Room for every stored entry and its image; what is past
-                // the entries stays as it was.
+                // Room for every stored entry and its image; the values
+                // past the entries stay as they were.
                 let most = 2 * keys.len();
                 let mut coords = vec![[7u64; 2]; most];
                 let mut values = vec![7u64; most];
@@ -1324,8 +1446,11 @@ mod tests {
                 assert_eq!(coords[..n].as_flattened(), coo.indices(), "round {round}");
                 let want: &[u64] = bytemuck::cast_slice(coo.values());
                 assert_eq!(&values[..n], want, "round {round}");
-                assert!(coords[n..].iter().all(|&c| c == [7; 2]), "round {round}");
                 assert!(values[n..].iter().all(|&v| v == 7), "round {round}");
+                // In one piece the stored entries were kept in the second
+                // half of the coordinates' room; in halves, in lists.
+                let untouched = coords[n..].iter().all(|&c| c == [7; 2]);
+                assert_eq!(untouched, step != STEP, "round {round}");
             }
         }
         std::fs::remove_dir_all(&dir).unwrap();
