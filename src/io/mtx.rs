@@ -963,22 +963,29 @@ fn in_pieces(
     let most = declared.min(file.len.map_or(1 << 22, |len| len / 4 + 1)) as usize;
     // Sixteen words more than the entries need, for the move that makes
     // them a handle's buffers where they lie (`AlignedBuf::from_words`).
+    let vc = values.count();
+    let room = [
+        most.saturating_mul(2).saturating_add(16),
+        most.saturating_mul(vc).saturating_add(16),
+    ];
+    let no_room = || CooError::Alloc {
+        bytes: most.saturating_mul(8 * (2 + vc)),
+        what: "the entries",
+    };
     let mut e = Entries::default();
-    e.coords
-        .try_reserve_exact(most.saturating_mul(2).saturating_add(16))
-        .and_then(|_| {
-            e.values
-                .try_reserve_exact(most.saturating_mul(values.count()).saturating_add(16))
-        })
-        .map_err(|_| CooError::Alloc {
-            bytes: most.saturating_mul(8 * (2 + values.count())),
-            what: "the entries",
-        })?;
     let threads = o.assemble.threads;
     let halves = file.len.filter(|&len| {
         report.is_none() && threads >= 2 && len.saturating_sub(start as u64) >= 2 * piece as u64
     });
     if let Some(len) = halves {
+        // The whole room at once, zeroed (fresh pages, touched only as
+        // written): the first half fills it in place and the second half
+        // is copied after it on the threads; then it is cut to the entries.
+        use bytemuck::allocation::try_zeroed_vec;
+        let (Ok(coords), Ok(vals)) = (try_zeroed_vec(room[0]), try_zeroed_vec(room[1])) else {
+            return Err(no_room());
+        };
+        (e.coords, e.values) = (coords, vals);
         let text = steps::Text {
             path,
             spec: &spec,
@@ -1001,16 +1008,27 @@ fn in_pieces(
         {
             return Ok(None);
         }
-        let mut first = Appended { e: &mut e, most };
+        let mut first = Appended {
+            e: &mut e,
+            most,
+            in_room: Some(vc),
+        };
         let mut other = Appended {
             e: &mut second,
             most,
+            in_room: None,
         };
         let taken = text.halves([start as u64, len], [&mut first, &mut other])?;
-        if !taken || !steps::Take::take(&mut first, &second) {
+        if !taken || !first.put(&second, threads) {
             return Ok(None);
         }
+        e.coords.truncate(e.n * 2);
+        e.values.truncate(e.n * vc);
     } else {
+        e.coords
+            .try_reserve_exact(room[0])
+            .and_then(|_| e.values.try_reserve_exact(room[1]))
+            .map_err(|_| no_room())?;
         buf.drain(..start);
         loop {
             let end = fill(&mut buf)?;
@@ -1058,6 +1076,45 @@ fn in_pieces(
 struct Appended<'e> {
     e: &'e mut Entries,
     most: usize,
+    /// `Some(values per entry)`: the list's vectors are already as long as
+    /// the room, and the entries are written in them from `e.n` on (the
+    /// caller cuts them to the entries); `None`: they grow as entries come.
+    in_room: Option<usize>,
+}
+
+impl Appended<'_> {
+    /// `p`'s entries after those here, copied on up to `threads` threads;
+    /// false beyond `most` entries, or without the memory.
+    fn put(&mut self, p: &Entries, threads: usize) -> bool {
+        let e = &mut *self.e;
+        if p.n > self.most.saturating_sub(e.n) {
+            return false;
+        }
+        match self.in_room {
+            Some(vc) => {
+                let (c, v) = (e.n * 2, e.n * vc);
+                let (Some(dc), Some(dv)) = (
+                    e.coords.get_mut(c..c + p.coords.len()),
+                    e.values.get_mut(v..v + p.values.len()),
+                ) else {
+                    return false;
+                };
+                crate::threads::copy(dc, &p.coords, threads);
+                crate::threads::copy(dv, &p.values, threads);
+            }
+            None => {
+                if e.coords.try_reserve(p.coords.len()).is_err()
+                    || e.values.try_reserve(p.values.len()).is_err()
+                {
+                    return false;
+                }
+                e.coords.extend_from_slice(&p.coords);
+                e.values.extend_from_slice(&p.values);
+            }
+        }
+        e.n += p.n;
+        true
+    }
 }
 
 impl steps::Take for Appended<'_> {
@@ -1067,17 +1124,7 @@ impl steps::Take for Appended<'_> {
 
     /// Declines more than `most` entries, or memory it cannot have.
     fn take(&mut self, p: &Entries) -> bool {
-        let e = &mut *self.e;
-        if p.n > self.most.saturating_sub(e.n)
-            || e.coords.try_reserve(p.coords.len()).is_err()
-            || e.values.try_reserve(p.values.len()).is_err()
-        {
-            return false;
-        }
-        e.coords.extend_from_slice(&p.coords);
-        e.values.extend_from_slice(&p.values);
-        e.n += p.n;
-        true
+        self.put(p, 1)
     }
 }
 
