@@ -884,6 +884,22 @@ pub fn text(data: &[u8]) {
     assert_eq!(got.1, reference.shape());
     assert_eq!(got.2, bytemuck_bytes(reference.indices()));
     assert_eq!(got.3, reference.values());
+    // The same bytes as a file: the file reader's own paths (a piece at a
+    // time, a symmetric file placed straight into a handle) give the same.
+    if !frostt {
+        let path = std::env::temp_dir().join(format!("hurray-fuzz-{}.mtx", std::process::id()));
+        std::fs::write(&path, bytes).expect("the fuzz file is written");
+        let c = std::ffi::CString::new(path.to_string_lossy().into_owned()).expect("no NUL");
+        let mut from_file = null_mut();
+        // SAFETY: a NUL-terminated path; from_file is writable.
+        let st = unsafe {
+            hurray_coo_read_mtx_file(c.as_ptr(), &read_options, null_mut(), &mut from_file)
+        };
+        assert_eq!(st, HURRAY_OK, "the file reads as its bytes do");
+        assert_eq!(snapshot(from_file), got, "the file reads as its bytes do");
+        // SAFETY: a live handle, freed once.
+        unsafe { hurray_coo_free(from_file) };
+    }
     // Write (shortest text), read back: the same tensor.
     let mut need = 0usize;
     // SAFETY: live handle; capacity 0 asks the size.
