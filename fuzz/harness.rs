@@ -887,7 +887,9 @@ pub fn text(data: &[u8]) {
     // The same bytes as a file: the file reader's own paths (a piece at a
     // time, a symmetric file placed straight into a handle) give the same.
     if !frostt {
-        let path = std::env::temp_dir().join(format!("hurray-fuzz-{}.mtx", std::process::id()));
+        // One file per process and thread (replays may run in parallel).
+        let me = (std::process::id(), std::thread::current().id());
+        let path = std::env::temp_dir().join(format!("hurray-fuzz-{}-{:?}.mtx", me.0, me.1));
         std::fs::write(&path, bytes).expect("the fuzz file is written");
         let c = std::ffi::CString::new(path.to_string_lossy().into_owned()).expect("no NUL");
         let mut from_file = null_mut();
