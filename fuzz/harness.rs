@@ -897,6 +897,7 @@ pub fn text(data: &[u8]) {
         let st = unsafe {
             hurray_coo_read_mtx_file(c.as_ptr(), &read_options, null_mut(), &mut from_file)
         };
+        let _ = std::fs::remove_file(&path);
         assert_eq!(st, HURRAY_OK, "the file reads as its bytes do");
         assert_eq!(snapshot(from_file), got, "the file reads as its bytes do");
         // SAFETY: a live handle, freed once.
