@@ -144,8 +144,13 @@ pub fn read_mtx_file_compressed(
 /// way [`in_order`] reads it into CSR: the stored entries kept and counted,
 /// then each with its mirror image placed at its row's next place, as its
 /// (row, column) pair and value straight in the handle's buffers. No parsed
-/// list of images, no assembly, no CSR in between; the result is validated
-/// as a strict create validates. `Ok(None)` for any other file, or
+/// list of images, no assembly, no CSR in between. The result is sorted,
+/// duplicate-free and in bounds by construction: every row holds its
+/// stored entries (columns up to the row, increasing, as the keeping
+/// checked) and then the images landing in it (columns above the row,
+/// from later rows in order), and the parser checked the extents. It is
+/// not validated again, except in debug builds (`Coo::from_built`), where
+/// every test that reads such a file checks it. `Ok(None)` for any other file, or
 /// anything [`in_order`] declines: the caller's general path reads it and
 /// names any problem.
 pub(super) fn symmetric_handle(
@@ -198,7 +203,7 @@ pub(super) fn symmetric_handle(
     let nnz = nnz as usize;
     coords.truncate(nnz * 16);
     values.truncate(nnz * 8);
-    let coo = Coo::from_owned(size.type_tag, &[n, n], true, values, coords)?;
+    let coo = Coo::from_built(size.type_tag, &[n, n], values, coords)?;
     Ok(Some((coo, header)))
 }
 
