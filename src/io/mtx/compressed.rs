@@ -463,7 +463,7 @@ impl Mirrored<'_> {
                 if nnz_at > coords.len() || nnz_at > values.len() {
                     return Ok(None);
                 }
-                let at = starts(&mut count);
+                let at = starts(&mut count, |_, _| {});
                 s.place_all(&mut count, at, &mut coords[..nnz_at], &mut values[..nnz_at]);
                 return Ok(Some(nnz));
             }
@@ -531,7 +531,7 @@ impl Mirrored<'_> {
         if nnz > coords.len() || nnz > values.len() {
             return Ok(None);
         }
-        starts(&mut cursor);
+        starts(&mut cursor, |_, _| {});
         for k in d..2 * d {
             let (major, minor, value) = parts(coords[k]);
             let mut put = |major: u32, minor: u32| {
@@ -655,11 +655,13 @@ struct Scatter<'a> {
 }
 
 /// Each row's count in `count` turned into its first place (the sum of the
-/// counts before it); the sum of all.
-fn starts(count: &mut [u64]) -> u64 {
+/// counts before it), handed to `each` with the row as it is found; the sum
+/// of all.
+fn starts(count: &mut [u64], mut each: impl FnMut(usize, u64)) -> u64 {
     let mut at = 0u64;
-    for c in count.iter_mut() {
+    for (r, c) in count.iter_mut().enumerate() {
         (at, *c) = (at + *c, at);
+        each(r, *c);
     }
     at
 }
@@ -722,10 +724,12 @@ impl Scatter<'_> {
         ) else {
             return false;
         };
-        let at = starts(count);
-        for (o, &c) in offsets.iter_mut().zip(count.iter()) {
-            *o = I::narrow(c + base);
-        }
+        // One pass: each row's offset is written as its start is found.
+        let at = starts(count, |r, start| {
+            if let Some(o) = offsets.get_mut(r) {
+                *o = I::narrow(start + base);
+            }
+        });
         if let Some(o) = offsets.last_mut() {
             *o = I::narrow(at + base);
         }
