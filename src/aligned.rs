@@ -166,6 +166,38 @@ pub fn zeroed_vec<T: Zeroable>(n: usize) -> Option<Vec<T>> {
     Some(v)
 }
 
+/// Have the kernel map `bytes`' pages now, in one call, rather than one
+/// fault per page as they are first written: for the library's own fresh
+/// memory about to be written whole (a handle's buffers once their length
+/// is known). Not for memory that may be mapped already (a caller's
+/// arrays): asking again for mapped pages costs about as much as writing
+/// them. Contents are unchanged (pages already mapped stay as they are; the
+/// rest come zeroed, as a first write would find them). Only whole pages
+/// inside `bytes` are asked for. A kernel without the call (before Linux
+/// 5.14), or one that cannot map them now, refuses, and the pages are then
+/// faulted in as written, as without it.
+pub fn populate(bytes: &mut [u8]) {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: sysconf reads a constant of the system; no memory is passed.
+        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(0);
+        let start = bytes.as_mut_ptr() as usize;
+        let first = start.checked_next_multiple_of(page).unwrap_or(usize::MAX);
+        let len = (start + bytes.len()).saturating_sub(first) / page.max(1) * page;
+        if page > 0 && len > 0 {
+            // SAFETY: `first..first + len` lies inside `bytes`, memory this
+            // call borrows mutably. MADV_POPULATE_WRITE only maps the pages
+            // (as a write would) and never changes their contents; its
+            // error is ignored.
+            unsafe {
+                libc::madvise(first as *mut libc::c_void, len, libc::MADV_POPULATE_WRITE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = bytes;
+}
+
 /// Work space kept between calls: the scatter buffer of an unsorted
 /// check (8-9 bytes per entry) goes back to this pool on return instead of
 /// to the allocator, so the next check writes to pages the process already
@@ -327,6 +359,36 @@ pub fn try_string(src: &str, what: &'static str) -> Result<String, CooError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Mapping pages ahead changes no byte: neither written pages nor
+    /// fresh ones (still zero), whole or cut anywhere, nor the bytes just
+    /// outside the range asked for.
+    #[test]
+    fn populating_pages_keeps_every_byte() {
+        let mut b = AlignedBuf::zeroed(5 << 20, "a test buffer").unwrap();
+        let bytes = b.as_bytes_mut();
+        let pattern = |k: usize| (k * 31 % 251) as u8 + 1;
+        // The first 2 MiB written, the rest fresh.
+        for (k, x) in bytes[..2 << 20].iter_mut().enumerate() {
+            *x = pattern(k);
+        }
+        for (from, to) in [
+            (0, 0),
+            (1, 100),
+            (3, 3 * 4096 + 5),
+            (4095, 3 << 20),
+            (0, 5 << 20),
+        ] {
+            populate(&mut bytes[from..to]);
+            for (k, &x) in bytes.iter().enumerate() {
+                let want = if k < 2 << 20 { pattern(k) } else { 0 };
+                assert_eq!(x, want, "byte {k} after mapping {from}..{to}");
+            }
+        }
+        // Writes after it land as ever.
+        bytes[(4 << 20) + 7] = 9;
+        assert_eq!(b.as_bytes()[(4 << 20) + 7], 9);
+    }
 
     /// A truncated buffer keeps its first bytes and is zero after them up
     /// to the next 64-byte boundary, whatever was written there before.

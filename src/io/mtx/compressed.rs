@@ -532,6 +532,11 @@ impl Mirrored<'_> {
             return Ok(None);
         }
         starts(&mut cursor, |_, _| {});
+        // The handle's fresh pages about to be written, mapped in one call
+        // each (from `d` on the coordinates' are mapped already: they hold
+        // the stored entries).
+        crate::aligned::populate(bytemuck::cast_slice_mut(&mut coords[..nnz.min(d)]));
+        crate::aligned::populate(bytemuck::cast_slice_mut(&mut values[..nnz]));
         for k in d..2 * d {
             let (major, minor, value) = parts(coords[k]);
             let mut put = |major: u32, minor: u32| {
@@ -672,6 +677,13 @@ trait Slots: Send + Sized {
     fn set(&mut self, p: usize, major: u32, minor: u32);
     /// The slots before `at`, and those from `at` on (counted from 0).
     fn split_at(self, at: usize) -> (Self, Self);
+    /// Whether the slots and the values beside them are the library's own
+    /// fresh memory (a handle's buffers), whose pages [`place`] then has
+    /// mapped in one call before writing them; never a caller's arrays,
+    /// which may be mapped already (asking again costs more than it saves).
+    const FRESH: bool;
+    /// The slots' memory.
+    fn bytes(&mut self) -> &mut [u8];
 }
 
 /// Compressed indices: each entry's minor index plus `base`, as `I`.
@@ -681,6 +693,8 @@ struct Narrowed<'a, I> {
 }
 
 impl<I: bytemuck::Pod + Narrow + Send> Slots for Narrowed<'_, I> {
+    const FRESH: bool = false;
+
     #[inline(always)]
     fn set(&mut self, p: usize, _major: u32, minor: u32) {
         self.indices[p] = I::narrow(u64::from(minor) + self.base);
@@ -691,11 +705,17 @@ impl<I: bytemuck::Pod + Narrow + Send> Slots for Narrowed<'_, I> {
         let base = self.base;
         (Narrowed { indices: a, base }, Narrowed { indices: b, base })
     }
+
+    fn bytes(&mut self) -> &mut [u8] {
+        bytemuck::cast_slice_mut(self.indices)
+    }
 }
 
 /// A handle's coordinates, row-major (`Mirrored` reads into them as CSR):
 /// each entry's (row, column).
 impl Slots for &mut [[u64; 2]] {
+    const FRESH: bool = true;
+
     #[inline(always)]
     fn set(&mut self, p: usize, major: u32, minor: u32) {
         self[p] = [u64::from(major), u64::from(minor)];
@@ -703,6 +723,10 @@ impl Slots for &mut [[u64; 2]] {
 
     fn split_at(self, at: usize) -> (Self, Self) {
         self.split_at_mut(at)
+    }
+
+    fn bytes(&mut self) -> &mut [u8] {
+        bytemuck::cast_slice_mut(self)
     }
 }
 
@@ -781,6 +805,10 @@ fn place<S: Slots>(
     mut slots: S,
     values: &mut [u64],
 ) {
+    if S::FRESH {
+        crate::aligned::populate(slots.bytes());
+        crate::aligned::populate(bytemuck::cast_slice_mut(values));
+    }
     let mut put = |major: u32, minor: u32, v: u64| {
         if let Some(c) = (major as usize)
             .checked_sub(lo)
