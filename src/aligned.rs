@@ -45,6 +45,21 @@ impl AlignedBuf {
         Ok(AlignedBuf { words, len })
     }
 
+    /// [`AlignedBuf::zeroed`] in memory for which Linux is asked for
+    /// transparent huge pages, as [`zeroed_vec`] does: for a buffer that is
+    /// written in many places at once before it is a result (the buckets of
+    /// an assembly, folded in a handle's buffers).
+    pub fn zeroed_huge(len: usize, what: &'static str) -> Result<AlignedBuf, CooError> {
+        let alloc = || CooError::Alloc { bytes: len, what };
+        let words = len
+            .div_ceil(BUFFER_ALIGN)
+            .checked_mul(BUFFER_ALIGN / 8)
+            .and_then(|w| w.checked_add(BUFFER_ALIGN / 8 - 1))
+            .ok_or_else(alloc)?;
+        let words: Vec<u64> = zeroed_vec(words).ok_or_else(alloc)?;
+        Ok(AlignedBuf { words, len })
+    }
+
     /// `v`'s words as a buffer without a second allocation: moved up, in
     /// place, to the first 64-byte boundary inside `v`'s memory, and the
     /// bytes after them zeroed up to the next boundary. A vector the

@@ -25,7 +25,10 @@
 //!    says where the column's entry is), sort each row's entries by column
 //!    and compact them in place.
 //! 4. The same ranges write the result: the canonical COO (`CooSink`), or
-//!    the caller's CSR/CSC arrays (`compressed.rs`, through `Sink`).
+//!    the caller's CSR/CSC arrays (`compressed.rs`, through `Sink`). With
+//!    locality the canonical COO's buffers are the buckets themselves
+//!    (`Sink::scratch`), and the result is made where the rows were folded
+//!    (`Sink::placed`).
 //!
 //! Anything else (an error to report, a repeat under ERROR, a plan, other
 //! types or policies, memory that cannot be had) returns `None` before any
@@ -758,11 +761,131 @@ pub(super) fn dropped<T: Pod, A>(s: &SortedInput<'_, T, A>, v: &T) -> bool {
     s.drop_zeros && zero(s.ty, v)
 }
 
-/// The canonical COO.
-pub(super) struct CooSink;
+/// The canonical COO of a matrix of `shape`. Triplets with locality are
+/// folded in the handle's own buffers (`lent`, see [`Sink::scratch`]): the
+/// values' room is the values' buckets, so the result's values are written
+/// where they were combined, and no fresh pages are mapped for them.
+pub(super) struct CooSink {
+    pub shape: [u64; 2],
+    /// The indices (room for 16 bytes per triplet, the columns' buckets in
+    /// its last quarter) and the values (room for every triplet).
+    lent: Option<(AlignedBuf, AlignedBuf)>,
+}
+
+impl CooSink {
+    pub(super) fn new(shape: [u64; 2]) -> CooSink {
+        CooSink { shape, lent: None }
+    }
+}
+
+/// `f(k, row)` for each entry of part `q` in order (k counted from the
+/// part's first entry, whose row is `row`).
+#[inline(always)]
+fn each_entry(q: &PlacedPart, row: u64, mut f: impl FnMut(usize, u64)) {
+    let mut k = 0;
+    for (r, &n) in (row..).zip(&q.per_row) {
+        for _ in 0..n {
+            f(k, r);
+            k += 1;
+        }
+    }
+}
+
+/// Entry `q`'s (row, column) as the two 64-bit words at `w[4q..4q + 4]`
+/// (the handle's indices seen as 32-bit words, in the machine's order).
+#[inline(always)]
+fn put_pair(w: &mut [u32], q: usize, row: u64, col: u32) {
+    let col = u64::from(col);
+    let (r, c) = (row.to_ne_bytes(), col.to_ne_bytes());
+    let word = |b: &[u8; 8], h: usize| u32::from_ne_bytes([b[h], b[h + 1], b[h + 2], b[h + 3]]);
+    w[4 * q..4 * q + 4].copy_from_slice(&[word(&r, 0), word(&r, 4), word(&c, 0), word(&c, 4)]);
+}
 
 impl Sink for CooSink {
     type Out = Assembled;
+
+    /// The handle's buffers, allocated here, as the buckets of `kept`
+    /// triplets: the values' (room for `kept` values), and the last
+    /// quarter of the indices' (room for `16 * kept` bytes, of which
+    /// `4 * kept` at the end hold the columns). Fresh pages, touched only
+    /// as written; none for a pattern, whose values are bits.
+    fn scratch<T: Pod>(&mut self, kept: usize) -> Option<(&mut [u32], &mut [T])> {
+        if size_of::<T>() == 0 {
+            return None;
+        }
+        let indices =
+            AlignedBuf::zeroed_huge(kept.checked_mul(16)?, "the assembled indices").ok()?;
+        let values =
+            AlignedBuf::zeroed_huge(kept.checked_mul(size_of::<T>())?, "the assembled values")
+                .ok()?;
+        let (indices, values) = self.lent.insert((indices, values));
+        let words: &mut [u32] = bytemuck::try_cast_slice_mut(indices.as_bytes_mut()).ok()?;
+        Some((
+            &mut words[3 * kept..],
+            bytemuck::try_cast_slice_mut(values.as_bytes_mut()).ok()?,
+        ))
+    }
+
+    /// The folded rows made the handle where they lie. Values: each part's
+    /// moved to follow the part before (down only: a part's entries are at
+    /// most its triplets). Indices: entry q's (row, column) written as 32-bit
+    /// words `4q..4q + 4` of the indices, its column read from word
+    /// `3 * kept + p` (p >= q: its place among the buckets). In entry order
+    /// every read is of a word no write has reached: the writes before
+    /// entry q's read cover words below `4q`, and `3 * kept + p >= 4q` for
+    /// q < kept. When every entry's words lie below every column's
+    /// (`4 * nnz <= 3 * kept`), the parts are written on threads of their
+    /// own.
+    fn placed(mut self, p: Placed) -> Option<Assembled> {
+        let (mut indices, mut values) = self.lent.take()?;
+        let nnz: usize = p.parts.iter().map(|q| q.entries).sum();
+        let w = p.width;
+        let kept = indices.as_bytes().len() / 16;
+        {
+            let vb = values.as_bytes_mut();
+            let mut to = 0usize;
+            for q in &p.parts {
+                if q.at != to {
+                    vb.copy_within(q.at * w..(q.at + q.entries) * w, to * w);
+                }
+                to += q.entries;
+            }
+        }
+        let words: &mut [u32] = bytemuck::try_cast_slice_mut(indices.as_bytes_mut()).ok()?;
+        // Each part with its first entry and its first row.
+        let mut jobs = Vec::with_capacity(p.parts.len());
+        let (mut first, mut row) = (0usize, 0u64);
+        for q in &p.parts {
+            jobs.push((q, first, row));
+            first += q.entries;
+            row += q.per_row.len() as u64;
+        }
+        if 4 * nnz <= 3 * kept {
+            let (mut out, cols) = words.split_at_mut(3 * kept);
+            let mut parts = Vec::with_capacity(jobs.len());
+            for (q, _, row) in jobs {
+                let (mine, rest) = std::mem::take(&mut out).split_at_mut(4 * q.entries);
+                out = rest;
+                parts.push((q, row, mine));
+            }
+            let cols: &[u32] = cols;
+            threads::run(parts, |_, (q, row, mine)| {
+                each_entry(q, row, |k, r| put_pair(mine, k, r, cols[q.at + k]));
+            });
+        } else {
+            for (q, first, row) in jobs {
+                each_entry(q, row, |k, r| {
+                    let (e, at) = (first + k, 3 * kept + q.at + k);
+                    debug_assert!(at >= 4 * e, "entry {e}'s column at word {at}, written over");
+                    let c = words[at];
+                    put_pair(words, e, r, c);
+                });
+            }
+        }
+        indices.truncate(nnz * 16);
+        values.truncate(nnz * w);
+        Some(Coo::from_built(p.ty.tag, &self.shape, values, indices).map(|c| (c, None)))
+    }
 
     fn takes<T: Pod>(&self) -> bool {
         true
@@ -786,6 +909,9 @@ impl Sink for CooSink {
                 parts.push((c[0], part, im, vm));
             }
             threads::run(parts, |_, (r0, part, im, vm)| {
+                // The handle's fresh pages this thread writes whole.
+                crate::aligned::populate(bytemuck::cast_slice_mut(im));
+                crate::aligned::populate(bytemuck::cast_slice_mut(vm));
                 if !vm.is_empty() {
                     vm.copy_from_slice(&part.vals[..part.entries]);
                 }

@@ -125,7 +125,14 @@ fn run(
     read: impl Fn(usize) -> (i64, i64) + Sync,
     words: Option<Words<'_>>,
 ) -> Option<Assembled> {
-    if let Some(done) = super::buckets::try_run(t, o, ty, &read, words, super::buckets::CooSink) {
+    if let Some(done) = super::buckets::try_run(
+        t,
+        o,
+        ty,
+        &read,
+        words,
+        super::buckets::CooSink::new([t.shape[0], t.shape[1]]),
+    ) {
         return Some(done);
     }
     t.values?;
