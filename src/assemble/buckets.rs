@@ -25,10 +25,9 @@
 //!    says where the column's entry is), sort each row's entries by column
 //!    and compact them in place.
 //! 4. The same ranges write the result: the canonical COO (`CooSink`), or
-//!    the caller's CSR/CSC arrays (`compressed.rs`, through `Sink`). With
-//!    locality the canonical COO's buffers are the buckets themselves
-//!    (`Sink::scratch`), and the result is made where the rows were folded
-//!    (`Sink::placed`).
+//!    the caller's CSR/CSC arrays (`compressed.rs`, through `Sink`). The
+//!    canonical COO's buffers are the buckets themselves (`Sink::scratch`),
+//!    and the result is made where the rows were folded (`Sink::placed`).
 //!
 //! Anything else (an error to report, a repeat under ERROR, a plan, other
 //! types or policies, memory that cannot be had) returns `None` before any
@@ -74,6 +73,10 @@ pub(super) trait Sink {
     ) -> Option<Self::Out>;
     /// Combined rows.
     fn rows<T: Pod + Send + Sync>(self, r: Rows<'_, T>) -> Option<Self::Out>;
+    /// Whether the memory [`Sink::scratch`] lends is in huge pages, as the
+    /// library's own buckets are, so that scattered triplets may be placed
+    /// in it too.
+    const HUGE: bool = false;
     /// The sink's own memory as the buckets of `kept` triplets (columns
     /// and values), when the caller allowed that and it has the room and
     /// the alignment; `None`: the kernel allocates its own.
@@ -681,15 +684,35 @@ where
             .collect::<Option<Vec<_>>>()
         }};
     }
-    // The buckets: the sink's own arrays when it lends them and the
-    // triplets come with locality (then no fresh scratch pages are cleared
-    // and the rows' results are not copied), else ours. Scattered triplets
-    // keep ours: their random writes need its huge pages (into a caller's
-    // malloc'd arrays they ran 10-20 % slower; see BENCHMARKS.md).
+    // Scattered triplets on several threads are placed by pass 1's ranges
+    // before the fold.
+    macro_rules! place_in {
+        ($cs:expr, $vs:expr) => {
+            if placed {
+                macro_rules! place_with {
+                    ($at:expr) => {
+                        place_scattered($at, vals, n, &start, &mut hists, $cs, $vs)
+                    };
+                }
+                match words.filter(|_| clean) {
+                    Some(w) => place_with!(&words_kept(w, b, rows, cols)),
+                    None => place_with!(&read_kept(read, &keep)),
+                }?;
+            }
+        };
+    }
+    // The buckets: the sink's own arrays when it lends them (then no fresh
+    // scratch pages are cleared and the rows' results are not copied), else
+    // ours. Triplets with locality take any lent arrays; scattered ones
+    // only arrays in huge pages (`Sink::HUGE`), as ours are: into a
+    // caller's malloc'd arrays their random writes ran 10-20 % slower (see
+    // BENCHMARKS.md).
     let mut sink = sink;
-    if search {
+    if search || S::HUGE {
         if let Some((c, v)) = sink.scratch::<T>(kept) {
-            let combined = fold_in!(&mut c[..kept], &mut v[..kept], false)?;
+            let (c, v) = (&mut c[..kept], &mut v[..kept]);
+            place_in!(c, v);
+            let combined = fold_in!(c, v, placed)?;
             let parts = combined
                 .into_iter()
                 .zip(cuts.windows(2))
@@ -708,25 +731,7 @@ where
     }
     let mut bucket_cols: Vec<u32> = zeroed_vec(kept)?;
     let mut bucket_vals: Vec<T> = zeroed_vec(kept)?;
-    if placed {
-        macro_rules! place_with {
-            ($at:expr) => {
-                place_scattered(
-                    $at,
-                    vals,
-                    n,
-                    &start,
-                    &mut hists,
-                    &mut bucket_cols,
-                    &mut bucket_vals,
-                )
-            };
-        }
-        match words.filter(|_| clean) {
-            Some(w) => place_with!(&words_kept(w, b, rows, cols)),
-            None => place_with!(&read_kept(read, &keep)),
-        }?;
-    }
+    place_in!(&mut bucket_cols, &mut bucket_vals);
     drop(hists);
     let combined = fold_in!(&mut bucket_cols, &mut bucket_vals, placed)?;
     sink.rows(Rows {
@@ -803,6 +808,7 @@ fn put_pair(w: &mut [u32], q: usize, row: u64, col: u32) {
 
 impl Sink for CooSink {
     type Out = Assembled;
+    const HUGE: bool = true;
 
     /// The handle's buffers, allocated here, as the buckets of `kept`
     /// triplets: the values' (room for `kept` values), and the last
