@@ -26,8 +26,9 @@
 //!    and compact them in place.
 //! 4. The same ranges write the result: the canonical COO (`CooSink`), or
 //!    the caller's CSR/CSC arrays (`compressed.rs`, through `Sink`). The
-//!    canonical COO's buffers are the buckets themselves (`Sink::scratch`),
-//!    and the result is made where the rows were folded (`Sink::placed`).
+//!    canonical COO's values buffer is the values' buckets themselves
+//!    (`Sink::scratch`), and its values are left where the rows were
+//!    folded (`Sink::placed`).
 //!
 //! Anything else (an error to report, a repeat under ERROR, a plan, other
 //! types or policies, memory that cannot be had) returns `None` before any
@@ -766,15 +767,15 @@ pub(super) fn dropped<T: Pod, A>(s: &SortedInput<'_, T, A>, v: &T) -> bool {
     s.drop_zeros && zero(s.ty, v)
 }
 
-/// The canonical COO of a matrix of `shape`. Triplets with locality are
-/// folded in the handle's own buffers (`lent`, see [`Sink::scratch`]): the
-/// values' room is the values' buckets, so the result's values are written
-/// where they were combined, and no fresh pages are mapped for them.
+/// The canonical COO of a matrix of `shape`. The values' buckets are the
+/// handle's values buffer (`lent`, see [`Sink::scratch`]), so the result's
+/// values are left where they were combined: no fresh pages are mapped for
+/// them, and they are not copied.
 pub(super) struct CooSink {
     pub shape: [u64; 2],
-    /// The indices (room for 16 bytes per triplet, the columns' buckets in
-    /// its last quarter) and the values (room for every triplet).
-    lent: Option<(AlignedBuf, AlignedBuf)>,
+    /// The columns' buckets, and the values buffer (room for a value per
+    /// triplet), both in huge pages.
+    lent: Option<(Vec<u32>, AlignedBuf)>,
 }
 
 impl CooSink {
@@ -783,113 +784,66 @@ impl CooSink {
     }
 }
 
-/// `f(k, row)` for each entry of part `q` in order (k counted from the
-/// part's first entry, whose row is `row`).
-#[inline(always)]
-fn each_entry(q: &PlacedPart, row: u64, mut f: impl FnMut(usize, u64)) {
-    let mut k = 0;
-    for (r, &n) in (row..).zip(&q.per_row) {
-        for _ in 0..n {
-            f(k, r);
-            k += 1;
-        }
-    }
-}
-
-/// Entry `q`'s (row, column) as the two 64-bit words at `w[4q..4q + 4]`
-/// (the handle's indices seen as 32-bit words, in the machine's order).
-#[inline(always)]
-fn put_pair(w: &mut [u32], q: usize, row: u64, col: u32) {
-    let col = u64::from(col);
-    let (r, c) = (row.to_ne_bytes(), col.to_ne_bytes());
-    let word = |b: &[u8; 8], h: usize| u32::from_ne_bytes([b[h], b[h + 1], b[h + 2], b[h + 3]]);
-    w[4 * q..4 * q + 4].copy_from_slice(&[word(&r, 0), word(&r, 4), word(&c, 0), word(&c, 4)]);
-}
-
 impl Sink for CooSink {
     type Out = Assembled;
     const HUGE: bool = true;
 
-    /// The handle's buffers, allocated here, as the buckets of `kept`
-    /// triplets: the values' (room for `kept` values), and the last
-    /// quarter of the indices' (room for `16 * kept` bytes, of which
-    /// `4 * kept` at the end hold the columns). Fresh pages, touched only
-    /// as written; none for a pattern, whose values are bits.
+    /// Buckets for `kept` triplets: the columns' of the library's own, the
+    /// values' the handle's values buffer. Fresh pages, touched only as
+    /// written; none for a pattern, whose values are bits.
     fn scratch<T: Pod>(&mut self, kept: usize) -> Option<(&mut [u32], &mut [T])> {
         if size_of::<T>() == 0 {
             return None;
         }
-        let indices =
-            AlignedBuf::zeroed_huge(kept.checked_mul(16)?, "the assembled indices").ok()?;
+        let cols = zeroed_vec::<u32>(kept)?;
         let values =
             AlignedBuf::zeroed_huge(kept.checked_mul(size_of::<T>())?, "the assembled values")
                 .ok()?;
-        let (indices, values) = self.lent.insert((indices, values));
-        let words: &mut [u32] = bytemuck::try_cast_slice_mut(indices.as_bytes_mut()).ok()?;
+        let (cols, values) = self.lent.insert((cols, values));
         Some((
-            &mut words[3 * kept..],
+            cols,
             bytemuck::try_cast_slice_mut(values.as_bytes_mut()).ok()?,
         ))
     }
 
-    /// The folded rows made the handle where they lie. Values: each part's
-    /// moved to follow the part before (down only: a part's entries are at
-    /// most its triplets). Indices: entry q's (row, column) written as 32-bit
-    /// words `4q..4q + 4` of the indices, its column read from word
-    /// `3 * kept + p` (p >= q: its place among the buckets). In entry order
-    /// every read is of a word no write has reached: the writes before
-    /// entry q's read cover words below `4q`, and `3 * kept + p >= 4q` for
-    /// q < kept. When every entry's words lie below every column's
-    /// (`4 * nnz <= 3 * kept`), the parts are written on threads of their
-    /// own.
+    /// The folded rows made the handle: each part's values moved down to
+    /// follow the part before (a part's entries are at most its triplets)
+    /// and cut to the entries; the indices written from the columns'
+    /// buckets, each part on a thread of its own.
     fn placed(mut self, p: Placed) -> Option<Assembled> {
-        let (mut indices, mut values) = self.lent.take()?;
+        let (cols, mut values) = self.lent.take()?;
         let nnz: usize = p.parts.iter().map(|q| q.entries).sum();
         let w = p.width;
-        let kept = indices.as_bytes().len() / 16;
-        {
-            let vb = values.as_bytes_mut();
-            let mut to = 0usize;
-            for q in &p.parts {
-                if q.at != to {
-                    vb.copy_within(q.at * w..(q.at + q.entries) * w, to * w);
-                }
-                to += q.entries;
-            }
-        }
-        let words: &mut [u32] = bytemuck::try_cast_slice_mut(indices.as_bytes_mut()).ok()?;
-        // Each part with its first entry and its first row.
-        let mut jobs = Vec::with_capacity(p.parts.len());
-        let (mut first, mut row) = (0usize, 0u64);
+        let vb = values.as_bytes_mut();
+        let mut to = 0usize;
         for q in &p.parts {
-            jobs.push((q, first, row));
-            first += q.entries;
+            if q.at != to {
+                vb.copy_within(q.at * w..(q.at + q.entries) * w, to * w);
+            }
+            to += q.entries;
+        }
+        values.truncate(nnz * w);
+        let mut indices =
+            AlignedBuf::zeroed_huge(nnz.checked_mul(16)?, "the assembled indices").ok()?;
+        let mut out: &mut [[u64; 2]] = bytemuck::cast_slice_mut(indices.as_bytes_mut());
+        let mut parts = Vec::with_capacity(p.parts.len());
+        let mut row = 0u64;
+        for q in &p.parts {
+            let (mine, rest) = std::mem::take(&mut out).split_at_mut(q.entries);
+            out = rest;
+            parts.push((q, row, mine));
             row += q.per_row.len() as u64;
         }
-        if 4 * nnz <= 3 * kept {
-            let (mut out, cols) = words.split_at_mut(3 * kept);
-            let mut parts = Vec::with_capacity(jobs.len());
-            for (q, _, row) in jobs {
-                let (mine, rest) = std::mem::take(&mut out).split_at_mut(4 * q.entries);
-                out = rest;
-                parts.push((q, row, mine));
+        threads::run(parts, |_, (q, row, mine)| {
+            let mut k = 0;
+            for (r, &n) in (row..).zip(&q.per_row) {
+                for _ in 0..n {
+                    mine[k] = [r, u64::from(cols[q.at + k])];
+                    k += 1;
+                }
             }
-            let cols: &[u32] = cols;
-            threads::run(parts, |_, (q, row, mine)| {
-                each_entry(q, row, |k, r| put_pair(mine, k, r, cols[q.at + k]));
-            });
-        } else {
-            for (q, first, row) in jobs {
-                each_entry(q, row, |k, r| {
-                    let (e, at) = (first + k, 3 * kept + q.at + k);
-                    debug_assert!(at >= 4 * e, "entry {e}'s column at word {at}, written over");
-                    let c = words[at];
-                    put_pair(words, e, r, c);
-                });
-            }
-        }
-        indices.truncate(nnz * 16);
-        values.truncate(nnz * w);
+        });
+        drop(cols);
         Some(Coo::from_built(p.ty.tag, &self.shape, values, indices).map(|c| (c, None)))
     }
 
