@@ -46,9 +46,10 @@ impl AlignedBuf {
     }
 
     /// [`AlignedBuf::zeroed`] in memory for which Linux is asked for
-    /// transparent huge pages, as [`zeroed_vec`] does: for a buffer that is
-    /// written in many places at once before it is a result (the buckets of
-    /// an assembly, folded in a handle's buffers).
+    /// transparent huge pages, as [`zeroed_vec`] does: for a large buffer
+    /// written whole, or in many places at once, as soon as it exists (an
+    /// assembly's values, combined in the handle's own buffer, and its
+    /// indices), whose pages would otherwise be faulted in 4 KiB at a time.
     pub fn zeroed_huge(len: usize, what: &'static str) -> Result<AlignedBuf, CooError> {
         let alloc = || CooError::Alloc { bytes: len, what };
         let words = len
