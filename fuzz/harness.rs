@@ -634,6 +634,21 @@ pub fn assemble(data: &[u8]) {
     // for theirs; the options are a whole struct of the size they declare.
     let st = unsafe { hurray_coo_assemble(&t, &options, &mut coo, &mut plan) };
     check_status(st);
+    // Without a plan the solver's path runs (its buckets folded in the
+    // handle's own buffers): the same status, and the same tensor, to the
+    // byte, as the planning path gives.
+    let mut solo = null_mut();
+    // SAFETY: as above; no plan asked for.
+    let solo_st = unsafe { hurray_coo_assemble(&t, &options, &mut solo, null_mut()) };
+    assert_eq!(solo_st, st, "without a plan: another status");
+    if solo_st == HURRAY_OK {
+        assert!(
+            snapshot(solo) == snapshot(coo),
+            "without a plan: another tensor"
+        );
+    }
+    // SAFETY: a handle from the call above, or NULL.
+    unsafe { hurray_coo_free(solo) };
     if st != HURRAY_OK {
         assert!(
             coo.is_null() && plan.is_null(),

@@ -30,17 +30,12 @@ impl AlignedBuf {
     /// `len` zero bytes in fresh aligned memory.
     pub fn zeroed(len: usize, what: &'static str) -> Result<AlignedBuf, CooError> {
         let alloc = || CooError::Alloc { bytes: len, what };
-        // Whole 64-byte blocks, and seven words of slack to reach the first
-        // boundary.
-        let blocks = len.div_ceil(BUFFER_ALIGN);
-        let words = blocks
-            .checked_mul(BUFFER_ALIGN / 8)
-            .and_then(|w| w.checked_add(BUFFER_ALIGN / 8 - 1))
-            .ok_or_else(alloc)?;
+        let words = AlignedBuf::words_for(len).ok_or_else(alloc)?;
         // No huge-page advice here (unlike `zeroed_vec`): these buffers are
-        // written in order, and asking for huge pages makes the kernel
-        // compact memory on the first call of a process (measured: the first
-        // assembly 3x slower).
+        // written in order, and asking for huge pages may make the kernel
+        // compact memory on the first call of a process (measured once: the
+        // first assembly 3x slower). An assembly's result, written in many
+        // places at once, takes `zeroed_huge`.
         let words: Vec<u64> = bytemuck::allocation::try_zeroed_vec(words).map_err(|_| alloc())?;
         Ok(AlignedBuf { words, len })
     }
@@ -52,13 +47,18 @@ impl AlignedBuf {
     /// indices), whose pages would otherwise be faulted in 4 KiB at a time.
     pub fn zeroed_huge(len: usize, what: &'static str) -> Result<AlignedBuf, CooError> {
         let alloc = || CooError::Alloc { bytes: len, what };
-        let words = len
-            .div_ceil(BUFFER_ALIGN)
-            .checked_mul(BUFFER_ALIGN / 8)
-            .and_then(|w| w.checked_add(BUFFER_ALIGN / 8 - 1))
-            .ok_or_else(alloc)?;
+        let words = AlignedBuf::words_for(len).ok_or_else(alloc)?;
         let words: Vec<u64> = zeroed_vec(words).ok_or_else(alloc)?;
         Ok(AlignedBuf { words, len })
+    }
+
+    /// The words a buffer of `len` bytes is carved from: whole 64-byte
+    /// blocks, and seven words of slack to reach the first boundary
+    /// (`None` when that overflows).
+    fn words_for(len: usize) -> Option<usize> {
+        len.div_ceil(BUFFER_ALIGN)
+            .checked_mul(BUFFER_ALIGN / 8)?
+            .checked_add(BUFFER_ALIGN / 8 - 1)
     }
 
     /// `v`'s words as a buffer without a second allocation: moved up, in

@@ -772,7 +772,7 @@ pub(super) fn dropped<T: Pod, A>(s: &SortedInput<'_, T, A>, v: &T) -> bool {
 /// values are left where they were combined: no fresh pages are mapped for
 /// them, and they are not copied.
 pub(super) struct CooSink {
-    pub shape: [u64; 2],
+    shape: [u64; 2],
     /// The columns' buckets, and the values buffer (room for a value per
     /// triplet), both in huge pages.
     lent: Option<(Vec<u32>, AlignedBuf)>,
@@ -869,9 +869,6 @@ impl Sink for CooSink {
                 parts.push((c[0], part, im, vm));
             }
             threads::run(parts, |_, (r0, part, im, vm)| {
-                // The handle's fresh pages this thread writes whole.
-                crate::aligned::populate(bytemuck::cast_slice_mut(im));
-                crate::aligned::populate(bytemuck::cast_slice_mut(vm));
                 if !vm.is_empty() {
                     vm.copy_from_slice(&part.vals[..part.entries]);
                 }
