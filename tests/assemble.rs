@@ -13,6 +13,7 @@ use common::Rng;
 use hurray_coo::assemble::{
     assemble, AssembleOptions, CoordArrays, Duplicates, IndexType, Plan, Triplets,
 };
+use hurray_coo::convert::{assemble_compressed, CompressedOut, Format};
 use hurray_coo::element::decode::{copy_element, to_f64};
 use hurray_coo::element::encode::{f64_to_f16, store_element};
 use hurray_coo::element::size::values_bytes;
@@ -871,6 +872,75 @@ fn the_solvers_path_agrees_with_the_planning_path() {
                         _ => panic!("{what}: {:?} vs {:?}", planned.is_ok(), got.is_ok()),
                     }
                 }
+            }
+        }
+    }
+}
+
+/// float8_e8m0 values 0x00 and 0xFF are codes the format forbids as data:
+/// the solver's path (no plan) refuses them with the planning path's error
+/// (which names the handle's entry holding the first one), under every
+/// policy, on 1 or 2 threads. It once built the handle without looking:
+/// found by the fuzz target that compares the two paths.
+#[test]
+fn forbidden_value_codes_are_refused_without_a_plan_too() {
+    let ty = type_info_named("float8_e8m0");
+    for (coords, codes, entry) in [
+        (vec![[0i64, 0], [0, 2]], vec![0x00u8, 0x00], 0u64),
+        (vec![[0, 2], [0, 0]], vec![0x7F, 0xFF], 0),
+        (vec![[1, 1], [1, 2], [2, 0]], vec![0x40, 0x41, 0xFF], 2),
+        (vec![[1, 1], [1, 1], [2, 0]], vec![0x40, 0x41, 0x00], 1),
+    ] {
+        let m = coords.len();
+        let dims: Vec<Vec<u8>> = (0..2)
+            .map(|d| coords.iter().flat_map(|c| c[d].to_le_bytes()).collect())
+            .collect();
+        let dim_refs: Vec<&[u8]> = dims.iter().map(|d| d.as_slice()).collect();
+        let t = Triplets {
+            shape: &[65, 3],
+            n: m,
+            index_type: IndexType::I64,
+            base: 0,
+            coords: CoordArrays::PerDim(&dim_refs),
+            type_tag: ty.tag,
+            values: Some(&codes),
+        };
+        for dup in [Duplicates::First, Duplicates::Last, Duplicates::Error] {
+            let o = AssembleOptions {
+                duplicates: dup,
+                ..Default::default()
+            };
+            let what = format!("{coords:?} {codes:?} {dup:?}");
+            let planned = assemble(&t, &o).map(|_| ()).expect_err(&what);
+            let repeats = coords[0] == coords[1];
+            if !(repeats && dup == Duplicates::Error) {
+                assert!(
+                    matches!(planned, CooError::InvalidValue { entry: e, .. } if e == entry),
+                    "{what}: {planned:?}"
+                );
+            }
+            for threads in [1, 2] {
+                let o = AssembleOptions {
+                    skip_plan: true,
+                    threads,
+                    ..o
+                };
+                let got = assemble(&t, &o).map(|_| ()).expect_err(&what);
+                assert_eq!(got, planned, "{what}, no plan, {threads} threads");
+                // Straight into CSR: the same error, nothing returned.
+                let (mut offsets, mut indices, mut values) = ([0u8; 66 * 4], [0u8; 12], [0u8; 3]);
+                let out = CompressedOut {
+                    format: Format::Csr,
+                    index_type: IndexType::I32,
+                    base: 0,
+                    offsets: &mut offsets,
+                    indices: &mut indices,
+                    values: &mut values,
+                };
+                let got = assemble_compressed(&t, &o, out)
+                    .map(|_| ())
+                    .expect_err(&what);
+                assert_eq!(got, planned, "{what}, into CSR, {threads} threads");
             }
         }
     }

@@ -632,10 +632,55 @@ done:
     return failures;
 }
 
+/* float8_e8m0 codes 0x00 and 0xFF are forbidden as data: refused with and
+ * without a plan, and straight into CSR, with the same message (the
+ * handle's entry holding the first one). */
+static int test_forbidden_value_codes(void) {
+    int failures = 0;
+    const uint64_t shape[2] = {65, 3};
+    const int32_t rows[3] = {0, 0, 1};
+    const int32_t cols[3] = {2, 0, 1};
+    const uint8_t codes[3] = {0x7F, 0xFF, 0x40};
+    const void *dims[2] = {rows, cols};
+    const uint32_t policies[3] = {HURRAY_DUP_FIRST, HURRAY_DUP_LAST, HURRAY_DUP_ERROR};
+    hurray_triplets t = ctest_triplets_i32_f64(shape, 3, dims, 0, NULL);
+    size_t k;
+    t.type_tag = HURRAY_TYPE_FLOAT8_E8M0;
+    t.values = codes;
+    t.values_bytes = sizeof codes;
+    for (k = 0; k < 3; k++) {
+        hurray_coo *coo = NULL;
+        hurray_assembly_plan *plan = NULL;
+        int32_t offsets[66], indices[3];
+        uint8_t values[3];
+        hurray_compressed c;
+        uint64_t nnz = 0;
+        CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(policies[k], 0, 1), &coo, &plan),
+                     HURRAY_ERR_INVALID_VALUE, "entry 0: value code 0xFF is reserved");
+        CHECK(coo == NULL && plan == NULL);
+        CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(policies[k], 0, 2), &coo, NULL),
+                     HURRAY_ERR_INVALID_VALUE, "entry 0: value code 0xFF is reserved");
+        CHECK(coo == NULL);
+        memset(&c, 0, sizeof c);
+        c.format = HURRAY_FORMAT_CSR;
+        c.index_type = HURRAY_INDEX_INT32;
+        c.offsets = offsets;
+        c.offsets_bytes = sizeof offsets;
+        c.indices = indices;
+        c.indices_bytes = sizeof indices;
+        c.values = values;
+        c.values_bytes = sizeof values;
+        CHECK_STATUS(hurray_assemble_compressed(&t, CTEST_ASSEMBLY(policies[k], 0, 1), &c, &nnz, NULL),
+                     HURRAY_ERR_INVALID_VALUE, "entry 0: value code 0xFF is reserved");
+    }
+    return failures;
+}
+
 static const struct {
     const char *name;
     ctest_fn fn;
 } TESTS[] = {
+    {"forbidden_value_codes", test_forbidden_value_codes},
     {"assemble_into_csr_and_csc", test_assemble_into_csr_and_csc},
     {"scratch_in_output", test_scratch_in_output},
     {"sort_modes", test_sort_modes},

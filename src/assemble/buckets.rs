@@ -159,7 +159,12 @@ where
         // A pattern: no values to carry, every stored entry true.
         return kernel::<(), R, S>(t, o, ty, read, words, sink, first::<()>);
     }
-    if ty.is_sub_byte() {
+    // Sub-byte values, and a type with codes the format forbids as data
+    // (float8_e8m0): the planning path, which checks every value and names
+    // the first forbidden one. This path builds its handle without a
+    // second check (`Coo::from_built`), so it takes only values that are
+    // all valid data.
+    if ty.is_sub_byte() || !ty.forbidden_codes().is_empty() {
         return None;
     }
     let last = o.duplicates == Duplicates::Last;
