@@ -31,11 +31,12 @@ impl AlignedBuf {
     pub fn zeroed(len: usize, what: &'static str) -> Result<AlignedBuf, CooError> {
         let alloc = || CooError::Alloc { bytes: len, what };
         let words = AlignedBuf::words_for(len).ok_or_else(alloc)?;
-        // No huge-page advice here (unlike `zeroed_vec`): these buffers are
-        // written in order, and asking for huge pages may make the kernel
-        // compact memory on the first call of a process (measured once: the
-        // first assembly 3x slower). An assembly's result, written in many
-        // places at once, takes `zeroed_huge`.
+        // No huge-page advice here (unlike `zeroed_vec`): room that may stay
+        // partly unwritten is touched only 4 KiB at a time. An assembly's
+        // result, written whole as soon as it exists, takes `zeroed_huge`.
+        // (The first call that meets memory the machine has never touched
+        // costs more with huge pages: 460-660 ms against 121-155 on this
+        // VM, once; later processes 32 against 121-155.)
         let words: Vec<u64> = bytemuck::allocation::try_zeroed_vec(words).map_err(|_| alloc())?;
         Ok(AlignedBuf { words, len })
     }
@@ -43,8 +44,9 @@ impl AlignedBuf {
     /// [`AlignedBuf::zeroed`] in memory for which Linux is asked for
     /// transparent huge pages, as [`zeroed_vec`] does: for a large buffer
     /// written whole, or in many places at once, as soon as it exists (an
-    /// assembly's values, combined in the handle's own buffer, and its
-    /// indices), whose pages would otherwise be faulted in 4 KiB at a time.
+    /// assembly's result: its values, combined in the handle's own buffer,
+    /// and its indices), whose pages would otherwise be faulted in 4 KiB at
+    /// a time.
     pub fn zeroed_huge(len: usize, what: &'static str) -> Result<AlignedBuf, CooError> {
         let alloc = || CooError::Alloc { bytes: len, what };
         let words = AlignedBuf::words_for(len).ok_or_else(alloc)?;

@@ -858,7 +858,8 @@ impl Sink for CooSink {
 
     fn rows<T: Pod + Send + Sync>(self, r: Rows<'_, T>) -> Option<Assembled> {
         let nnz: usize = r.parts.iter().map(|p| p.entries).sum();
-        let mut indices = AlignedBuf::zeroed(nnz.checked_mul(16)?, "the assembled indices").ok()?;
+        let mut indices =
+            AlignedBuf::zeroed_huge(nnz.checked_mul(16)?, "the assembled indices").ok()?;
         let mut values = values_for::<T>(nnz)?;
         {
             let (mut irest, mut vrest): (&mut [u64], &mut [T]) = (
@@ -901,7 +902,8 @@ impl Sink for CooSink {
             [r as u64, c as u64]
         };
         let nnz = kept_sorted(&s);
-        let mut indices = AlignedBuf::zeroed(nnz.checked_mul(16)?, "the assembled indices").ok()?;
+        let mut indices =
+            AlignedBuf::zeroed_huge(nnz.checked_mul(16)?, "the assembled indices").ok()?;
         let mut values = values_for::<T>(nnz)?;
         let im: &mut [[u64; 2]] = bytemuck::cast_slice_mut(indices.as_bytes_mut());
         let vm: &mut [T] = typed(&mut values);
@@ -938,7 +940,8 @@ impl Sink for CooSink {
 /// bits past the last entry clear.
 fn values_for<T>(nnz: usize) -> Option<AlignedBuf> {
     if size_of::<T>() != 0 {
-        return AlignedBuf::zeroed(nnz.checked_mul(size_of::<T>())?, "the assembled values").ok();
+        return AlignedBuf::zeroed_huge(nnz.checked_mul(size_of::<T>())?, "the assembled values")
+            .ok();
     }
     let mut bits = AlignedBuf::zeroed(nnz.div_ceil(8), "the assembled values").ok()?;
     let bytes = bits.as_bytes_mut();
