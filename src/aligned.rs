@@ -34,9 +34,10 @@ impl AlignedBuf {
         // No huge-page advice here (unlike `zeroed_vec`): room that may stay
         // partly unwritten is touched only 4 KiB at a time. An assembly's
         // result, written whole as soon as it exists, takes `zeroed_huge`.
-        // (The first call that meets memory the machine has never touched
-        // costs more with huge pages: 460-660 ms against 121-155 on this
-        // VM, once; later processes 32 against 121-155.)
+        // (Huge pages draw more often on memory the machine has never
+        // touched, whose first use is slow on this VM: a sorted assembly's
+        // first call took 460-660 ms in the first processes to meet it, 32
+        // ms in later ones, against 121-155 ms with 4 KiB pages.)
         let words: Vec<u64> = bytemuck::allocation::try_zeroed_vec(words).map_err(|_| alloc())?;
         Ok(AlignedBuf { words, len })
     }
@@ -200,9 +201,12 @@ pub fn populate(bytes: &mut [u8]) {
         // SAFETY: sysconf reads a constant of the system; no memory is passed.
         let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(0);
         let start = bytes.as_mut_ptr() as usize;
-        let first = start.checked_next_multiple_of(page).unwrap_or(usize::MAX);
-        let len = (start + bytes.len()).saturating_sub(first) / page.max(1) * page;
-        if page > 0 && len > 0 {
+        // `None` for a page size of 0 (unknown).
+        let Some(first) = start.checked_next_multiple_of(page) else {
+            return;
+        };
+        let len = (start + bytes.len()).saturating_sub(first) / page * page;
+        if len > 0 {
             // SAFETY: `first..first + len` lies inside `bytes`, memory this
             // call borrows mutably. MADV_POPULATE_WRITE only maps the pages
             // (as a write would) and never changes their contents; its

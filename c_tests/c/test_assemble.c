@@ -653,7 +653,9 @@ static int test_forbidden_value_codes(void) {
         hurray_assembly_plan *plan = NULL;
         int32_t offsets[66], indices[3];
         uint8_t values[3];
-        hurray_compressed c;
+        const hurray_compressed c =
+            ctest_compressed(HURRAY_FORMAT_CSR, HURRAY_INDEX_INT32, 0, offsets, sizeof offsets,
+                             indices, sizeof indices, values, sizeof values);
         uint64_t nnz = 0;
         CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(policies[k], 0, 1), &coo, &plan),
                      HURRAY_ERR_INVALID_VALUE, "entry 0: value code 0xFF is reserved");
@@ -661,15 +663,6 @@ static int test_forbidden_value_codes(void) {
         CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(policies[k], 0, 2), &coo, NULL),
                      HURRAY_ERR_INVALID_VALUE, "entry 0: value code 0xFF is reserved");
         CHECK(coo == NULL);
-        memset(&c, 0, sizeof c);
-        c.format = HURRAY_FORMAT_CSR;
-        c.index_type = HURRAY_INDEX_INT32;
-        c.offsets = offsets;
-        c.offsets_bytes = sizeof offsets;
-        c.indices = indices;
-        c.indices_bytes = sizeof indices;
-        c.values = values;
-        c.values_bytes = sizeof values;
         CHECK_STATUS(hurray_assemble_compressed(&t, CTEST_ASSEMBLY(policies[k], 0, 1), &c, &nnz, NULL),
                      HURRAY_ERR_INVALID_VALUE, "entry 0: value code 0xFF is reserved");
     }

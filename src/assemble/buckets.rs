@@ -111,6 +111,21 @@ pub(super) struct PlacedPart {
     pub per_row: Vec<u32>,
 }
 
+impl Placed {
+    /// Each part's items in `bytes` (`width` bytes each, a part's from its
+    /// `at`) moved down to follow the part before: never up, as a part
+    /// holds at most its triplets.
+    pub(super) fn follow(&self, bytes: &mut [u8], width: usize) {
+        let mut to = 0usize;
+        for q in &self.parts {
+            if q.at != to {
+                bytes.copy_within(q.at * width..(q.at + q.entries) * width, to * width);
+            }
+            to += q.entries;
+        }
+    }
+}
+
 /// Strictly sorted input: `at(i)` is triplet `i`'s 0-based (row, column).
 pub(super) struct SortedInput<'a, T, A> {
     pub n: usize,
@@ -819,17 +834,9 @@ impl Sink for CooSink {
         let (cols, mut values) = self.lent.take()?;
         let nnz: usize = p.parts.iter().map(|q| q.entries).sum();
         let w = p.width;
-        let vb = values.as_bytes_mut();
-        let mut to = 0usize;
-        for q in &p.parts {
-            if q.at != to {
-                vb.copy_within(q.at * w..(q.at + q.entries) * w, to * w);
-            }
-            to += q.entries;
-        }
+        p.follow(values.as_bytes_mut(), w);
         values.truncate(nnz * w);
-        let mut indices =
-            AlignedBuf::zeroed_huge(nnz.checked_mul(16)?, "the assembled indices").ok()?;
+        let mut indices = indices_for(nnz)?;
         let mut out: &mut [[u64; 2]] = bytemuck::cast_slice_mut(indices.as_bytes_mut());
         let mut parts = Vec::with_capacity(p.parts.len());
         let mut row = 0u64;
@@ -848,7 +855,6 @@ impl Sink for CooSink {
                 }
             }
         });
-        drop(cols);
         Some(Coo::from_built(p.ty.tag, &self.shape, values, indices).map(|c| (c, None)))
     }
 
@@ -858,8 +864,7 @@ impl Sink for CooSink {
 
     fn rows<T: Pod + Send + Sync>(self, r: Rows<'_, T>) -> Option<Assembled> {
         let nnz: usize = r.parts.iter().map(|p| p.entries).sum();
-        let mut indices =
-            AlignedBuf::zeroed_huge(nnz.checked_mul(16)?, "the assembled indices").ok()?;
+        let mut indices = indices_for(nnz)?;
         let mut values = values_for::<T>(nnz)?;
         {
             let (mut irest, mut vrest): (&mut [u64], &mut [T]) = (
@@ -902,8 +907,7 @@ impl Sink for CooSink {
             [r as u64, c as u64]
         };
         let nnz = kept_sorted(&s);
-        let mut indices =
-            AlignedBuf::zeroed_huge(nnz.checked_mul(16)?, "the assembled indices").ok()?;
+        let mut indices = indices_for(nnz)?;
         let mut values = values_for::<T>(nnz)?;
         let im: &mut [[u64; 2]] = bytemuck::cast_slice_mut(indices.as_bytes_mut());
         let vm: &mut [T] = typed(&mut values);
@@ -933,6 +937,12 @@ impl Sink for CooSink {
         }
         Some(Coo::from_built(s.ty.tag, s.shape, values, indices).map(|c| (c, None)))
     }
+}
+
+/// The result's indices buffer for `nnz` entries, zeroed for the kernel
+/// to fill (written whole, in huge pages).
+fn indices_for(nnz: usize) -> Option<AlignedBuf> {
+    AlignedBuf::zeroed_huge(nnz.checked_mul(16)?, "the assembled indices").ok()
 }
 
 /// The result's values buffer for `nnz` entries: zeroed for the kernel to

@@ -280,17 +280,8 @@ impl Sink for CompressedSink<'_> {
         if let Err(e) = self.check(p.ty, nnz) {
             return Some(Err(e));
         }
-        let w = p.width;
-        let mut to = 0usize;
-        for q in &p.parts {
-            if q.at != to {
-                self.indices
-                    .copy_within(q.at * 4..(q.at + q.entries) * 4, to * 4);
-                self.values
-                    .copy_within(q.at * w..(q.at + q.entries) * w, to * w);
-            }
-            to += q.entries;
-        }
+        p.follow(self.indices, 4);
+        p.follow(self.values, p.width);
         let b = u64::from(self.base);
         if self.index_type.width() == 8 {
             for j in (0..nnz).rev() {

@@ -150,9 +150,9 @@ pub fn read_mtx_file_compressed(
 /// checked) and then the images landing in it (columns above the row,
 /// from later rows in order), and the parser checked the extents. It is
 /// not validated again, except in debug builds (`Coo::from_built`), where
-/// every test that reads such a file checks it. `Ok(None)` for any other file, or
-/// anything [`in_order`] declines: the caller's general path reads it and
-/// names any problem.
+/// every test that reads such a file checks it. `Ok(None)` for any other
+/// file, or anything [`in_order`] declines: the caller's general path
+/// reads it and names any problem.
 pub(super) fn symmetric_handle(
     path: &Path,
     o: &TextOptions,
@@ -677,13 +677,12 @@ trait Slots: Send + Sized {
     fn set(&mut self, p: usize, major: u32, minor: u32);
     /// The slots before `at`, and those from `at` on (counted from 0).
     fn split_at(self, at: usize) -> (Self, Self);
-    /// Whether the slots and the values beside them are the library's own
-    /// fresh memory (a handle's buffers), whose pages [`place`] then has
-    /// mapped in one call before writing them; never a caller's arrays,
-    /// which may be mapped already (asking again costs more than it saves).
-    const FRESH: bool;
-    /// The slots' memory.
-    fn bytes(&mut self) -> &mut [u8];
+    /// The slots' memory when it and the values beside it are the
+    /// library's own fresh memory (a handle's buffers), whose pages
+    /// [`place`] then has mapped in one call before writing them; `None`
+    /// for a caller's arrays, which may be mapped already (asking again
+    /// costs more than it saves).
+    fn fresh(&mut self) -> Option<&mut [u8]>;
 }
 
 /// Compressed indices: each entry's minor index plus `base`, as `I`.
@@ -693,8 +692,6 @@ struct Narrowed<'a, I> {
 }
 
 impl<I: bytemuck::Pod + Narrow + Send> Slots for Narrowed<'_, I> {
-    const FRESH: bool = false;
-
     #[inline(always)]
     fn set(&mut self, p: usize, _major: u32, minor: u32) {
         self.indices[p] = I::narrow(u64::from(minor) + self.base);
@@ -706,16 +703,14 @@ impl<I: bytemuck::Pod + Narrow + Send> Slots for Narrowed<'_, I> {
         (Narrowed { indices: a, base }, Narrowed { indices: b, base })
     }
 
-    fn bytes(&mut self) -> &mut [u8] {
-        bytemuck::cast_slice_mut(self.indices)
+    fn fresh(&mut self) -> Option<&mut [u8]> {
+        None
     }
 }
 
 /// A handle's coordinates, row-major (`Mirrored` reads into them as CSR):
 /// each entry's (row, column).
 impl Slots for &mut [[u64; 2]] {
-    const FRESH: bool = true;
-
     #[inline(always)]
     fn set(&mut self, p: usize, major: u32, minor: u32) {
         self[p] = [u64::from(major), u64::from(minor)];
@@ -725,8 +720,8 @@ impl Slots for &mut [[u64; 2]] {
         self.split_at_mut(at)
     }
 
-    fn bytes(&mut self) -> &mut [u8] {
-        bytemuck::cast_slice_mut(self)
+    fn fresh(&mut self) -> Option<&mut [u8]> {
+        Some(bytemuck::cast_slice_mut(self))
     }
 }
 
@@ -805,8 +800,8 @@ fn place<S: Slots>(
     mut slots: S,
     values: &mut [u64],
 ) {
-    if S::FRESH {
-        crate::aligned::populate(slots.bytes());
+    if let Some(bytes) = slots.fresh() {
+        crate::aligned::populate(bytes);
         crate::aligned::populate(bytemuck::cast_slice_mut(values));
     }
     let mut put = |major: u32, minor: u32, v: u64| {
