@@ -1,7 +1,9 @@
 //! Owned storage allocated without aborting: 64-byte-aligned byte buffers,
 //! large zeroed work space, and plain vectors sized by a caller's count.
 
-use bytemuck::Zeroable;
+use std::mem::MaybeUninit;
+
+use bytemuck::{Pod, Zeroable};
 
 use crate::element::size::BUFFER_ALIGN;
 use crate::error::CooError;
@@ -162,27 +164,128 @@ impl AlignedBuf {
 /// allocator clears over-aligned memory itself.
 pub fn zeroed_vec<T: Zeroable>(n: usize) -> Option<Vec<T>> {
     const { assert!(std::mem::align_of::<T>() <= 16) };
-    let v: Vec<T> = bytemuck::allocation::try_zeroed_vec(n).ok()?;
+    let mut v: Vec<T> = bytemuck::allocation::try_zeroed_vec(n).ok()?;
+    // SAFETY: `v` owns its `n` values' bytes (the allocation succeeded, so
+    // the size fits).
+    unsafe { advise_huge(v.as_mut_ptr().cast(), n * std::mem::size_of::<T>()) };
+    Some(v)
+}
+
+/// Ask Linux for transparent huge pages for the whole 2 MiB pages inside
+/// `start..start + len`, when it spans at least two (smaller memory gains
+/// nothing). Only how the pages are backed changes, never their contents;
+/// where the kernel refuses (THP disabled) they stay as they are.
+///
+/// # Safety
+/// `start..start + len` is memory the caller owns.
+unsafe fn advise_huge(start: *mut u8, len: usize) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
-        // The allocation succeeded, so this size fits (and cannot overflow).
-        let bytes = n * std::mem::size_of::<T>();
-        if bytes >= 2 * HUGE {
-            let start = v.as_ptr() as usize;
-            let first = start.next_multiple_of(HUGE);
-            let len = (start + bytes - first) / HUGE * HUGE;
-            // SAFETY: `first..first + len` lies inside the allocation `v`
-            // owns (rounded inwards to whole 2 MiB pages). MADV_HUGEPAGE only
-            // changes how the kernel backs these pages, never their
-            // contents; a failure (THP disabled) leaves them as they are and
-            // is ignored.
+        if len >= 2 * HUGE {
+            let at = start as usize;
+            let first = at.next_multiple_of(HUGE);
+            let huge = (at + len - first) / HUGE * HUGE;
+            // SAFETY: `first..first + huge` lies inside the caller's memory
+            // (rounded inwards to whole 2 MiB pages). MADV_HUGEPAGE never
+            // changes the contents; its error is ignored.
             unsafe {
-                libc::madvise(first as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
+                libc::madvise(first as *mut libc::c_void, huge, libc::MADV_HUGEPAGE);
             }
         }
     }
-    Some(v)
+    #[cfg(not(target_os = "linux"))]
+    let _ = (start, len);
+}
+
+/// An [`AlignedBuf`] before its bytes are written: memory that is neither
+/// cleared by the library nor by the allocator, for a buffer the library
+/// writes whole before it is read (a sorted assembly's result). Where the
+/// allocator hands back memory the process freed (glibc in an MPI
+/// process), a zeroed allocation would clear it first: a pass of its own
+/// over every byte (about a tenth of a sorted assembly's time).
+pub struct Unfilled {
+    words: Vec<MaybeUninit<u64>>,
+    len: usize,
+}
+
+impl Unfilled {
+    /// Room for `len` bytes, in memory for which huge pages are asked (as
+    /// [`AlignedBuf::zeroed_huge`]). Reports `Alloc` instead of aborting.
+    pub fn huge(len: usize, what: &'static str) -> Result<Unfilled, CooError> {
+        let alloc = || CooError::Alloc { bytes: len, what };
+        let n = AlignedBuf::words_for(len).ok_or_else(alloc)?;
+        let mut words: Vec<MaybeUninit<u64>> = Vec::new();
+        words.try_reserve_exact(n).map_err(|_| alloc())?;
+        // SAFETY: the capacity is at least `n` (reserved above), and a
+        // MaybeUninit needs no value.
+        unsafe { words.set_len(n) };
+        // SAFETY: the vector owns its `n` words.
+        unsafe { advise_huge(words.as_mut_ptr().cast(), n * 8) };
+        // The words outside the buffer's bytes are zeroed now: those before
+        // the first 64-byte boundary, and from the 64-byte block that holds
+        // the buffer's last byte on (its bytes are written over the zeros
+        // later; the padding after them stays zero).
+        let at = words.as_ptr() as usize;
+        let first = (at.next_multiple_of(BUFFER_ALIGN) - at) / 8;
+        let tail = first + len / BUFFER_ALIGN * (BUFFER_ALIGN / 8);
+        for w in &mut words[..first] {
+            w.write(0);
+        }
+        for w in &mut words[tail..] {
+            w.write(0);
+        }
+        Ok(Unfilled { words, len })
+    }
+
+    /// The buffer as `len / size_of::<T>()` slots of `T` to be written (see
+    /// [`fill`]).
+    pub fn slots<T: Pod>(&mut self) -> &mut [MaybeUninit<T>] {
+        const { assert!(std::mem::align_of::<T>() <= BUFFER_ALIGN) };
+        let at = self.words.as_mut_ptr().cast::<u8>();
+        let first = (at as usize).next_multiple_of(BUFFER_ALIGN) - at as usize;
+        let n = self.len.checked_div(std::mem::size_of::<T>()).unwrap_or(0);
+        // SAFETY: bytes first..first + len of the words' memory belong to
+        // this buffer (`words_for` made room for them past the first
+        // boundary), borrowed mutably with `self`; the start is 64-byte
+        // aligned, so aligned for T (asserted above); the n slots of T
+        // cover at most `len` bytes; MaybeUninit<T> needs no valid value.
+        unsafe { std::slice::from_raw_parts_mut(at.add(first).cast::<MaybeUninit<T>>(), n) }
+    }
+
+    /// The buffer, written.
+    ///
+    /// # Safety
+    /// Every byte of the buffer's `len` was written (through
+    /// [`Unfilled::slots`]) since [`Unfilled::huge`].
+    pub unsafe fn filled(self) -> AlignedBuf {
+        let mut words = std::mem::ManuallyDrop::new(self.words);
+        let (ptr, n, cap) = (words.as_mut_ptr(), words.len(), words.capacity());
+        // SAFETY: the words outside the bytes were zeroed by `huge`, and per this function's contract every byte
+        // inside was written since, so all `n` words are initialised;
+        // MaybeUninit<u64> has u64's size and alignment, and the vector's
+        // allocation is handed over whole (pointer, length, capacity).
+        let words = unsafe { Vec::from_raw_parts(ptr.cast::<u64>(), n, cap) };
+        AlignedBuf {
+            words,
+            len: self.len,
+        }
+    }
+}
+
+/// Writes `items` into `slots`, one each, and gives the slots back
+/// written. Panics (a bug of the caller's) when there are fewer items than
+/// slots: a slot left unwritten must never be read.
+pub fn fill<T>(slots: &mut [MaybeUninit<T>], items: impl IntoIterator<Item = T>) -> &mut [T] {
+    let mut written = 0usize;
+    for (slot, item) in slots.iter_mut().zip(items) {
+        slot.write(item);
+        written += 1;
+    }
+    assert_eq!(written, slots.len(), "fewer items than slots");
+    // SAFETY: every slot was written just above (counted); MaybeUninit<T>
+    // has T's layout.
+    unsafe { &mut *(std::ptr::from_mut(slots) as *mut [T]) }
 }
 
 /// Have the kernel map `bytes`' pages now, in one call, rather than one
@@ -437,6 +540,47 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A buffer built unfilled holds exactly what was written through its
+    /// slots, from a 64-byte boundary, with every word around it zero (the
+    /// padding, and the slack before and after): of bytes, of 16-byte
+    /// entries, and in memory large enough for huge pages.
+    #[test]
+    fn unfilled_buffers_hold_what_was_written_and_zero_around_it() {
+        for len in [0usize, 1, 8, 63, 64, 65, 200, 4096, (5 << 20) + 24] {
+            // Fill the allocator's free memory with a pattern first, so that
+            // memory handed back uncleared would show.
+            drop(vec![0x5au8; len + 128]);
+            let mut u = Unfilled::huge(len, "a test buffer").unwrap();
+            fill(u.slots::<u8>(), (0..len).map(|k| (k % 251) as u8 + 1));
+            // SAFETY: every byte was written just above.
+            let b = unsafe { u.filled() };
+            let want: Vec<u8> = (0..len).map(|k| (k % 251) as u8 + 1).collect();
+            assert_eq!(b.as_bytes(), want.as_slice(), "len {len}");
+            assert_eq!(b.as_bytes().as_ptr() as usize % BUFFER_ALIGN, 0);
+            let (start, all) = (b.start(), bytemuck::cast_slice::<u64, u8>(&b.words));
+            assert!(all[..start].iter().all(|&x| x == 0), "len {len}: slack");
+            assert!(
+                all[start + len..].iter().all(|&x| x == 0),
+                "len {len}: padding"
+            );
+        }
+        let n = 1000;
+        let mut u = Unfilled::huge(n * 16, "a test buffer").unwrap();
+        fill(u.slots::<[u64; 2]>(), (0..n as u64).map(|k| [k, !k]));
+        // SAFETY: all n entries (every byte) were written just above.
+        let b = unsafe { u.filled() };
+        let got: &[[u64; 2]] = bytemuck::cast_slice(b.as_bytes());
+        assert!(got.iter().zip(0u64..).all(|(e, k)| *e == [k, !k]));
+    }
+
+    /// `fill` refuses to hand back slots it was given too few items for.
+    #[test]
+    #[should_panic(expected = "fewer items than slots")]
+    fn filling_with_too_few_items_panics() {
+        let mut slots = [MaybeUninit::<u32>::uninit(); 4];
+        fill(&mut slots, [1, 2, 3]);
     }
 
     /// Bytes left at another offset in the words (as when a shrink moved

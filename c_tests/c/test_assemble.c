@@ -669,10 +669,69 @@ static int test_forbidden_value_codes(void) {
     return failures;
 }
 
+/* Sorted int32 triplets are written into the handle and checked a block
+ * at a time on each thread: input broken late, past the first blocks and in
+ * the second thread's range, by a repeat or a column past the shape, gives
+ * what it would anywhere else (the repeat summed, the coordinate named). */
+static int test_sorted_input_broken_late(void) {
+    enum { N = 200000, COLS = 5 };
+    int failures = 0;
+    const uint64_t shape[2] = {N / COLS, COLS};
+    int32_t *rows = malloc(N * sizeof *rows), *cols = malloc(N * sizeof *cols);
+    double *vals = malloc(N * sizeof *vals);
+    const void *dims[2] = {rows, cols};
+    uint32_t threads;
+    int kind;
+    CHECK(rows && cols && vals);
+    if (!rows || !cols || !vals) goto done;
+    for (threads = 1; threads <= 2; threads++) {
+        for (kind = 0; kind < 3; kind++) {
+            const hurray_triplets t = ctest_triplets_i32_f64(shape, N, dims, 0, vals);
+            hurray_coo *coo = NULL;
+            const uint64_t at[2] = {150000 / COLS, 150000 % COLS};
+            double x = 0;
+            bool found = false;
+            int i;
+            for (i = 0; i < N; i++) {
+                rows[i] = i / COLS;
+                cols[i] = i % COLS;
+                vals[i] = (double)i;
+            }
+            if (kind == 2) {
+                cols[N - 2] = COLS; /* past the shape, near the end */
+                CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, 0, threads), &coo, NULL),
+                             HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+                             "triplet 199998: coordinate 5 in dimension 1 is out of bounds");
+                CHECK(coo == NULL);
+                continue;
+            }
+            if (kind == 1) {
+                /* A repeat of the entry before: triplet 150001 onto 150000. */
+                rows[150001] = rows[150000];
+                cols[150001] = cols[150000];
+            }
+            CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, 0, threads), &coo, NULL),
+                         HURRAY_OK, "");
+            if (coo == NULL) continue;
+            CHECK(hurray_coo_nnz(coo) == (uint64_t)(kind == 1 ? N - 1 : N) && hurray_coo_is_sorted(coo));
+            CHECK(hurray_coo_validate(coo, 1) == HURRAY_OK);
+            CHECK(hurray_coo_lookup_f64(coo, at, 2, &x, &found) == HURRAY_OK && found);
+            CHECK(x == (kind == 1 ? 150000.0 + 150001.0 : 150000.0));
+            hurray_coo_free(coo);
+        }
+    }
+done:
+    free(rows);
+    free(cols);
+    free(vals);
+    return failures;
+}
+
 static const struct {
     const char *name;
     ctest_fn fn;
 } TESTS[] = {
+    {"sorted_input_broken_late", test_sorted_input_broken_late},
     {"forbidden_value_codes", test_forbidden_value_codes},
     {"assemble_into_csr_and_csc", test_assemble_into_csr_and_csc},
     {"scratch_in_output", test_scratch_in_output},

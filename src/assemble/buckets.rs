@@ -8,7 +8,10 @@
 //!    which runs in vector registers) asks whether every triplet is in
 //!    bounds, kept and strictly after the one before it. If so, the input
 //!    is copied straight into the result: there is nothing else to do. The
-//!    scan stops at the first block of triplets that is not.
+//!    scan stops at the first block of triplets that is not. Into a handle
+//!    (`CooSink::sorted_words`) there is no scan: the input is written
+//!    into the result a block at a time and each block checked as written,
+//!    once the first block is seen to be in order.
 //! 1. Threads over triplet ranges check every coordinate, count each row's
 //!    triplets, see whether the input is already strictly sorted (for the
 //!    extents the scan leaves to them), how often a triplet's row is near
@@ -45,7 +48,8 @@ use super::combine::{is_zero, sum_f32, sum_f64};
 use super::plan::Plan;
 use super::read::{IndexType, Words};
 use super::{AssembleOptions, Duplicates, Triplets};
-use crate::aligned::{zeroed_vec, AlignedBuf};
+use crate::aligned::{fill, zeroed_vec, AlignedBuf, Unfilled};
+use crate::coo::validate::scan::first_sorted_violation;
 use crate::coo::Coo;
 use crate::element::types::{Encoding, TypeInfo};
 use crate::error::CooError;
@@ -53,6 +57,7 @@ use crate::hint::{prefetch, prefetch_at};
 use crate::threads;
 use bytemuck::Pod;
 use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 
 /// What an assembly into a handle gives: the handle and, if asked, the
 /// plan for re-assembling new values.
@@ -74,6 +79,24 @@ pub(super) trait Sink {
     ) -> Option<Self::Out>;
     /// Combined rows.
     fn rows<T: Pod + Send + Sync>(self, r: Rows<'_, T>) -> Option<Self::Out>;
+    /// Whether the sink takes input that may be sorted through
+    /// [`Sink::sorted_words`], checking it as it writes, rather than after
+    /// a scan of its own (`words_in_order`).
+    const CHECKS_AS_IT_WRITES: bool = false;
+    /// Input from 32-bit arrays whose first block is strictly sorted: the
+    /// result written a block at a time, each block checked as written
+    /// (every entry in bounds and after the one before); `Err(self)` when
+    /// one is not, and nothing of it is kept. Only called when
+    /// [`Sink::CHECKS_AS_IT_WRITES`].
+    fn sorted_words<T: Pod + Send + Sync>(
+        self,
+        _s: SortedWords<'_, T>,
+    ) -> Result<Option<Self::Out>, Self>
+    where
+        Self: Sized,
+    {
+        Err(self)
+    }
     /// Whether the memory [`Sink::scratch`] lends is in huge pages, as the
     /// library's own buckets are, so that scattered triplets may be placed
     /// in it too.
@@ -135,6 +158,18 @@ pub(super) struct SortedInput<'a, T, A> {
     pub threads: usize,
     pub vals: Values<'a, T>,
     pub at: &'a A,
+}
+
+/// Input that may be strictly sorted, from 32-bit arrays: triplet `i` is
+/// at `w.rows[i] - base`, `w.cols[i] - base`, its value `vals[i]`; every
+/// triplet kept (no zeros left out). The extents are below 2^31.
+pub(super) struct SortedWords<'a, T> {
+    pub ty: &'static TypeInfo,
+    pub shape: &'a [u64],
+    pub threads: usize,
+    pub vals: &'a [T],
+    pub w: Words<'a>,
+    pub base: u32,
 }
 
 /// Combined rows: part `k` covers rows `cuts[k]..cuts[k + 1]`, with
@@ -475,47 +510,93 @@ fn count_words(
     })
 }
 
-/// Whether every triplet is in bounds, kept, and strictly after the one
-/// before it in (row, column) order, read from the 32-bit coordinate
-/// arrays in blocks of 1024 with no branch inside a block (each triplet
-/// compared with the one before it, read again rather than carried, so the
-/// compiler does a block in vector registers). The first block is checked
-/// on the calling thread, so input that is not sorted costs no thread; then
-/// threads over ranges, each stopping at its first block that fails.
-fn words_in_order(keep: &Keep, w: Words<'_>, threads: usize) -> bool {
-    const BLOCK: usize = 1024;
-    let n = w.rows.len().min(w.cols.len());
-    // In 32-bit signed lanes: extents below 2^31, so every coordinate in
-    // bounds is a nonnegative i32 after the base is taken off, and one that
-    // is not (negative, at or past the extent, a uint32 of 2^31 and up, or
-    // i32::MIN wrapped by the base) fails the bounds test.
-    let (rows, cols) = (keep.rows, keep.cols);
-    if rows >= 1 << 31 || cols >= 1 << 31 {
-        return false;
+/// Triplets read in blocks of this many by `words_in_order`, and written
+/// and checked in blocks of this many by `CooSink::sorted_words` (a block's
+/// coordinates, values and result stay in the first-level cache).
+const WORD_BLOCK: usize = 1024;
+
+/// The scan's test over 32-bit coordinate arrays: every triplet in
+/// bounds, kept, and strictly after the one before it in (row, column)
+/// order. In 32-bit signed lanes: extents below 2^31, so every coordinate
+/// in bounds is a nonnegative i32 after the base is taken off, and one that
+/// is not (negative, at or past the extent, a uint32 of 2^31 and up, or
+/// i32::MIN wrapped by the base) fails the bounds test.
+struct WordOrder<'a> {
+    w: Words<'a>,
+    rows: i32,
+    cols: i32,
+    base: i32,
+}
+
+impl<'a> WordOrder<'a> {
+    /// `None` for extents of 2^31 and up.
+    fn new(keep: &Keep, w: Words<'a>) -> Option<WordOrder<'a>> {
+        if keep.rows >= 1 << 31 || keep.cols >= 1 << 31 {
+            return None;
+        }
+        Some(WordOrder {
+            w,
+            rows: keep.rows as i32,
+            cols: keep.cols as i32,
+            base: keep.base as i32,
+        })
     }
-    let (rows, cols, b) = (rows as i32, cols as i32, keep.base as i32);
-    let key = |r: u32, c: u32| {
-        let (r, c) = ((r as i32).wrapping_sub(b), (c as i32).wrapping_sub(b));
-        ((r < 0) | (r >= rows) | (c < 0) | (c >= cols), r, c)
-    };
-    // Triplets at..end (at >= 1), each in bounds and after the one before.
-    let block_ok = |at: usize, end: usize| {
+
+    fn len(&self) -> usize {
+        self.w.rows.len().min(self.w.cols.len())
+    }
+
+    #[inline(always)]
+    fn key(&self, r: u32, c: u32) -> (bool, i32, i32) {
+        let (r, c) = (
+            (r as i32).wrapping_sub(self.base),
+            (c as i32).wrapping_sub(self.base),
+        );
+        (
+            (r < 0) | (r >= self.rows) | (c < 0) | (c >= self.cols),
+            r,
+            c,
+        )
+    }
+
+    /// Triplets at..end (at >= 1), each in bounds and after the one before:
+    /// no branch inside (each triplet compared with the one before it,
+    /// read again rather than carried, so the compiler does the block in
+    /// vector registers).
+    fn block_ok(&self, at: usize, end: usize) -> bool {
+        let w = &self.w;
         let (r0, r1) = (&w.rows[at - 1..end - 1], &w.rows[at..end]);
         let (c0, c1) = (&w.cols[at - 1..end - 1], &w.cols[at..end]);
         let mut bad = false;
         for (((&pr, &pc), &r), &c) in r0.iter().zip(c0).zip(r1).zip(c1) {
-            let ((out, r, c), (_, pr, pc)) = (key(r, c), key(pr, pc));
+            let ((out, r, c), (_, pr, pc)) = (self.key(r, c), self.key(pr, pc));
             bad |= out | !((r > pr) | ((r == pr) & (c > pc)));
         }
         !bad
-    };
-    if n == 0 {
-        return true;
     }
-    let probe = n.min(BLOCK);
-    if key(w.rows[0], w.cols[0]).0 || !block_ok(1, probe) {
+
+    /// The triplets of the first block (all, for fewer): the test an
+    /// input that is not sorted fails at once, on the calling thread.
+    fn first_block_ok(&self) -> bool {
+        let n = self.len();
+        n == 0
+            || (!self.key(self.w.rows[0], self.w.cols[0]).0 && self.block_ok(1, n.min(WORD_BLOCK)))
+    }
+}
+
+/// Whether every triplet passes the test of [`WordOrder`], block by block.
+/// The first block is checked on the calling thread, so input that is not
+/// sorted costs no thread; then threads over ranges, each stopping at its
+/// first block that fails.
+fn words_in_order(keep: &Keep, w: Words<'_>, threads: usize) -> bool {
+    let Some(order) = WordOrder::new(keep, w) else {
+        return false;
+    };
+    if !order.first_block_ok() {
         return false;
     }
+    let n = order.len();
+    let probe = n.min(WORD_BLOCK);
     let range = |k: usize| {
         let (lo, hi) = (n * k / threads, n * (k + 1) / threads);
         (lo.max(probe), hi.max(probe))
@@ -523,8 +604,8 @@ fn words_in_order(keep: &Keep, w: Words<'_>, threads: usize) -> bool {
     threads::each(threads, |k| {
         let (lo, hi) = range(k);
         (lo..hi)
-            .step_by(BLOCK)
-            .all(|at| block_ok(at, (at + BLOCK).min(hi)))
+            .step_by(WORD_BLOCK)
+            .all(|at| order.block_ok(at, (at + WORD_BLOCK).min(hi)))
     })
     .into_iter()
     .all(|ok| ok)
@@ -536,7 +617,7 @@ fn kernel<T, R, S: Sink>(
     ty: &'static TypeInfo,
     read: &R,
     words: Option<Words<'_>>,
-    sink: S,
+    mut sink: S,
     combine: impl Fn(T, T) -> T + Sync,
 ) -> Option<S::Out>
 where
@@ -593,7 +674,29 @@ where
         };
     }
     let b = keep.base;
-    if let Some(w) = words.filter(|&w| words_in_order(&keep, w, threads)) {
+    // A sink that checks as it writes gets input whose first block is in
+    // order without the scan; if a later block is not, pass 1 follows.
+    let given = match vals {
+        Values::Given(v) if !o.drop_zeros => Some(v),
+        _ => None,
+    };
+    let checks = S::CHECKS_AS_IT_WRITES && given.is_some();
+    if let (true, Some(w), Some(vals)) = (checks, words, given) {
+        if WordOrder::new(&keep, w).is_some_and(|order| order.first_block_ok()) {
+            let s = SortedWords {
+                ty,
+                shape: t.shape,
+                threads,
+                vals,
+                w,
+                base: b as u32,
+            };
+            match sink.sorted_words(s) {
+                Ok(out) => return out,
+                Err(back) => sink = back,
+            }
+        }
+    } else if let Some(w) = words.filter(|&w| words_in_order(&keep, w, threads)) {
         // Checked: every coordinate minus the base is in bounds.
         sorted_with!(&words_at(w, b));
     }
@@ -807,6 +910,62 @@ impl CooSink {
 impl Sink for CooSink {
     type Out = Assembled;
     const HUGE: bool = true;
+    const CHECKS_AS_IT_WRITES: bool = true;
+
+    /// The input, 0-based and widened, and its values, in one pass: threads
+    /// over triplet ranges each write theirs a block at a time and check
+    /// the block as written ([`write_checked`]); then each range's first
+    /// entry is checked against the range before. What is checked is the
+    /// result itself, so it is sorted and in bounds whatever the caller's
+    /// arrays did meanwhile. Its buffers are not cleared first: every byte
+    /// is written (see [`Unfilled`]).
+    fn sorted_words<T: Pod + Send + Sync>(
+        self,
+        s: SortedWords<'_, T>,
+    ) -> Result<Option<Assembled>, CooSink> {
+        let n = s.vals.len();
+        let room = |w: usize| n.checked_mul(w);
+        let (Some(ib), Some(vb)) = (room(16), room(size_of::<T>())) else {
+            return Ok(None);
+        };
+        let (Ok(mut indices), Ok(mut values)) = (
+            Unfilled::huge(ib, "the assembled indices"),
+            Unfilled::huge(vb, "the assembled values"),
+        ) else {
+            return Ok(None);
+        };
+        let shape = [s.shape[0], s.shape[1]];
+        let mut parts = Vec::new();
+        if parts.try_reserve(s.threads).is_err() {
+            return Ok(None);
+        }
+        let (mut im, mut vm) = (indices.slots::<[u64; 2]>(), values.slots::<T>());
+        for k in 0..s.threads {
+            let (lo, hi) = (n * k / s.threads, n * (k + 1) / s.threads);
+            let (i_part, i_rest) = im.split_at_mut(hi - lo);
+            let (v_part, v_rest) = vm.split_at_mut(hi - lo);
+            parts.push((lo, i_part, v_part));
+            (im, vm) = (i_rest, v_rest);
+        }
+        let ends = threads::run(parts, |_, (lo, im, vm)| {
+            write_checked(&s, lo, im, vm, &shape)
+        });
+        let Some(ends) = ends.into_iter().collect::<Option<Vec<_>>>() else {
+            return Err(self);
+        };
+        let ends: Vec<_> = ends.into_iter().flatten().collect();
+        if ends.windows(2).any(|e| e[0][1] >= e[1][0]) {
+            return Err(self);
+        }
+        // SAFETY: every range returned `Some`, which `write_checked` does
+        // only once it has written every slot of its indices and values,
+        // and the ranges cover all `n` slots of both buffers (their bytes
+        // whole: `n` slots of 16 bytes and of `size_of::<T>()`).
+        let (indices, values) = unsafe { (indices.filled(), values.filled()) };
+        Ok(Some(
+            Coo::from_built(s.ty.tag, s.shape, values, indices).map(|c| (c, None)),
+        ))
+    }
 
     /// Buckets for `kept` triplets: the columns' of the library's own, the
     /// values' the handle's values buffer. Fresh pages, touched only as
@@ -937,6 +1096,41 @@ impl Sink for CooSink {
         }
         Some(Coo::from_built(s.ty.tag, s.shape, values, indices).map(|c| (c, None)))
     }
+}
+
+/// Triplets `lo..lo + im.len()` of `s` into `im` (0-based and widened)
+/// and their values into `vm`, a block at a time, each block checked as
+/// written: every entry in bounds and after the one before, the block's
+/// first after the previous block's last. The range's first and last
+/// entries (`None` inside for an empty range), every slot written; or
+/// `None` when a block is not in order.
+fn write_checked<T: Pod>(
+    s: &SortedWords<'_, T>,
+    lo: usize,
+    im: &mut [MaybeUninit<[u64; 2]>],
+    vm: &mut [MaybeUninit<T>],
+    shape: &[u64; 2],
+) -> Option<Option<[[u64; 2]; 2]>> {
+    let (b, len) = (s.base, im.len());
+    let mut ends: Option<[[u64; 2]; 2]> = None;
+    for at in (0..len).step_by(WORD_BLOCK) {
+        let end = (at + WORD_BLOCK).min(len);
+        let (rows, cols) = (&s.w.rows[lo + at..lo + end], &s.w.cols[lo + at..lo + end]);
+        let at_of = |r: u32, c: u32| [u64::from(r.wrapping_sub(b)), u64::from(c.wrapping_sub(b))];
+        let out = fill(
+            &mut im[at..end],
+            rows.iter().zip(cols).map(|(&r, &c)| at_of(r, c)),
+        );
+        fill(&mut vm[at..end], s.vals[lo + at..lo + end].iter().copied());
+        let (first, last) = (out[0], out[out.len() - 1]);
+        if first_sorted_violation(bytemuck::cast_slice(out), shape).is_some()
+            || ends.is_some_and(|[_, before]| before >= first)
+        {
+            return None;
+        }
+        ends = Some([ends.map_or(first, |e| e[0]), last]);
+    }
+    Some(ends)
 }
 
 /// The result's indices buffer for `nnz` entries, zeroed for the kernel
