@@ -754,6 +754,44 @@ fn threads_give_the_same_result_as_one() {
 /// 2 and 3 threads: every index type and base, both layouts, sorted,
 /// unsorted and scattered input, skipped negatives, dropped zeros, every
 /// policy, errors included.
+/// A rank-2 case of `coords` in per-dimension arrays (no values yet), and
+/// those arrays' bytes.
+fn per_dim_case(
+    shape: Vec<u64>,
+    coords: &[[i128; 2]],
+    index_type: IndexType,
+    base: u8,
+) -> (Case, Vec<Vec<u8>>) {
+    let case = Case {
+        shape,
+        coords: coords.iter().map(|c| c.to_vec()).collect(),
+        index_type,
+        base,
+        per_dim: true,
+        ty: None,
+        values: Vec::new(),
+        opts: AssembleOptions::default(),
+    };
+    let dims = (0..2)
+        .map(|d| case.index_bytes(&coords.iter().map(|c| c[d]).collect::<Vec<_>>()))
+        .collect();
+    (case, dims)
+}
+
+/// The solver's path (`got`, no plan asked) gave the planning path's
+/// result: the same entries, or the same error.
+fn assert_same_as_planned(planned: &Assembled, got: &Assembled, what: &str) {
+    match (planned, got) {
+        (Ok((a, _)), Ok((g, plan))) => {
+            assert!(plan.is_none(), "{what}");
+            assert_eq!(g.indices(), a.indices(), "{what}");
+            assert_eq!(g.values(), a.values(), "{what}");
+        }
+        (Err(a), Err(g)) => assert_eq!(a, g, "{what}"),
+        _ => panic!("{what}: {:?} vs {:?}", planned.is_ok(), got.is_ok()),
+    }
+}
+
 #[test]
 fn the_solvers_path_agrees_with_the_planning_path() {
     let mut rng = Rng::new(2024);
@@ -862,15 +900,7 @@ fn the_solvers_path_agrees_with_the_planning_path() {
                     };
                     let got = assemble(&t, &o);
                     let what = format!("round {round} {name} {dup:?}, {threads} threads");
-                    match (&planned, &got) {
-                        (Ok((a, _)), Ok((g, plan))) => {
-                            assert!(plan.is_none(), "{what}");
-                            assert_eq!(g.indices(), a.indices(), "{what}");
-                            assert_eq!(g.values(), a.values(), "{what}");
-                        }
-                        (Err(a), Err(g)) => assert_eq!(a, g, "{what}"),
-                        _ => panic!("{what}: {:?} vs {:?}", planned.is_ok(), got.is_ok()),
-                    }
+                    assert_same_as_planned(&planned, &got, &what);
                 }
             }
         }
@@ -920,19 +950,7 @@ fn sorted_input_checked_as_written_agrees_with_the_planning_path() {
                     _ => coords[p][1] = b - 1, // below the base
                 }
             }
-            let case = Case {
-                shape: vec![rows, cols],
-                coords: coords.iter().map(|c| c.to_vec()).collect(),
-                index_type,
-                base,
-                per_dim: true,
-                ty: None,
-                values: Vec::new(),
-                opts: AssembleOptions::default(),
-            };
-            let dims: Vec<Vec<u8>> = (0..2)
-                .map(|d| case.index_bytes(&coords.iter().map(|c| c[d]).collect::<Vec<_>>()))
-                .collect();
+            let (case, dims) = per_dim_case(vec![rows, cols], &coords, index_type, base);
             let dim_refs: Vec<&[u8]> = dims.iter().map(|d| d.as_slice()).collect();
             let name = ["float64", "float32", "complex64", "int8"][(round + kind) % 4];
             let ty = type_info_named(name);
@@ -976,14 +994,9 @@ fn sorted_input_checked_as_written_agrees_with_the_planning_path() {
                 let what = format!(
                     "break {kind} at {p}, {index_type:?} base {base} {name}, {threads} threads"
                 );
-                match (&planned, &got) {
-                    (Ok((a, _)), Ok((g, _))) => {
-                        assert_eq!(g.indices(), a.indices(), "{what}");
-                        assert_eq!(g.values(), a.values(), "{what}");
-                        assert!(g.validate().is_ok(), "{what}");
-                    }
-                    (Err(a), Err(g)) => assert_eq!(a, g, "{what}"),
-                    _ => panic!("{what}: {:?} vs {:?}", planned.is_ok(), got.is_ok()),
+                assert_same_as_planned(&planned, &got, &what);
+                if let Ok((g, _)) = &got {
+                    assert!(g.validate().is_ok(), "{what}");
                 }
                 cases += 1;
             }
@@ -1261,15 +1274,7 @@ fn mesh_order_and_long_rows_agree_with_the_planning_path() {
                     };
                     let got = assemble(&t, &o);
                     let what = format!("round {round} {name} {dup:?}, {threads} threads");
-                    match (&planned, &got) {
-                        (Ok((a, _)), Ok((g, plan))) => {
-                            assert!(plan.is_none(), "{what}");
-                            assert_eq!(g.indices(), a.indices(), "{what}");
-                            assert_eq!(g.values(), a.values(), "{what}");
-                        }
-                        (Err(a), Err(g)) => assert_eq!(a, g, "{what}"),
-                        _ => panic!("{what}: {:?} vs {:?}", planned.is_ok(), got.is_ok()),
-                    }
+                    assert_same_as_planned(&planned, &got, &what);
                 }
             }
         }
@@ -1294,19 +1299,7 @@ fn spans_that_hold_one_row_each_reach_its_thread() {
         .flat_map(|k| ((k % 7) as f64 + 0.5).to_le_bytes())
         .collect();
     for index_type in [IndexType::I32, IndexType::I64] {
-        let case = Case {
-            shape: vec![rows, 1000],
-            coords: coords.iter().map(|c| c.to_vec()).collect(),
-            index_type,
-            base: 0,
-            per_dim: true,
-            ty: None,
-            values: Vec::new(),
-            opts: AssembleOptions::default(),
-        };
-        let dims: Vec<Vec<u8>> = (0..2)
-            .map(|d| case.index_bytes(&coords.iter().map(|c| c[d]).collect::<Vec<_>>()))
-            .collect();
+        let (case, dims) = per_dim_case(vec![rows, 1000], &coords, index_type, 0);
         let dim_refs: Vec<&[u8]> = dims.iter().map(|d| d.as_slice()).collect();
         let t = Triplets {
             shape: &case.shape,
