@@ -178,8 +178,16 @@ pub fn build_shared_library() -> std::path::PathBuf {
         "libhurray_coo.so.{}",
         hurray_coo::ffi::HURRAY_COO_ABI_VERSION
     ));
-    let _ = std::fs::remove_file(&link);
-    std::os::unix::fs::symlink("libhurray_coo.so", &link).unwrap();
+    // Tests in one binary run at once and may all get here: each makes its
+    // own link under a name of its own and renames it over the soname (a
+    // rename replaces atomically; removing then linking raced, and a test
+    // failed with "File exists").
+    static LINKS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = LINKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".soname-link-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    std::os::unix::fs::symlink("libhurray_coo.so", &tmp).unwrap();
+    std::fs::rename(&tmp, &link).unwrap();
     dir
 }
 
