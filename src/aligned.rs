@@ -261,10 +261,11 @@ impl Unfilled {
     pub unsafe fn filled(self) -> AlignedBuf {
         let mut words = std::mem::ManuallyDrop::new(self.words);
         let (ptr, n, cap) = (words.as_mut_ptr(), words.len(), words.capacity());
-        // SAFETY: the words outside the bytes were zeroed by `huge`, and per this function's contract every byte
-        // inside was written since, so all `n` words are initialised;
-        // MaybeUninit<u64> has u64's size and alignment, and the vector's
-        // allocation is handed over whole (pointer, length, capacity).
+        // SAFETY: the words outside the bytes were zeroed by `huge`, and per
+        // this function's contract every byte inside was written since, so
+        // all `n` words are initialised; MaybeUninit<u64> has u64's size and
+        // alignment, and the vector's allocation is handed over whole
+        // (pointer, length, capacity).
         let words = unsafe { Vec::from_raw_parts(ptr.cast::<u64>(), n, cap) };
         AlignedBuf {
             words,
