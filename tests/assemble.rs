@@ -907,8 +907,9 @@ fn the_solvers_path_agrees_with_the_planning_path() {
     }
 }
 
-/// Sorted 32-bit triplets into a handle are written and checked a block
-/// of 1,024 at a time, each thread its own range: broken once at a block's
+/// Sorted triplets in per-dimension arrays (32- and 64-bit) into a handle
+/// are written and checked a block of 1,024 at a time, each thread its own
+/// range: broken once at a block's
 /// or a thread's edge, or anywhere else, by a repeat, a step back, a column
 /// past the shape, a negative coordinate or one below the base, the solver's
 /// path gives what the planning path gives (the entries, or the same
@@ -936,7 +937,8 @@ fn sorted_input_checked_as_written_agrees_with_the_planning_path() {
             if p == usize::MAX && kind > 0 {
                 continue;
             }
-            let index_type = [IndexType::I32, IndexType::U32][(round + kind) % 2];
+            let index_type = INDEX_TYPES[(round + kind) % 4];
+            let signed = matches!(index_type, IndexType::I32 | IndexType::I64);
             let base = ((round / 2 + kind) % 2) as u8;
             let b = i128::from(base);
             let mut coords: Vec<[i128; 2]> = sorted.iter().map(|c| [c[0] + b, c[1] + b]).collect();
@@ -946,7 +948,7 @@ fn sorted_input_checked_as_written_agrees_with_the_planning_path() {
                     0 if p > 0 => coords[p] = before,           // a repeat
                     1 if p > 0 => coords[p][0] = before[0] - 1, // a step back
                     2 => coords[p][1] = i128::from(cols) + b,   // past the shape
-                    3 if index_type == IndexType::I32 => coords[p][0] = -1,
+                    3 if signed => coords[p][0] = -1,
                     _ => coords[p][1] = b - 1, // below the base
                 }
             }

@@ -669,24 +669,29 @@ static int test_forbidden_value_codes(void) {
     return failures;
 }
 
-/* Sorted int32 triplets are written into the handle and checked a block
- * at a time on each thread: input broken late, past the first blocks and in
- * the second thread's range, by a repeat or a column past the shape, gives
- * what it would anywhere else (the repeat summed, the coordinate named). */
+/* Sorted int32 and int64 triplets are written into the handle and checked
+ * a block at a time on each thread: input broken late, past the first
+ * blocks and in the second thread's range, by a repeat or a column past the
+ * shape, gives what it would anywhere else (the repeat summed, the
+ * coordinate named). */
 static int test_sorted_input_broken_late(void) {
     enum { N = 200000, COLS = 5 };
     int failures = 0;
     const uint64_t shape[2] = {N / COLS, COLS};
     int32_t *rows = malloc(N * sizeof *rows), *cols = malloc(N * sizeof *cols);
+    int64_t *rows64 = malloc(N * sizeof *rows64), *cols64 = malloc(N * sizeof *cols64);
     double *vals = malloc(N * sizeof *vals);
     const void *dims[2] = {rows, cols};
+    const void *dims64[2] = {rows64, cols64};
     uint32_t threads;
     int kind;
-    CHECK(rows && cols && vals);
-    if (!rows || !cols || !vals) goto done;
-    for (threads = 1; threads <= 2; threads++) {
+    CHECK(rows && cols && rows64 && cols64 && vals);
+    if (!rows || !cols || !rows64 || !cols64 || !vals) goto done;
+    for (threads = 1; threads <= 4; threads++) {
         for (kind = 0; kind < 3; kind++) {
-            const hurray_triplets t = ctest_triplets_i32_f64(shape, N, dims, 0, vals);
+            const int wide = threads > 2; /* 3 and 4: int64 on 1 and 2 threads */
+            hurray_triplets t = ctest_triplets_i32_f64(shape, N, dims, 0, vals);
+            const uint32_t th = wide ? threads - 2 : threads;
             hurray_coo *coo = NULL;
             const uint64_t at[2] = {150000 / COLS, 150000 % COLS};
             double x = 0;
@@ -697,20 +702,29 @@ static int test_sorted_input_broken_late(void) {
                 cols[i] = i % COLS;
                 vals[i] = (double)i;
             }
-            if (kind == 2) {
-                cols[N - 2] = COLS; /* past the shape, near the end */
-                CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, 0, threads), &coo, NULL),
-                             HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
-                             "triplet 199998: coordinate 5 in dimension 1 is out of bounds");
-                CHECK(coo == NULL);
-                continue;
-            }
             if (kind == 1) {
                 /* A repeat of the entry before: triplet 150001 onto 150000. */
                 rows[150001] = rows[150000];
                 cols[150001] = cols[150000];
             }
-            CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, 0, threads), &coo, NULL),
+            if (kind == 2) cols[N - 2] = COLS; /* past the shape, near the end */
+            if (wide) {
+                for (i = 0; i < N; i++) {
+                    rows64[i] = rows[i];
+                    cols64[i] = cols[i];
+                }
+                t.index_type = HURRAY_INDEX_INT64;
+                t.dim_indices = dims64;
+                t.dim_indices_bytes = (size_t)N * sizeof(int64_t);
+            }
+            if (kind == 2) {
+                CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, 0, th), &coo, NULL),
+                             HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
+                             "triplet 199998: coordinate 5 in dimension 1 is out of bounds");
+                CHECK(coo == NULL);
+                continue;
+            }
+            CHECK_STATUS(hurray_coo_assemble(&t, CTEST_ASSEMBLY(HURRAY_DUP_SUM, 0, th), &coo, NULL),
                          HURRAY_OK, "");
             if (coo == NULL) continue;
             CHECK(hurray_coo_nnz(coo) == (uint64_t)(kind == 1 ? N - 1 : N) && hurray_coo_is_sorted(coo));
@@ -723,6 +737,8 @@ static int test_sorted_input_broken_late(void) {
 done:
     free(rows);
     free(cols);
+    free(rows64);
+    free(cols64);
     free(vals);
     return failures;
 }

@@ -9,9 +9,10 @@
 //!    bounds, kept and strictly after the one before it. If so, the input
 //!    is copied straight into the result: there is nothing else to do. The
 //!    scan stops at the first block of triplets that is not. Into a handle
-//!    (`CooSink::sorted_words`) there is no scan: the input is written
-//!    into the result a block at a time and each block checked as written,
-//!    once the first block is seen to be in order.
+//!    (`CooSink::sorted_words`) there is no scan: per-dimension arrays of
+//!    32- or 64-bit coordinates are written into the result a block at a
+//!    time and each block checked as written, once the first block is seen
+//!    to be in order.
 //! 1. Threads over triplet ranges check every coordinate, count each row's
 //!    triplets, see whether the input is already strictly sorted (for the
 //!    extents the scan leaves to them), how often a triplet's row is near
@@ -46,7 +47,7 @@
 
 use super::combine::{is_zero, sum_f32, sum_f64};
 use super::plan::Plan;
-use super::read::{IndexType, Words};
+use super::read::{IndexType, Word, Words, Words64};
 use super::{AssembleOptions, Duplicates, Triplets};
 use crate::aligned::{fill, zeroed_vec, AlignedBuf, Unfilled};
 use crate::coo::validate::scan::first_sorted_violation;
@@ -83,14 +84,14 @@ pub(super) trait Sink {
     /// [`Sink::sorted_words`], checking it as it writes, rather than after
     /// a scan of its own (`words_in_order`).
     const CHECKS_AS_IT_WRITES: bool = false;
-    /// Input from 32-bit arrays whose first block is strictly sorted: the
+    /// Input from per-dimension arrays that may be strictly sorted: the
     /// result written a block at a time, each block checked as written
     /// (every entry in bounds and after the one before); `Err(self)` when
     /// one is not, and nothing of it is kept. Only called when
     /// [`Sink::CHECKS_AS_IT_WRITES`].
-    fn sorted_words<T: Pod + Send + Sync>(
+    fn sorted_words<T: Pod + Send + Sync, W: Word>(
         self,
-        _s: SortedWords<'_, T>,
+        _s: SortedWords<'_, T, W>,
     ) -> Result<Option<Self::Out>, Self>
     where
         Self: Sized,
@@ -160,16 +161,18 @@ pub(super) struct SortedInput<'a, T, A> {
     pub at: &'a A,
 }
 
-/// Input that may be strictly sorted, from 32-bit arrays: triplet `i` is
-/// at `w.rows[i] - base`, `w.cols[i] - base`, its value `vals[i]`; every
-/// triplet kept (no zeros left out). The extents are below 2^31.
-pub(super) struct SortedWords<'a, T> {
+/// Input that may be strictly sorted, from per-dimension arrays of 32- or
+/// 64-bit words: triplet `i` is at `rows[i] - base`, `cols[i] - base`, its
+/// value `vals[i]`; every triplet kept (no zeros left out). The extents are
+/// below `W::EXTENTS_BELOW`.
+pub(super) struct SortedWords<'a, T, W> {
     pub ty: &'static TypeInfo,
     pub shape: &'a [u64],
     pub threads: usize,
     pub vals: &'a [T],
-    pub w: Words<'a>,
-    pub base: u32,
+    pub rows: &'a [W],
+    pub cols: &'a [W],
+    pub base: u64,
 }
 
 /// Combined rows: part `k` covers rows `cuts[k]..cuts[k + 1]`, with
@@ -196,7 +199,7 @@ pub(super) fn try_run<R, S: Sink>(
     o: &AssembleOptions,
     ty: &'static TypeInfo,
     read: &R,
-    words: Option<Words<'_>>,
+    arrays: (Option<Words<'_>>, Option<Words64<'_>>),
     sink: S,
 ) -> Option<S::Out>
 where
@@ -207,7 +210,7 @@ where
     }
     if t.values.is_none() {
         // A pattern: no values to carry, every stored entry true.
-        return kernel::<(), R, S>(t, o, ty, read, words, sink, first::<()>);
+        return kernel::<(), R, S>(t, o, ty, read, arrays, sink, first::<()>);
     }
     // Sub-byte values, and a type with codes the format forbids as data
     // (float8_e8m0): the planning path, which checks every value and names
@@ -220,15 +223,15 @@ where
     let last = o.duplicates == Duplicates::Last;
     macro_rules! keep_one {
         ($w:literal) => {
-            kernel::<[u8; $w], R, S>(t, o, ty, read, words, sink, keep_one::<[u8; $w]>(last))
+            kernel::<[u8; $w], R, S>(t, o, ty, read, arrays, sink, keep_one::<[u8; $w]>(last))
         };
     }
     match (ty.encoding, o.duplicates) {
         (Encoding::F64, Duplicates::Sum) => {
-            kernel::<f64, R, S>(t, o, ty, read, words, sink, sum_f64)
+            kernel::<f64, R, S>(t, o, ty, read, arrays, sink, sum_f64)
         }
         (Encoding::F32, Duplicates::Sum) => {
-            kernel::<f32, R, S>(t, o, ty, read, words, sink, sum_f32)
+            kernel::<f32, R, S>(t, o, ty, read, arrays, sink, sum_f32)
         }
         (_, Duplicates::First | Duplicates::Last | Duplicates::Error) => match ty.lookup_bytes() {
             1 => keep_one!(1),
@@ -616,7 +619,7 @@ fn kernel<T, R, S: Sink>(
     o: &AssembleOptions,
     ty: &'static TypeInfo,
     read: &R,
-    words: Option<Words<'_>>,
+    (words, wide): (Option<Words<'_>>, Option<Words64<'_>>),
     mut sink: S,
     combine: impl Fn(T, T) -> T + Sync,
 ) -> Option<S::Out>
@@ -674,27 +677,36 @@ where
         };
     }
     let b = keep.base;
-    // A sink that checks as it writes gets input whose first block is in
-    // order without the scan; if a later block is not, pass 1 follows.
+    // A sink that checks as it writes gets per-dimension arrays of 32- or
+    // 64-bit coordinates without the scan (every triplet kept, values
+    // given); if a block is not in order, pass 1 follows.
     let given = match vals {
         Values::Given(v) if !o.drop_zeros => Some(v),
         _ => None,
     };
-    let checks = S::CHECKS_AS_IT_WRITES && given.is_some();
-    if let (true, Some(w), Some(vals)) = (checks, words, given) {
-        if WordOrder::new(&keep, w).is_some_and(|order| order.first_block_ok()) {
-            let s = SortedWords {
-                ty,
-                shape: t.shape,
-                threads,
-                vals,
-                w,
-                base: b as u32,
+    let below = |limit: u64| t.shape[0] < limit && t.shape[1] < limit;
+    if let (true, Some(vals)) = (S::CHECKS_AS_IT_WRITES, given) {
+        macro_rules! sorted_words {
+            ($w:expr) => {
+                sink.sorted_words(SortedWords {
+                    ty,
+                    shape: t.shape,
+                    threads,
+                    vals,
+                    rows: $w.rows,
+                    cols: $w.cols,
+                    base: b as u64,
+                })
             };
-            match sink.sorted_words(s) {
-                Ok(out) => return out,
-                Err(back) => sink = back,
-            }
+        }
+        let done = match (words, wide) {
+            (Some(w), _) if below(u32::EXTENTS_BELOW) => sorted_words!(w),
+            (_, Some(w)) if below(u64::EXTENTS_BELOW) => sorted_words!(w),
+            _ => Err(sink),
+        };
+        match done {
+            Ok(out) => return out,
+            Err(back) => sink = back,
         }
     } else if let Some(w) = words.filter(|&w| words_in_order(&keep, w, threads)) {
         // Checked: every coordinate minus the base is in bounds.
@@ -919,11 +931,25 @@ impl Sink for CooSink {
     /// result itself, so it is sorted and in bounds whatever the caller's
     /// arrays did meanwhile. Its buffers are not cleared first: every byte
     /// is written (see [`Unfilled`]).
-    fn sorted_words<T: Pod + Send + Sync>(
+    fn sorted_words<T: Pod + Send + Sync, W: Word>(
         self,
-        s: SortedWords<'_, T>,
+        s: SortedWords<'_, T, W>,
     ) -> Result<Option<Assembled>, CooSink> {
         let n = s.vals.len();
+        let shape = [s.shape[0], s.shape[1]];
+        // The first block, checked on the calling thread before anything
+        // is allocated or started: most input that is not sorted fails it.
+        let head = n.min(WORD_BLOCK);
+        let mut first: Vec<[u64; 2]> = Vec::new();
+        if first.try_reserve_exact(head).is_err() {
+            return Ok(None);
+        }
+        let at = |(r, c): (&W, &W)| [r.less(s.base), c.less(s.base)];
+        first.extend(s.rows[..head].iter().zip(&s.cols[..head]).map(at));
+        if first_sorted_violation(bytemuck::cast_slice(&first), &shape).is_some() {
+            return Err(self);
+        }
+        drop(first);
         let room = |w: usize| n.checked_mul(w);
         let (Some(ib), Some(vb)) = (room(16), room(size_of::<T>())) else {
             return Ok(None);
@@ -934,7 +960,6 @@ impl Sink for CooSink {
         ) else {
             return Ok(None);
         };
-        let shape = [s.shape[0], s.shape[1]];
         let mut parts = Vec::new();
         if parts.try_reserve(s.threads).is_err() {
             return Ok(None);
@@ -1104,8 +1129,8 @@ impl Sink for CooSink {
 /// first after the previous block's last. The range's first and last
 /// entries (`None` inside for an empty range), every slot written; or
 /// `None` when a block is not in order.
-fn write_checked<T: Pod>(
-    s: &SortedWords<'_, T>,
+fn write_checked<T: Pod, W: Word>(
+    s: &SortedWords<'_, T, W>,
     lo: usize,
     im: &mut [MaybeUninit<[u64; 2]>],
     vm: &mut [MaybeUninit<T>],
@@ -1115,11 +1140,10 @@ fn write_checked<T: Pod>(
     let mut ends: Option<[[u64; 2]; 2]> = None;
     for at in (0..len).step_by(WORD_BLOCK) {
         let end = (at + WORD_BLOCK).min(len);
-        let (rows, cols) = (&s.w.rows[lo + at..lo + end], &s.w.cols[lo + at..lo + end]);
-        let at_of = |r: u32, c: u32| [u64::from(r.wrapping_sub(b)), u64::from(c.wrapping_sub(b))];
+        let (rows, cols) = (&s.rows[lo + at..lo + end], &s.cols[lo + at..lo + end]);
         let out = fill(
             &mut im[at..end],
-            rows.iter().zip(cols).map(|(&r, &c)| at_of(r, c)),
+            rows.iter().zip(cols).map(|(r, c)| [r.less(b), c.less(b)]),
         );
         fill(&mut vm[at..end], s.vals[lo + at..lo + end].iter().copied());
         let (first, last) = (out[0], out[out.len() - 1]);
@@ -1538,6 +1562,62 @@ fn sort_by_column<T: Copy>(row: &mut [(u32, T)]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one-pass path takes sorted per-dimension arrays of 32- and
+    /// 64-bit words in either base, on 1 to 3 threads, and gives the
+    /// triplets 0-based with their values; a repeat, or a coordinate below
+    /// the base, in a later block gives the sink back (for pass 1), with
+    /// nothing built.
+    #[test]
+    fn sorted_words_take_32_and_64_bit_arrays_in_either_base() {
+        let ty = crate::element::types::type_info(0x04).unwrap(); // float64
+        let n = 140_003usize;
+        let shape = [(n / 5 + 1) as u64, 5];
+        let vals: Vec<f64> = (0..n).map(|i| i as f64 * 0.5 - 7.0).collect();
+        let want: Vec<u64> = (0..n as u64).flat_map(|i| [i / 5, i % 5]).collect();
+        for base in [0u64, 1] {
+            for broken in [None, Some((100_000, 0)), Some((130_001, 1))] {
+                let mut r64: Vec<u64> = (0..n as u64).map(|i| i / 5 + base).collect();
+                let mut c64: Vec<u64> = (0..n as u64).map(|i| i % 5 + base).collect();
+                match broken {
+                    Some((at, 0)) => (r64[at], c64[at]) = (r64[at - 1], c64[at - 1]),
+                    Some((at, _)) => c64[at] = base.wrapping_sub(1),
+                    None => {}
+                }
+                let r32: Vec<u32> = r64.iter().map(|&x| x as u32).collect();
+                let c32: Vec<u32> = c64.iter().map(|&x| x as u32).collect();
+                for threads in 1..=3 {
+                    let what = format!("base {base}, {broken:?}, {threads} threads");
+                    macro_rules! input {
+                        ($rows:expr, $cols:expr) => {
+                            SortedWords {
+                                ty,
+                                shape: &shape,
+                                threads,
+                                vals: &vals,
+                                rows: $rows,
+                                cols: $cols,
+                                base,
+                            }
+                        };
+                    }
+                    for got in [
+                        CooSink::new(shape).sorted_words(input!(&r32, &c32)),
+                        CooSink::new(shape).sorted_words(input!(&r64, &c64)),
+                    ] {
+                        match (got, broken) {
+                            (Ok(Some(Ok((coo, None)))), None) => {
+                                assert_eq!(coo.indices(), want.as_slice(), "{what}");
+                                assert_eq!(coo.values(), bytemuck::cast_slice::<f64, u8>(&vals));
+                            }
+                            (Err(_), Some(_)) => {}
+                            (got, _) => panic!("{what}: {:?}", got.is_ok()),
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     /// `words_in_order` against a plain loop over the same triplets, on 1
     /// to 3 threads: sorted input of several blocks, broken once (a repeat,

@@ -12,7 +12,7 @@
 
 use super::buckets::{self, kept_sorted, Placed, Rows, Sink, SortedInput, Values};
 use super::rank2::{fits, with_read, WithRead};
-use super::read::Words;
+use super::read::{Words, Words64};
 use super::{AssembleOptions, IndexType, Narrow, Triplets};
 use crate::element::size;
 use crate::element::types::TypeInfo;
@@ -102,8 +102,9 @@ impl WithRead for Job<'_, '_, '_> {
         self,
         read: R,
         words: Option<Words<'_>>,
+        wide: Option<Words64<'_>>,
     ) -> Option<Self::Out> {
-        buckets::try_run(self.t, self.o, self.ty, &read, words, self.sink)
+        buckets::try_run(self.t, self.o, self.ty, &read, (words, wide), self.sink)
     }
 }
 

@@ -14,7 +14,7 @@
 use super::buckets::Assembled;
 use super::combine::{sum_f64, Combine};
 use super::plan::{Plan, PlanPiece};
-use super::read::{CoordArrays, IndexType, Reader, Words};
+use super::read::{CoordArrays, IndexType, Reader, Words, Words64};
 use super::{AssembleOptions, Duplicates, Triplets};
 use crate::aligned::{zeroed_vec, AlignedBuf};
 use crate::coo::Coo;
@@ -43,8 +43,9 @@ pub(super) fn try_assemble(
             self,
             read: R,
             words: Option<Words<'_>>,
+            wide: Option<Words64<'_>>,
         ) -> Option<Assembled> {
-            run(self.t, self.o, self.ty, self.reader, read, words)
+            run(self.t, self.o, self.ty, self.reader, read, words, wide)
         }
     }
     if !fits(t, ty, t.shape) {
@@ -73,6 +74,7 @@ pub(super) trait WithRead {
         self,
         read: R,
         words: Option<Words<'_>>,
+        wide: Option<Words64<'_>>,
     ) -> Option<Self::Out>;
 }
 
@@ -86,13 +88,15 @@ pub(super) fn with_read<J: WithRead>(t: &Triplets<'_>, transposed: bool, job: J)
         ($get:expr) => {{
             let get = $get;
             match t.coords {
-                CoordArrays::Interleaved(b) => {
-                    job.call(move |i| (get(b, 2 * i + d0), get(b, 2 * i + d1)), None)
-                }
+                CoordArrays::Interleaved(b) => job.call(
+                    move |i| (get(b, 2 * i + d0), get(b, 2 * i + d1)),
+                    None,
+                    None,
+                ),
                 CoordArrays::PerDim(a) => {
                     let (x, y) = (*a.get(d0)?, *a.get(d1)?);
-                    let words = Words::of(t, x, y);
-                    job.call(move |i| (get(x, i), get(y, i)), words)
+                    let (words, wide) = (Words::of(t, x, y), Words64::of(t, x, y));
+                    job.call(move |i| (get(x, i), get(y, i)), words, wide)
                 }
             }
         }};
@@ -124,13 +128,14 @@ fn run(
     reader: &Reader<'_>,
     read: impl Fn(usize) -> (i64, i64) + Sync,
     words: Option<Words<'_>>,
+    wide: Option<Words64<'_>>,
 ) -> Option<Assembled> {
     if let Some(done) = super::buckets::try_run(
         t,
         o,
         ty,
         &read,
-        words,
+        (words, wide),
         super::buckets::CooSink::new([t.shape[0], t.shape[1]]),
     ) {
         return Some(done);

@@ -401,6 +401,56 @@ pub(super) struct Words<'a> {
     pub cols: &'a [u32],
 }
 
+/// A coordinate word of the caller's arrays (`u32` or `u64`), read as an
+/// unsigned number less the base.
+pub(super) trait Word: Copy + Send + Sync {
+    /// Extents below this: then a coordinate that was negative, or below
+    /// the base, reads as this much or more, outside the shape.
+    const EXTENTS_BELOW: u64;
+    /// The word less `base` (wrapping), widened.
+    fn less(self, base: u64) -> u64;
+}
+
+impl Word for u32 {
+    const EXTENTS_BELOW: u64 = 1 << 31;
+    #[inline(always)]
+    fn less(self, base: u64) -> u64 {
+        u64::from(self.wrapping_sub(base as u32))
+    }
+}
+
+impl Word for u64 {
+    const EXTENTS_BELOW: u64 = 1 << 63;
+    #[inline(always)]
+    fn less(self, base: u64) -> u64 {
+        self.wrapping_sub(base)
+    }
+}
+
+/// The same for 64-bit coordinates (int64, uint64): the arrays as words,
+/// when they are aligned and the machine little-endian. Read as unsigned
+/// numbers less the base, with extents below 2^63, a negative int64 and a
+/// coordinate below the base both come out at 2^63 or more, outside the
+/// shape.
+#[derive(Clone, Copy)]
+pub(super) struct Words64<'a> {
+    pub rows: &'a [u64],
+    pub cols: &'a [u64],
+}
+
+impl<'a> Words64<'a> {
+    /// The arrays `x` (rows) and `y` (columns) of `t`'s 64-bit
+    /// coordinates.
+    pub(super) fn of(t: &Triplets<'_>, x: &'a [u8], y: &'a [u8]) -> Option<Words64<'a>> {
+        if !matches!(t.index_type, IndexType::I64 | IndexType::U64) {
+            return None;
+        }
+        let cast = |b| bytemuck::try_cast_slice::<u8, u64>(b).ok()?.get(..t.n);
+        let (rows, cols) = (cast(x)?, cast(y)?);
+        cfg!(target_endian = "little").then_some(Words64 { rows, cols })
+    }
+}
+
 impl<'a> Words<'a> {
     /// The arrays `x` (rows) and `y` (columns) of `t`'s 32-bit
     /// coordinates, when they are aligned and the machine little-endian.
