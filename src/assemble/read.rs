@@ -442,25 +442,33 @@ impl<'a> Words64<'a> {
     /// The arrays `x` (rows) and `y` (columns) of `t`'s 64-bit
     /// coordinates.
     pub(super) fn of(t: &Triplets<'_>, x: &'a [u8], y: &'a [u8]) -> Option<Words64<'a>> {
-        if !matches!(t.index_type, IndexType::I64 | IndexType::U64) {
-            return None;
-        }
-        let cast = |b| bytemuck::try_cast_slice::<u8, u64>(b).ok()?.get(..t.n);
-        let (rows, cols) = (cast(x)?, cast(y)?);
-        cfg!(target_endian = "little").then_some(Words64 { rows, cols })
+        let wide = matches!(t.index_type, IndexType::I64 | IndexType::U64);
+        let (rows, cols) = word_arrays(wide, t.n, x, y)?;
+        Some(Words64 { rows, cols })
     }
+}
+
+/// `x` and `y` as `n` words each, when `this_type` (the triplets' index
+/// type is one of `W`'s width) and they are aligned for `W` and the machine
+/// little-endian.
+fn word_arrays<'a, W: bytemuck::Pod>(
+    this_type: bool,
+    n: usize,
+    x: &'a [u8],
+    y: &'a [u8],
+) -> Option<(&'a [W], &'a [W])> {
+    let cast = |b| bytemuck::try_cast_slice::<u8, W>(b).ok()?.get(..n);
+    let arrays = (cast(x)?, cast(y)?);
+    (this_type && cfg!(target_endian = "little")).then_some(arrays)
 }
 
 impl<'a> Words<'a> {
     /// The arrays `x` (rows) and `y` (columns) of `t`'s 32-bit
     /// coordinates, when they are aligned and the machine little-endian.
     pub(super) fn of(t: &Triplets<'_>, x: &'a [u8], y: &'a [u8]) -> Option<Words<'a>> {
-        if !matches!(t.index_type, IndexType::I32 | IndexType::U32) {
-            return None;
-        }
-        let cast = |b| bytemuck::try_cast_slice::<u8, u32>(b).ok()?.get(..t.n);
-        let (rows, cols) = (cast(x)?, cast(y)?);
-        cfg!(target_endian = "little").then_some(Words { rows, cols })
+        let narrow = matches!(t.index_type, IndexType::I32 | IndexType::U32);
+        let (rows, cols) = word_arrays(narrow, t.n, x, y)?;
+        Some(Words { rows, cols })
     }
 
     /// Triplet `i`'s (row, column) less `base` (0 or 1), read as unsigned
