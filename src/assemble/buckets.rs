@@ -843,7 +843,6 @@ where
     // only arrays in huge pages (`Sink::HUGE`), as ours are: into a
     // caller's malloc'd arrays their random writes ran 10-20 % slower (see
     // BENCHMARKS.md).
-    let mut sink = sink;
     if search || S::HUGE {
         if let Some((c, v)) = sink.scratch::<T>(kept) {
             let (c, v) = (&mut c[..kept], &mut v[..kept]);
@@ -960,20 +959,11 @@ impl Sink for CooSink {
         ) else {
             return Ok(None);
         };
-        let mut parts = Vec::new();
-        if parts.try_reserve(s.threads).is_err() {
-            return Ok(None);
-        }
-        let (mut im, mut vm) = (indices.slots::<[u64; 2]>(), values.slots::<T>());
-        for k in 0..s.threads {
-            let (lo, hi) = (n * k / s.threads, n * (k + 1) / s.threads);
-            let (i_part, i_rest) = im.split_at_mut(hi - lo);
-            let (v_part, v_rest) = vm.split_at_mut(hi - lo);
-            parts.push((lo, i_part, v_part));
-            (im, vm) = (i_rest, v_rest);
-        }
-        let ends = threads::run(parts, |_, (lo, im, vm)| {
-            write_checked(&s, lo, im, vm, &shape)
+        let per = n.div_ceil(s.threads).max(1);
+        let (im, vm) = (indices.slots::<[u64; 2]>(), values.slots::<T>());
+        let parts: Vec<_> = im.chunks_mut(per).zip(vm.chunks_mut(per)).collect();
+        let ends = threads::run(parts, |k, (im, vm)| {
+            write_checked(&s, k * per, im, vm, &shape)
         });
         let Some(ends) = ends.into_iter().collect::<Option<Vec<_>>>() else {
             return Err(self);
@@ -984,7 +974,7 @@ impl Sink for CooSink {
         }
         // SAFETY: every range returned `Some`, which `write_checked` does
         // only once it has written every slot of its indices and values,
-        // and the ranges cover all `n` slots of both buffers (their bytes
+        // and the chunks cover all `n` slots of both buffers (their bytes
         // whole: `n` slots of 16 bytes and of `size_of::<T>()`).
         let (indices, values) = unsafe { (indices.filled(), values.filled()) };
         Ok(Some(

@@ -476,10 +476,7 @@ impl<'a> Words<'a> {
     /// comes out at 2^31 or more, outside every bound these arrays pass.
     #[inline(always)]
     pub fn zero_based(&self, i: usize, base: i64) -> (usize, usize) {
-        let b = base as u32;
-        (
-            self.rows[i].wrapping_sub(b) as usize,
-            self.cols[i].wrapping_sub(b) as usize,
-        )
+        let b = base as u64;
+        (self.rows[i].less(b) as usize, self.cols[i].less(b) as usize)
     }
 }
