@@ -12,7 +12,14 @@
 //! duplicate entry; equal keys share a bucket, so the lowest over all
 //! buckets is the tensor's.
 //!
-//! Transient memory: about 9 bytes per entry, 8 when counted (on Linux in transparent huge pages,
+//! When the rest of the mixed key fits 31 bits (tensors of up to a few
+//! million entries, or narrow shapes), a first pass keeps it alone in a
+//! `u32`: half the bytes to scatter and to hash, and a table that holds the
+//! sub-keys themselves. That pass says whether any key repeats; only when
+//! one does (the tensor is invalid) is the `u64` pass run to name the
+//! lowest repeat.
+//!
+//! Transient memory: about 9 bytes per entry (5 in the narrow pass), 8 when counted (on Linux in transparent huge pages,
 //! for the scatter's many write streams), plus the bucket counts and one
 //! bucket's table (a few hundred KiB at most). The scatter buffer goes back
 //! to the library's scratch pool on return (`crate::aligned::scratch_u64`:
@@ -43,6 +50,11 @@ pub enum Unavailable {
 /// `Some((j, i))` with the earliest such `i`; and whether every entry was
 /// inside the shape (the answer is only meaningful then: keys of valid
 /// entries are below `2^key_bits`).
+///
+/// When the sub-keys fit [`NARROW_BITS`], the buckets first hold the
+/// sub-keys alone (4 bytes an entry instead of 8): that pass says whether
+/// any key repeats, not where. Only when one does (an invalid tensor) are
+/// the buckets built again with entry numbers, to name the lowest repeat.
 pub fn first_duplicate<const R: usize>(
     idx: &[u64],
     shape: &[u64],
@@ -63,9 +75,33 @@ pub fn first_duplicate<const R: usize>(
     }
     let plan = Plan::new(count, key_bits)?;
     let threads = crate::threads::count(threads, count, crate::coo::validate::scan::MIN_PER_THREAD);
+    if plan.sub_bits <= NARROW_BITS {
+        let (found, all_valid) = detect::<u32, _, _, _>(&plan, threads, &keys_of)?;
+        if found.is_none() {
+            return Ok((None, all_valid));
+        }
+    }
+    detect::<u64, _, _, _>(&plan, threads, &keys_of)
+}
+
+/// [`first_duplicate`] with the entries packed as `W`: over `threads`
+/// ranges of entries, each scattered into buckets of its own, then the
+/// buckets split between the threads.
+fn detect<W, I, G, F>(
+    plan: &Plan,
+    threads: usize,
+    keys_of: &F,
+) -> Result<(Option<(usize, usize)>, bool), Unavailable>
+where
+    W: Packing,
+    I: Iterator<Item = (u64, bool)>,
+    G: Fn() -> I,
+    F: Fn(usize, usize) -> G + Sync,
+{
+    let count = plan.count;
     if threads == 1 {
-        let (parts, all_valid) = partition(&plan, count, 0, keys_of(0, count))?;
-        return Ok((first_repeat(&plan, parts)?, all_valid));
+        let (parts, all_valid) = partition::<W, _>(plan, count, 0, keys_of(0, count))?;
+        return Ok((first_repeat::<W>(plan, parts)?, all_valid));
     }
     // Threads scatter contiguous ranges of entries into their own buckets
     // (each range in entry order), then split the buckets between them; a
@@ -74,7 +110,7 @@ pub fn first_duplicate<const R: usize>(
     let cuts: Vec<usize> = (0..=threads).map(|t| count * t / threads).collect();
     let scattered = crate::threads::each(threads, |t| {
         let (a, b) = (cuts[t], cuts[t + 1]);
-        partition(&plan, b - a, a, keys_of(a, b))
+        partition::<W, _>(plan, b - a, a, keys_of(a, b))
     });
     let mut parts = Vec::with_capacity(threads);
     let mut all_valid = true;
@@ -87,23 +123,28 @@ pub fn first_duplicate<const R: usize>(
     let per = plan.buckets.div_ceil(threads);
     let found = crate::threads::each(threads, |t| {
         let range = (t * per).min(plan.buckets)..((t + 1) * per).min(plan.buckets);
-        first_repeat_merged(&plan, parts, range)
+        first_repeat_merged::<W>(plan, parts, range)
     });
     let mut best: Option<(usize, usize)> = None;
     for f in found {
-        if let Some((j, i)) = f? {
-            if best.is_none_or(|(bj, _)| j < bj) {
-                best = Some((j, i));
-            }
-        }
+        best = lowest(best, f?);
     }
     Ok((best, all_valid))
+}
+
+/// Of two answers, the one with the lower repeating entry.
+fn lowest(a: Option<(usize, usize)>, b: Option<(usize, usize)>) -> Option<(usize, usize)> {
+    match (a, b) {
+        (Some((aj, _)), Some((bj, _))) if bj < aj => b,
+        (None, _) => b,
+        _ => a,
+    }
 }
 
 /// `first_repeat` over buckets `range` of several partitions (of
 /// consecutive entry ranges): each bucket's segments copied in range order
 /// into one scratch run, then walked as one bucket.
-fn first_repeat_merged(
+fn first_repeat_merged<W: Packing>(
     plan: &Plan,
     parts: &[Partition],
     range: std::ops::Range<usize>,
@@ -112,25 +153,17 @@ fn first_repeat_merged(
     let largest = range.clone().map(len_of).max().unwrap_or(0);
     let table_limit = table_limit(plan);
     let mut table = table_for(largest, table_limit)?;
-    let mut run: Vec<u64> = Vec::new();
+    let mut run: Vec<W> = Vec::new();
     run.try_reserve_exact(largest)
-        .map_err(|_| Unavailable::Alloc(largest.saturating_mul(8)))?;
+        .map_err(|_| Unavailable::Alloc(largest.saturating_mul(size_of::<W>())))?;
     let mut best: Option<(usize, usize)> = None;
     for b in range {
         run.clear();
         for p in parts {
-            run.extend_from_slice(&p.packed[p.start[b]..p.end[b]]);
+            run.extend_from_slice(p.bucket::<W>(b));
         }
-        let found = if run.len() <= table_limit {
-            first_repeat_hashed(&run, &mut table, b as u32, plan.entry_bits)
-        } else {
-            first_repeat_sorted(&mut run, plan.entry_bits)
-        };
-        if let Some((j, i)) = found {
-            if best.is_none_or(|(bj, _)| j < bj) {
-                best = Some((j, i));
-            }
-        }
+        let found = W::first_repeat(&mut run, &mut table, b as u32, plan, table_limit);
+        best = lowest(best, found);
     }
     Ok(best)
 }
@@ -157,8 +190,8 @@ fn table_limit(plan: &Plan) -> usize {
 }
 
 /// How the mixed keys are cut: the top `bucket_bits` choose the bucket, the
-/// next `sub_bits` are kept beside the entry number (`entry_bits`) in one
-/// `u64`.
+/// next `sub_bits` are kept in the bucket (with the entry number,
+/// `entry_bits`, in one `u64`, or alone in a `u32`: [`Packing`]).
 struct Plan {
     count: usize,
     entry_bits: u32,
@@ -189,33 +222,105 @@ impl Plan {
         })
     }
 
-    /// The bucket of linear key `k`, and its packed `u64` for entry `i`.
+    /// The bucket of linear key `k`, and the rest of its mixed key.
     #[inline(always)]
-    fn place(&self, k: u64, i: usize) -> (usize, u64) {
+    fn place(&self, k: u64) -> (usize, u64) {
         let h = self.mixer.mix(k);
-        (
-            (h >> self.sub_bits) as usize,
-            ((h & self.sub_mask) << self.entry_bits) | i as u64,
-        )
+        ((h >> self.sub_bits) as usize, h & self.sub_mask)
+    }
+}
+
+/// Sub-keys of at most this many bits are first checked packed alone in a
+/// `u32` (one more than the sub-key marks a used table slot, so 31).
+const NARROW_BITS: u32 = 31;
+
+/// What a bucket holds per entry, and how a bucket is checked.
+trait Packing: bytemuck::Pod + Send + Sync {
+    /// Entry `i`, whose mixed key's rest is `sub`.
+    fn pack(plan: &Plan, sub: u64, i: usize) -> Self;
+    /// The bucket's first repeat `(j, i)` (see [`first_repeat_hashed`]):
+    /// `table` holds four slots per entry of buckets up to `limit`
+    /// entries, larger ones are sorted in place; `b` is the bucket number.
+    fn first_repeat(
+        bucket: &mut [Self],
+        table: &mut [u32],
+        b: u32,
+        plan: &Plan,
+        limit: usize,
+    ) -> Option<(usize, usize)>;
+}
+
+/// The sub-key above the entry number: finds where the first repeat is.
+impl Packing for u64 {
+    #[inline(always)]
+    fn pack(plan: &Plan, sub: u64, i: usize) -> u64 {
+        (sub << plan.entry_bits) | i as u64
+    }
+
+    fn first_repeat(
+        bucket: &mut [u64],
+        table: &mut [u32],
+        b: u32,
+        plan: &Plan,
+        limit: usize,
+    ) -> Option<(usize, usize)> {
+        match bucket.len() <= limit {
+            // Buckets are at most 2^12, so the bucket number is the epoch.
+            true => first_repeat_hashed(bucket, table, b, plan.entry_bits),
+            false => first_repeat_sorted(bucket, plan.entry_bits),
+        }
+    }
+}
+
+/// The sub-key alone (at most [`NARROW_BITS`]): finds whether a key
+/// repeats, and then answers `Some((0, 0))`, not where.
+impl Packing for u32 {
+    #[inline(always)]
+    fn pack(_: &Plan, sub: u64, _: usize) -> u32 {
+        sub as u32
+    }
+
+    fn first_repeat(
+        bucket: &mut [u32],
+        table: &mut [u32],
+        _: u32,
+        _: &Plan,
+        limit: usize,
+    ) -> Option<(usize, usize)> {
+        let repeats = match bucket.len() <= limit {
+            true => repeats_hashed(bucket, table),
+            false => {
+                bucket.sort_unstable();
+                bucket.windows(2).any(|w| w[0] == w[1])
+            }
+        };
+        repeats.then_some((0, 0))
     }
 }
 
 /// The entries, packed and grouped by bucket: bucket `b` is
-/// `packed[start[b]..end[b]]`, in entry order.
+/// `packed[start[b]..end[b]]` (in units of the packing), in entry order.
 struct Partition {
     packed: crate::aligned::Scratch,
     start: Vec<usize>,
     end: Vec<usize>,
 }
 
+impl Partition {
+    fn bucket<W: Packing>(&self, b: usize) -> &[W] {
+        &bytemuck::cast_slice::<u64, W>(&self.packed)[self.start[b]..self.end[b]]
+    }
+}
+
 fn zeroed<T: bytemuck::Zeroable>(n: usize) -> Result<Vec<T>, Unavailable> {
     crate::aligned::zeroed_vec::<T>(n).ok_or(Unavailable::Alloc(n.saturating_mul(8)))
 }
 
-/// `n` values of work space (contents arbitrary: only what the scatter
+/// Room for `n` values of `W` (contents arbitrary: only what the scatter
 /// wrote is read), kept between calls by [`crate::aligned::scratch_u64`].
-fn scratch(n: usize) -> Result<crate::aligned::Scratch, Unavailable> {
-    crate::aligned::scratch_u64(n).ok_or(Unavailable::Alloc(n.saturating_mul(8)))
+fn scratch<W>(n: usize) -> Result<crate::aligned::Scratch, Unavailable> {
+    let bytes = n.saturating_mul(size_of::<W>());
+    crate::aligned::scratch_u64(bytes.div_ceil(8)).ok_or(Unavailable::Alloc(bytes))
 }
 
 /// Scatter every entry, in order, to the end of its bucket, checking bounds
@@ -224,7 +329,7 @@ fn scratch(n: usize) -> Result<crate::aligned::Scratch, Unavailable> {
 /// (the mixed keys spread uniformly); only when a bucket overflows (many
 /// repeats of one key, crafted keys) are the buckets counted first,
 /// exactly, and the pass redone.
-fn partition<I: Iterator<Item = (u64, bool)>>(
+fn partition<W: Packing, I: Iterator<Item = (u64, bool)>>(
     plan: &Plan,
     n: usize,
     offset: usize,
@@ -234,14 +339,15 @@ fn partition<I: Iterator<Item = (u64, bool)>>(
     // `Some(all entries inside the shape)`, or `None` as soon as a bucket
     // reaches its `limit`.
     let scatter = |packed: &mut [u64], end: &mut [usize], limit: &[usize]| {
+        let packed = bytemuck::cast_slice_mut::<u64, W>(packed);
         let mut all_valid = true;
         for (i, (k, valid)) in keys().enumerate() {
             all_valid &= valid;
-            let (b, v) = plan.place(k, offset + i);
+            let (b, sub) = plan.place(k);
             if end[b] == limit[b] {
                 return None;
             }
-            packed[end[b]] = v;
+            packed[end[b]] = W::pack(plan, sub, offset + i);
             end[b] += 1;
         }
         Some(all_valid)
@@ -257,14 +363,14 @@ fn partition<I: Iterator<Item = (u64, bool)>>(
     for b in 0..buckets {
         (start[b], end[b], limit[b]) = (b * cap, b * cap, (b + 1) * cap);
     }
-    let mut packed = scratch(total)?;
+    let mut packed = scratch::<W>(total)?;
     if let Some(all_valid) = scatter(&mut packed, &mut end, &limit) {
         return Ok((Partition { packed, start, end }, all_valid));
     }
     drop(packed);
     end.fill(0);
-    for (i, (k, _)) in keys().enumerate() {
-        end[plan.place(k, offset + i).0] += 1;
+    for (k, _) in keys() {
+        end[plan.place(k).0] += 1;
     }
     let mut sum = 0;
     for b in 0..buckets {
@@ -272,7 +378,7 @@ fn partition<I: Iterator<Item = (u64, bool)>>(
         sum += end[b];
         end[b] = start[b];
     }
-    let mut packed = scratch(n)?;
+    let mut packed = scratch::<W>(n)?;
     // Exact limits: only entries changed under us (against the contract)
     // could make a bucket overflow; then the answer is for the entries placed.
     let all_valid = scatter(&mut packed, &mut end, &limit).unwrap_or(false);
@@ -283,7 +389,10 @@ fn partition<I: Iterator<Item = (u64, bool)>>(
 /// bucket through a small hash set, or, when it is far above the average
 /// (adversarial keys, or many repeats of one key), sorted in place, so the
 /// table stays small.
-fn first_repeat(plan: &Plan, mut parts: Partition) -> Result<Option<(usize, usize)>, Unavailable> {
+fn first_repeat<W: Packing>(
+    plan: &Plan,
+    mut parts: Partition,
+) -> Result<Option<(usize, usize)>, Unavailable> {
     let buckets = plan.buckets;
     let largest = (0..buckets)
         .map(|b| parts.end[b] - parts.start[b])
@@ -291,20 +400,12 @@ fn first_repeat(plan: &Plan, mut parts: Partition) -> Result<Option<(usize, usiz
         .unwrap_or(0);
     let table_limit = table_limit(plan);
     let mut table = table_for(largest, table_limit)?;
+    let packed = bytemuck::cast_slice_mut::<u64, W>(&mut parts.packed);
     let mut best: Option<(usize, usize)> = None;
     for b in 0..buckets {
-        let bucket = &mut parts.packed[parts.start[b]..parts.end[b]];
-        let found = if bucket.len() <= table_limit {
-            // Buckets are at most 2^12, so the bucket number is the epoch.
-            first_repeat_hashed(bucket, &mut table, b as u32, plan.entry_bits)
-        } else {
-            first_repeat_sorted(bucket, plan.entry_bits)
-        };
-        if let Some((j, i)) = found {
-            if best.is_none_or(|(bj, _)| j < bj) {
-                best = Some((j, i));
-            }
-        }
+        let bucket = &mut packed[parts.start[b]..parts.end[b]];
+        let found = W::first_repeat(bucket, &mut table, b as u32, plan, table_limit);
+        best = lowest(best, found);
     }
     Ok(best)
 }
@@ -318,6 +419,13 @@ const _: () = assert!(
     MAX_BUCKET_BITS + POS_BITS <= 32,
     "bucket numbers are epochs"
 );
+
+/// The first slot of a hash table of `len` (a power of two) slots for the
+/// already mixed sub-key `sub`: one multiply spreads its low bits.
+#[inline(always)]
+fn home(sub: u64, len: usize) -> usize {
+    (sub.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - len.trailing_zeros())) as usize
+}
 
 /// In one bucket (values `sub << entry_bits | entry`, entries ascending,
 /// fewer than `2^POS_BITS`), the first entry whose sub-key was seen before,
@@ -334,12 +442,10 @@ fn first_repeat_hashed(
     // (fewer mispredicted probes); 4-byte slots keep it in L1 with the bucket.
     let len = (bucket.len() * 4).max(16).next_power_of_two();
     let slots = &mut table[..len];
-    let shift = 64 - len.trailing_zeros();
     let mask = len - 1;
     for (pos, &v) in bucket.iter().enumerate() {
         let sub = v >> entry_bits;
-        // The sub-key is already mixed; one multiply spreads its low bits.
-        let mut s = (sub.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize;
+        let mut s = home(sub, len);
         loop {
             let t = slots[s];
             if t >> POS_BITS != epoch || t & POS_MASK == 0 {
@@ -355,6 +461,31 @@ fn first_repeat_hashed(
         }
     }
     None
+}
+
+/// Whether two of `bucket`'s sub-keys (each below `2^NARROW_BITS`) are
+/// equal: a hash set of `sub + 1` (0 is an empty slot) in `table` (at least
+/// four slots per value), cleared first.
+fn repeats_hashed(bucket: &[u32], table: &mut [u32]) -> bool {
+    let len = (bucket.len() * 4).max(16).next_power_of_two();
+    let slots = &mut table[..len];
+    slots.fill(0);
+    let mask = len - 1;
+    for &sub in bucket {
+        let mut s = home(sub as u64, len);
+        loop {
+            let t = slots[s];
+            if t == 0 {
+                slots[s] = sub + 1;
+                break;
+            }
+            if t == sub + 1 {
+                return true;
+            }
+            s = (s + 1) & mask;
+        }
+    }
+    false
 }
 
 /// `first_repeat_hashed` without a table: sorts the bucket in place.
@@ -438,6 +569,66 @@ mod tests {
             );
             assert_eq!(hashed, oracle(&subs));
             assert_eq!(first_repeat_sorted(&mut bucket.clone(), entry_bits), hashed);
+        }
+    }
+
+    #[test]
+    fn narrow_buckets_say_whether_a_sub_key_repeats() {
+        // Sub-keys alone (the first pass when they fit 31 bits): hashed,
+        // and sorted when above the limit, against the oracle; the table
+        // is reused between buckets with whatever the last one left in it.
+        let mut s = 91u64;
+        let plan = Plan::new(1 << 20, 40).unwrap();
+        let mut table = vec![0u32; 4 * 4096];
+        // What one bucket leaves in the table is not another's.
+        assert!(!repeats_hashed(&[7, 8, 9], &mut table));
+        assert!(!repeats_hashed(&[8], &mut table));
+        for case in 0..600 {
+            let n = 1 + (rng(&mut s) % 4000) as usize;
+            let range = match case % 3 {
+                0 => 1u64 << NARROW_BITS,
+                1 => (n as u64) * 40,
+                _ => (n as u64 / 2).max(1),
+            };
+            let mut bucket: Vec<u32> = (0..n).map(|_| (rng(&mut s) % range) as u32).collect();
+            if case % 4 == 0 && n > 1 {
+                bucket[n - 1] = bucket[(rng(&mut s) as usize) % (n - 1)];
+            }
+            let keys: Vec<u64> = bucket.iter().map(|&k| k as u64).collect();
+            let want = oracle(&keys).map(|_| (0, 0));
+            let limit = if case % 5 == 0 { n / 2 } else { n };
+            let got = u32::first_repeat(&mut bucket.clone(), &mut table, 0, &plan, limit);
+            assert_eq!(got, want, "case {case} n {n} limit {limit}");
+        }
+        // The largest sub-key a narrow bucket holds, twice.
+        let top = (1u32 << NARROW_BITS) - 1;
+        assert!(repeats_hashed(&[top, 0, top], &mut table));
+        assert!(!repeats_hashed(&[top, 0, top - 1], &mut table));
+    }
+
+    #[test]
+    fn narrow_and_wide_passes_give_the_same_first_duplicate() {
+        // Keys of 40 bits over 300,000 entries: sub-keys of 33 bits, so the
+        // wide pass alone; of 30 bits, so the narrow one first. Both name
+        // the oracle's lowest repeat, on 1 and 2 threads.
+        let mut s = 5u64;
+        for bits in [40u32, 30] {
+            let n = 300_000usize;
+            let plan = Plan::new(n, bits).unwrap();
+            assert_eq!(plan.sub_bits <= NARROW_BITS, bits == 30);
+            let mut keys: Vec<u64> = (0..n as u64)
+                .map(|k| (k * 2_654_435_761) % (1 << bits))
+                .collect();
+            for case in 0..4 {
+                if case > 0 {
+                    let (a, b) = (rng(&mut s) as usize % n, rng(&mut s) as usize % n);
+                    keys[a] = keys[b];
+                }
+                for threads in [1, 2] {
+                    let got = first_duplicate::<1>(&keys, &[1 << bits], &[1], bits, threads);
+                    assert_eq!(got, Ok((oracle(&keys), true)), "bits {bits} case {case}");
+                }
+            }
         }
     }
 
