@@ -961,11 +961,12 @@ const uint64_t *hurray_coo_indices(const struct hurray_coo *coo,
  *
  * The duplicate check of an unsorted tensor (hurray_coo_create and
  * hurray_coo_validate on a tensor whose is_sorted is false) scatters its
- * entries into 8-9 bytes per entry of work space. When the check returns,
- * the library keeps that memory for the next check, which then writes to
- * pages the process already has instead of having the kernel map and clear
- * fresh ones. It keeps at most 4 buffers and 64 MiB in all (the work space
- * of about 7M entries); larger work space is freed on return. A program
+ * entries into 4-5 bytes per entry of work space (8-9 when the shape has more
+ * than about 2^40 elements). When the check returns, the library keeps that
+ * memory for the next check, which then writes to pages the process already
+ * has instead of having the kernel map and clear fresh ones. It keeps at
+ * most 4 buffers and 64 MiB in all (the work space of about 14M entries, 7M
+ * with the wider keys); larger work space is freed on return. A program
  * that has finished creating tensors, or wants the memory back, calls this;
  * the next check then allocates afresh. Nothing else changes: no handle
  * refers to this memory.
@@ -993,7 +994,9 @@ size_t hurray_release_scratch(void);
  * HURRAY_ERR_INVALID_TYPE, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
  * HURRAY_ERR_DUPLICATE, HURRAY_ERR_NOT_SORTED, HURRAY_ERR_NONZERO_PADDING,
  * HURRAY_ERR_INVALID_VALUE,
- * HURRAY_ERR_ALLOC (duplicate detection needs about 9, at most 16, bytes per entry),
+ * HURRAY_ERR_ALLOC (duplicate detection needs about 4.5 bytes per entry when the
+ * shape has at most 2^40 elements and the tensor 1M entries or more, about 9
+ * otherwise, at most 16),
  * HURRAY_ERR_INTERNAL_PANIC. The duplicate detection's work space is kept
  * for the next check, within a bound (see hurray_release_scratch).
  *

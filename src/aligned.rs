@@ -325,7 +325,7 @@ pub fn populate(bytes: &mut [u8]) {
 }
 
 /// Work space kept between calls: the scatter buffer of an unsorted
-/// check (8-9 bytes per entry) goes back to this pool on return instead of
+/// check (4-5 or 8-9 bytes per entry) goes back to this pool on return instead of
 /// to the allocator, so the next check writes to pages the process already
 /// has instead of having the kernel map and clear fresh ones.
 ///

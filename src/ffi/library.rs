@@ -226,11 +226,12 @@ pub extern "C" fn hurray_coo_abi_version() -> u32 {
 ///
 /// The duplicate check of an unsorted tensor (hurray_coo_create and
 /// hurray_coo_validate on a tensor whose is_sorted is false) scatters its
-/// entries into 8-9 bytes per entry of work space. When the check returns,
-/// the library keeps that memory for the next check, which then writes to
-/// pages the process already has instead of having the kernel map and clear
-/// fresh ones. It keeps at most 4 buffers and 64 MiB in all (the work space
-/// of about 7M entries); larger work space is freed on return. A program
+/// entries into 4-5 bytes per entry of work space (8-9 when the shape has more
+/// than about 2^40 elements). When the check returns, the library keeps that
+/// memory for the next check, which then writes to pages the process already
+/// has instead of having the kernel map and clear fresh ones. It keeps at
+/// most 4 buffers and 64 MiB in all (the work space of about 14M entries, 7M
+/// with the wider keys); larger work space is freed on return. A program
 /// that has finished creating tensors, or wants the memory back, calls this;
 /// the next check then allocates afresh. Nothing else changes: no handle
 /// refers to this memory.

@@ -20,7 +20,9 @@ use super::{hurray_coo, hurray_status};
 /// HURRAY_ERR_INVALID_TYPE, HURRAY_ERR_INDEX_OUT_OF_BOUNDS,
 /// HURRAY_ERR_DUPLICATE, HURRAY_ERR_NOT_SORTED, HURRAY_ERR_NONZERO_PADDING,
 /// HURRAY_ERR_INVALID_VALUE,
-/// HURRAY_ERR_ALLOC (duplicate detection needs about 9, at most 16, bytes per entry),
+/// HURRAY_ERR_ALLOC (duplicate detection needs about 4.5 bytes per entry when the
+/// shape has at most 2^40 elements and the tensor 1M entries or more, about 9
+/// otherwise, at most 16),
 /// HURRAY_ERR_INTERNAL_PANIC. The duplicate detection's work space is kept
 /// for the next check, within a bound (see hurray_release_scratch).
 ///
