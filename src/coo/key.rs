@@ -11,6 +11,9 @@ pub struct Mixer {
 }
 
 impl Mixer {
+    /// The two multipliers of [`Mixer::mix`], in order.
+    pub const MULTIPLIERS: (u64, u64) = (0x9E37_79B9_7F4A_7C15, 0xD6E8_FEB8_6659_FD93);
+
     pub fn new(bits: u32) -> Mixer {
         debug_assert!((1..=64).contains(&bits));
         Mixer {
@@ -21,9 +24,15 @@ impl Mixer {
 
     #[inline(always)]
     pub fn mix(self, key: u64) -> u64 {
-        let mut h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) & self.mask;
+        let (m1, m2) = Mixer::MULTIPLIERS;
+        let mut h = key.wrapping_mul(m1) & self.mask;
         h ^= h >> self.shift;
-        h.wrapping_mul(0xD6E8_FEB8_6659_FD93) & self.mask
+        h.wrapping_mul(m2) & self.mask
+    }
+
+    /// The mask and the shift of [`Mixer::mix`], for a vector form of it.
+    pub fn mask_and_shift(self) -> (u64, u32) {
+        (self.mask, self.shift)
     }
 }
 

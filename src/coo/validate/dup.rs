@@ -19,6 +19,10 @@
 //! one does (the tensor is invalid) is the `u64` pass run to name the
 //! lowest repeat.
 //!
+//! Rank-2 entries (matrices) are keyed eight at a time in AVX-512 vectors
+//! where the CPU has F and DQ ([`avx512::scatter`]); the scalar scatter
+//! over keys ([`scatter_keys`]) is its oracle.
+//!
 //! Transient memory: about 9 bytes per entry (5 in the narrow pass), 8 when counted (on Linux in transparent huge pages,
 //! for the scatter's many write streams), plus the bucket counts and one
 //! bucket's table (a few hundred KiB at most). The scatter buffer goes back
@@ -70,27 +74,44 @@ pub fn first_duplicate<const R: usize>(
         let key = &key;
         move || idx[a * r..b * r].chunks_exact(r).map(|e| key.key(e))
     };
+    let rank2_of = |a: usize, b: usize| {
+        (r == 2).then(|| Rank2 {
+            idx: &idx[a * 2..b * 2],
+            shape: [shape[0], shape[1]],
+            stride: strides[0],
+        })
+    };
     if count < 2 {
         return Ok((None, keys_of(0, count)().all(|(_, valid)| valid)));
     }
     let plan = Plan::new(count, key_bits)?;
     let threads = crate::threads::count(threads, count, crate::coo::validate::scan::MIN_PER_THREAD);
     if plan.sub_bits <= NARROW_BITS {
-        let (found, all_valid) = detect::<u32, _, _, _>(&plan, threads, &keys_of)?;
+        let (found, all_valid) = detect::<u32, _, _, _>(&plan, threads, &keys_of, &rank2_of)?;
         if found.is_none() {
             return Ok((None, all_valid));
         }
     }
-    detect::<u64, _, _, _>(&plan, threads, &keys_of)
+    detect::<u64, _, _, _>(&plan, threads, &keys_of, &rank2_of)
+}
+
+/// Rank-2 entries as they lie (row, column pairs), with the shape and the
+/// row stride: what the vector scatter reads instead of keys one by one.
+#[derive(Clone, Copy)]
+struct Rank2<'a> {
+    idx: &'a [u64],
+    shape: [u64; 2],
+    stride: u64,
 }
 
 /// [`first_duplicate`] with the entries packed as `W`: over `threads`
 /// ranges of entries, each scattered into buckets of its own, then the
 /// buckets split between the threads.
-fn detect<W, I, G, F>(
+fn detect<'a, W, I, G, F>(
     plan: &Plan,
     threads: usize,
     keys_of: &F,
+    rank2_of: &(dyn Fn(usize, usize) -> Option<Rank2<'a>> + Sync),
 ) -> Result<(Option<(usize, usize)>, bool), Unavailable>
 where
     W: Packing,
@@ -100,7 +121,8 @@ where
 {
     let count = plan.count;
     if threads == 1 {
-        let (parts, all_valid) = partition::<W, _>(plan, count, 0, keys_of(0, count))?;
+        let (parts, all_valid) =
+            partition::<W, _>(plan, count, 0, keys_of(0, count), rank2_of(0, count))?;
         return Ok((first_repeat::<W>(plan, parts)?, all_valid));
     }
     // Threads scatter contiguous ranges of entries into their own buckets
@@ -110,7 +132,7 @@ where
     let cuts: Vec<usize> = (0..=threads).map(|t| count * t / threads).collect();
     let scattered = crate::threads::each(threads, |t| {
         let (a, b) = (cuts[t], cuts[t + 1]);
-        partition::<W, _>(plan, b - a, a, keys_of(a, b))
+        partition::<W, _>(plan, b - a, a, keys_of(a, b), rank2_of(a, b))
     });
     let mut parts = Vec::with_capacity(threads);
     let mut all_valid = true;
@@ -334,23 +356,18 @@ fn partition<W: Packing, I: Iterator<Item = (u64, bool)>>(
     n: usize,
     offset: usize,
     keys: impl Fn() -> I,
+    rank2: Option<Rank2<'_>>,
 ) -> Result<(Partition, bool), Unavailable> {
     let buckets = plan.buckets;
-    // `Some(all entries inside the shape)`, or `None` as soon as a bucket
-    // reaches its `limit`.
     let scatter = |packed: &mut [u64], end: &mut [usize], limit: &[usize]| {
         let packed = bytemuck::cast_slice_mut::<u64, W>(packed);
-        let mut all_valid = true;
-        for (i, (k, valid)) in keys().enumerate() {
-            all_valid &= valid;
-            let (b, sub) = plan.place(k);
-            if end[b] == limit[b] {
-                return None;
-            }
-            packed[end[b]] = W::pack(plan, sub, offset + i);
-            end[b] += 1;
+        #[cfg(target_arch = "x86_64")]
+        if let Some(e) = rank2.filter(|_| avx512::available()) {
+            // SAFETY: the CPU has AVX-512F and DQ (`available`).
+            return unsafe { avx512::scatter(plan, &e, offset, packed, end, limit) };
         }
-        Some(all_valid)
+        let _ = rank2;
+        scatter_keys(plan, keys(), offset, packed, end, limit)
     };
     let avg = n.div_ceil(buckets);
     let cap = avg + 4 * (avg as f64).sqrt() as usize + 16;
@@ -383,6 +400,114 @@ fn partition<W: Packing, I: Iterator<Item = (u64, bool)>>(
     // could make a bucket overflow; then the answer is for the entries placed.
     let all_valid = scatter(&mut packed, &mut end, &limit).unwrap_or(false);
     Ok((Partition { packed, start, end }, all_valid))
+}
+
+/// Entries `offset..` (their keys and whether each is inside the shape, in
+/// order) each to the end of its bucket (`end`): `Some(all entries inside
+/// the shape)`, or `None` as soon as a bucket reaches its `limit`. The
+/// oracle of `avx512::scatter`.
+fn scatter_keys<W: Packing>(
+    plan: &Plan,
+    keys: impl Iterator<Item = (u64, bool)>,
+    offset: usize,
+    packed: &mut [W],
+    end: &mut [usize],
+    limit: &[usize],
+) -> Option<bool> {
+    let mut all_valid = true;
+    for (i, (k, valid)) in keys.enumerate() {
+        all_valid &= valid;
+        let (b, sub) = plan.place(k);
+        if end[b] == limit[b] {
+            return None;
+        }
+        packed[end[b]] = W::pack(plan, sub, offset + i);
+        end[b] += 1;
+    }
+    Some(all_valid)
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::{scatter_keys, Packing, Plan, Rank2};
+    use crate::coo::key::Mixer;
+    use std::arch::x86_64::*;
+
+    /// Whether the CPU has AVX-512F and DQ (the 64-bit multiply); off with
+    /// the sorted check's kernels (`HURRAY_COO_NO_AVX512`).
+    #[inline]
+    pub(super) fn available() -> bool {
+        crate::coo::validate::scan::avx512::available()
+            && std::arch::is_x86_feature_detected!("avx512dq")
+    }
+
+    /// [`scatter_keys`] over rank-2 entries: the bounds, the linear keys and
+    /// their mix eight entries at a time in vectors, then the eight
+    /// scattered in order; the last `len % 8` through `scatter_keys`. The
+    /// same buckets, in the same order, and the same answer.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F and AVX-512DQ ([`available`]).
+    #[target_feature(enable = "avx512f,avx512dq")]
+    pub(super) unsafe fn scatter<W: Packing>(
+        plan: &Plan,
+        e: &Rank2<'_>,
+        offset: usize,
+        packed: &mut [W],
+        end: &mut [usize],
+        limit: &[usize],
+    ) -> Option<bool> {
+        let n = e.idx.len() / 2;
+        let (mask, shift) = plan.mixer.mask_and_shift();
+        let (m1, m2) = Mixer::MULTIPLIERS;
+        let splat = |v: u64| _mm512_set1_epi64(v as i64);
+        let (mask, m1, m2) = (splat(mask), splat(m1), splat(m2));
+        let (stride, rows, cols) = (splat(e.stride), splat(e.shape[0]), splat(e.shape[1]));
+        let sub_mask = splat(plan.sub_mask);
+        let shift = _mm_cvtsi64_si128(shift as i64);
+        let sub_bits = _mm_cvtsi64_si128(plan.sub_bits as i64);
+        // Lanes of the rows and of the columns across two vectors of pairs.
+        let row_lanes = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
+        let col_lanes = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
+        let mut inside: __mmask8 = 0xFF;
+        let (mut buckets, mut subs) = ([0u64; 8], [0u64; 8]);
+        let whole = n / 8 * 8;
+        for (g, pairs) in e.idx[..whole * 2].chunks_exact(16).enumerate() {
+            // SAFETY: `pairs` holds 16 values, two unaligned 64-byte loads.
+            let (lo, hi) = unsafe {
+                (
+                    _mm512_loadu_si512(pairs.as_ptr().cast()),
+                    _mm512_loadu_si512(pairs.as_ptr().add(8).cast()),
+                )
+            };
+            let row = _mm512_permutex2var_epi64(lo, row_lanes, hi);
+            let col = _mm512_permutex2var_epi64(lo, col_lanes, hi);
+            inside &= _mm512_cmplt_epu64_mask(row, rows) & _mm512_cmplt_epu64_mask(col, cols);
+            let key = _mm512_add_epi64(_mm512_mullo_epi64(row, stride), col);
+            let mut h = _mm512_and_si512(_mm512_mullo_epi64(key, m1), mask);
+            h = _mm512_xor_si512(h, _mm512_srl_epi64(h, shift));
+            h = _mm512_and_si512(_mm512_mullo_epi64(h, m2), mask);
+            // SAFETY: two 64-byte stores into arrays of eight u64.
+            unsafe {
+                _mm512_storeu_si512(buckets.as_mut_ptr().cast(), _mm512_srl_epi64(h, sub_bits));
+                _mm512_storeu_si512(subs.as_mut_ptr().cast(), _mm512_and_si512(h, sub_mask));
+            }
+            for j in 0..8 {
+                let b = buckets[j] as usize;
+                if end[b] == limit[b] {
+                    return None;
+                }
+                packed[end[b]] = W::pack(plan, subs[j], offset + g * 8 + j);
+                end[b] += 1;
+            }
+        }
+        let tail = e.idx[whole * 2..].chunks_exact(2).map(|p| {
+            let key = p[0].wrapping_mul(e.stride).wrapping_add(p[1]);
+            (key, p[0] < e.shape[0] && p[1] < e.shape[1])
+        });
+        let rest = scatter_keys(plan, tail, offset + whole, packed, end, limit)?;
+        Some(rest && inside == 0xFF)
+    }
 }
 
 /// The lowest duplicate over all buckets (equal keys share a bucket): each
@@ -624,9 +749,84 @@ mod tests {
                     let (a, b) = (rng(&mut s) as usize % n, rng(&mut s) as usize % n);
                     keys[a] = keys[b];
                 }
+                // The same keys as rank-2 entries (the vector scatter's rank).
+                let pairs: Vec<u64> = keys.iter().flat_map(|&k| [k >> 15, k & 0x7FFF]).collect();
+                let shape = [1 << (bits - 15), 1 << 15];
                 for threads in [1, 2] {
                     let got = first_duplicate::<1>(&keys, &[1 << bits], &[1], bits, threads);
                     assert_eq!(got, Ok((oracle(&keys), true)), "bits {bits} case {case}");
+                    let got = first_duplicate::<2>(&pairs, &shape, &[1 << 15, 1], bits, threads);
+                    assert_eq!(
+                        got,
+                        Ok((oracle(&keys), true)),
+                        "rank 2, bits {bits} case {case}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Both scatters of `e` into buckets of `cap` slots: the scalar one
+    /// over the keys, and the vector one where the CPU has it; equal
+    /// answers, and when they succeed, equal buckets.
+    fn scatter_both<W: Packing + PartialEq + std::fmt::Debug>(
+        plan: &Plan,
+        e: Rank2<'_>,
+        cap: usize,
+    ) {
+        let key = LinearKey::<2> {
+            shape: &e.shape,
+            strides: &[e.stride, 1],
+        };
+        let setup = || {
+            let end: Vec<usize> = (0..plan.buckets).map(|b| b * cap).collect();
+            let limit: Vec<usize> = (0..plan.buckets).map(|b| (b + 1) * cap).collect();
+            (vec![W::zeroed(); plan.buckets * cap], end, limit)
+        };
+        let (mut want, mut want_end, limit) = setup();
+        let keys = e.idx.chunks_exact(2).map(|p| key.key(p));
+        let expected = scatter_keys(plan, keys, 5, &mut want, &mut want_end, &limit);
+        #[cfg(target_arch = "x86_64")]
+        if avx512::available() {
+            let (mut got, mut got_end, limit) = setup();
+            // SAFETY: `available` said the CPU has AVX-512F and DQ.
+            let answer = unsafe { avx512::scatter(plan, &e, 5, &mut got, &mut got_end, &limit) };
+            assert_eq!(answer, expected, "{} entries", e.idx.len() / 2);
+            if answer.is_some() {
+                assert_eq!(got_end, want_end);
+                assert_eq!(got, want);
+            }
+        }
+    }
+
+    #[test]
+    fn the_rank2_vector_scatter_matches_the_key_scatter() {
+        // Lengths around multiples of eight, coordinates outside the shape
+        // in either dimension (in the vector part and in the tail), both
+        // packings, and buckets small enough to overflow. Runs the scalar
+        // scatter alone on a CPU without AVX-512DQ.
+        let mut s = 2024u64;
+        for case in 0..120 {
+            let n = [0, 1, 7, 8, 9, 15, 16, 17, 1000, 4099][case % 10] + case / 10 * 3;
+            let shape = [1 + rng(&mut s) % 3000, 1 + rng(&mut s) % 3000];
+            let mut idx: Vec<u64> = (0..n)
+                .flat_map(|_| [rng(&mut s) % shape[0], rng(&mut s) % shape[1]])
+                .collect();
+            if case % 3 == 0 && n > 0 {
+                let at = rng(&mut s) as usize % (2 * n);
+                idx[at] = shape[at % 2] + rng(&mut s) % 3;
+            }
+            let e = Rank2 {
+                idx: &idx,
+                shape,
+                stride: shape[1],
+            };
+            let plan = Plan::new(n.max(1), bits_below((shape[0] * shape[1]) as u128)).unwrap();
+            let avg = n.div_ceil(plan.buckets);
+            for cap in [avg + 4 * (avg as f64).sqrt() as usize + 16, avg / 2 + 1] {
+                scatter_both::<u64>(&plan, e, cap);
+                if plan.sub_bits <= NARROW_BITS {
+                    scatter_both::<u32>(&plan, e, cap);
                 }
             }
         }

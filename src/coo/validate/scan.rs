@@ -311,14 +311,15 @@ mod avx2 {
 }
 
 #[cfg(target_arch = "x86_64")]
-mod avx512 {
+pub(crate) mod avx512 {
     use std::arch::x86_64::*;
 
     /// Whether the CPU has AVX-512F (std caches the answer). The
     /// `HURRAY_COO_NO_AVX512` environment variable, read once, turns the
-    /// kernels off (for benchmarks against the AVX2 ones).
+    /// kernels off (for benchmarks against the AVX2 ones), and the
+    /// duplicate detection's rank-2 kernel (`dup.rs`).
     #[inline]
-    pub(super) fn available() -> bool {
+    pub(crate) fn available() -> bool {
         static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
         std::arch::is_x86_feature_detected!("avx512f")
             && !*OFF.get_or_init(|| std::env::var_os("HURRAY_COO_NO_AVX512").is_some())
