@@ -19,7 +19,7 @@
 //! one does (the tensor is invalid) is the `u64` pass run to name the
 //! lowest repeat.
 //!
-//! Rank-2 entries (matrices) are keyed eight at a time in AVX-512 vectors
+//! Entries of rank 1 to 3 are keyed eight at a time in AVX-512 vectors
 //! where the CPU has F and DQ ([`avx512::scatter`]); the scalar scatter
 //! over keys ([`scatter_keys`]) is its oracle.
 //!
@@ -74,11 +74,17 @@ pub fn first_duplicate<const R: usize>(
         let key = &key;
         move || idx[a * r..b * r].chunks_exact(r).map(|e| key.key(e))
     };
-    let rank2_of = |a: usize, b: usize| {
-        (r == 2).then(|| Rank2 {
-            idx: &idx[a * 2..b * 2],
-            shape: [shape[0], shape[1]],
-            stride: strides[0],
+    let flat_of = |a: usize, b: usize| {
+        (1..=3).contains(&r).then(|| {
+            let (mut sh, mut st) = ([0; 3], [0; 3]);
+            sh[..r].copy_from_slice(shape);
+            st[..r].copy_from_slice(strides);
+            Flat {
+                idx: &idx[a * r..b * r],
+                rank: r,
+                shape: sh,
+                strides: st,
+            }
         })
     };
     if count < 2 {
@@ -87,21 +93,23 @@ pub fn first_duplicate<const R: usize>(
     let plan = Plan::new(count, key_bits)?;
     let threads = crate::threads::count(threads, count, crate::coo::validate::scan::MIN_PER_THREAD);
     if plan.sub_bits <= NARROW_BITS {
-        let (found, all_valid) = detect::<u32, _, _, _>(&plan, threads, &keys_of, &rank2_of)?;
+        let (found, all_valid) = detect::<u32, _, _, _>(&plan, threads, &keys_of, &flat_of)?;
         if found.is_none() {
             return Ok((None, all_valid));
         }
     }
-    detect::<u64, _, _, _>(&plan, threads, &keys_of, &rank2_of)
+    detect::<u64, _, _, _>(&plan, threads, &keys_of, &flat_of)
 }
 
-/// Rank-2 entries as they lie (row, column pairs), with the shape and the
-/// row stride: what the vector scatter reads instead of keys one by one.
+/// Entries of rank 1 to 3 as they lie (`rank` coordinates each), with the
+/// shape and its row-major strides (the first `rank` of each array): what
+/// the vector scatter reads instead of keys one by one.
 #[derive(Clone, Copy)]
-struct Rank2<'a> {
+struct Flat<'a> {
     idx: &'a [u64],
-    shape: [u64; 2],
-    stride: u64,
+    rank: usize,
+    shape: [u64; 3],
+    strides: [u64; 3],
 }
 
 /// [`first_duplicate`] with the entries packed as `W`: over `threads`
@@ -111,7 +119,7 @@ fn detect<'a, W, I, G, F>(
     plan: &Plan,
     threads: usize,
     keys_of: &F,
-    rank2_of: &(dyn Fn(usize, usize) -> Option<Rank2<'a>> + Sync),
+    flat_of: &(dyn Fn(usize, usize) -> Option<Flat<'a>> + Sync),
 ) -> Result<(Option<(usize, usize)>, bool), Unavailable>
 where
     W: Packing,
@@ -122,7 +130,7 @@ where
     let count = plan.count;
     if threads == 1 {
         let (parts, all_valid) =
-            partition::<W, _>(plan, count, 0, keys_of(0, count), rank2_of(0, count))?;
+            partition::<W, _>(plan, count, 0, keys_of(0, count), flat_of(0, count))?;
         return Ok((first_repeat::<W>(plan, parts)?, all_valid));
     }
     // Threads scatter contiguous ranges of entries into their own buckets
@@ -132,7 +140,7 @@ where
     let cuts: Vec<usize> = (0..=threads).map(|t| count * t / threads).collect();
     let scattered = crate::threads::each(threads, |t| {
         let (a, b) = (cuts[t], cuts[t + 1]);
-        partition::<W, _>(plan, b - a, a, keys_of(a, b), rank2_of(a, b))
+        partition::<W, _>(plan, b - a, a, keys_of(a, b), flat_of(a, b))
     });
     let mut parts = Vec::with_capacity(threads);
     let mut all_valid = true;
@@ -356,17 +364,17 @@ fn partition<W: Packing, I: Iterator<Item = (u64, bool)>>(
     n: usize,
     offset: usize,
     keys: impl Fn() -> I,
-    rank2: Option<Rank2<'_>>,
+    flat: Option<Flat<'_>>,
 ) -> Result<(Partition, bool), Unavailable> {
     let buckets = plan.buckets;
     let scatter = |packed: &mut [u64], end: &mut [usize], limit: &[usize]| {
         let packed = bytemuck::cast_slice_mut::<u64, W>(packed);
         #[cfg(target_arch = "x86_64")]
-        if let Some(e) = rank2.filter(|_| avx512::available()) {
+        if let Some(e) = flat.filter(|_| avx512::available()) {
             // SAFETY: the CPU has AVX-512F and DQ (`available`).
             return unsafe { avx512::scatter(plan, &e, offset, packed, end, limit) };
         }
-        let _ = rank2;
+        let _ = flat;
         scatter_keys(plan, keys(), offset, packed, end, limit)
     };
     let avg = n.div_ceil(buckets);
@@ -429,8 +437,8 @@ fn scatter_keys<W: Packing>(
 
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
-    use super::{scatter_keys, Packing, Plan, Rank2};
-    use crate::coo::key::Mixer;
+    use super::{scatter_keys, Flat, Packing, Plan};
+    use crate::coo::key::{linear, Mixer};
     use std::arch::x86_64::*;
 
     /// Whether the CPU has AVX-512F and DQ (the 64-bit multiply); off with
@@ -441,49 +449,91 @@ mod avx512 {
             && std::arch::is_x86_feature_detected!("avx512dq")
     }
 
-    /// [`scatter_keys`] over rank-2 entries: the bounds, the linear keys and
-    /// their mix eight entries at a time in vectors, then the eight
-    /// scattered in order; the last `len % 8` through `scatter_keys`. The
-    /// same buckets, in the same order, and the same answer.
+    /// [`scatter_keys`] over entries of rank 1 to 3 as they lie: the
+    /// bounds, the linear keys and their mix eight entries at a time in
+    /// vectors, then the eight scattered in order; the last `len % 8`
+    /// through `scatter_keys`. The same buckets, in the same order, and the
+    /// same answer.
     ///
     /// # Safety
     /// The CPU has AVX-512F and AVX-512DQ ([`available`]).
-    #[target_feature(enable = "avx512f,avx512dq")]
     pub(super) unsafe fn scatter<W: Packing>(
         plan: &Plan,
-        e: &Rank2<'_>,
+        e: &Flat<'_>,
         offset: usize,
         packed: &mut [W],
         end: &mut [usize],
         limit: &[usize],
     ) -> Option<bool> {
-        let n = e.idx.len() / 2;
+        // SAFETY: the caller's, passed on.
+        unsafe {
+            match e.rank {
+                1 => scatter_rank::<W, 1>(plan, e, offset, packed, end, limit),
+                2 => scatter_rank::<W, 2>(plan, e, offset, packed, end, limit),
+                _ => scatter_rank::<W, 3>(plan, e, offset, packed, end, limit),
+            }
+        }
+    }
+
+    /// [`scatter`] at rank `R` (`e.rank`).
+    #[target_feature(enable = "avx512f,avx512dq")]
+    unsafe fn scatter_rank<W: Packing, const R: usize>(
+        plan: &Plan,
+        e: &Flat<'_>,
+        offset: usize,
+        packed: &mut [W],
+        end: &mut [usize],
+        limit: &[usize],
+    ) -> Option<bool> {
+        let n = e.idx.len() / R;
         let (mask, shift) = plan.mixer.mask_and_shift();
         let (m1, m2) = Mixer::MULTIPLIERS;
         let splat = |v: u64| _mm512_set1_epi64(v as i64);
-        let (mask, m1, m2) = (splat(mask), splat(m1), splat(m2));
-        let (stride, rows, cols) = (splat(e.stride), splat(e.shape[0]), splat(e.shape[1]));
-        let sub_mask = splat(plan.sub_mask);
+        let (mask, m1, m2, sub_mask) = (splat(mask), splat(m1), splat(m2), splat(plan.sub_mask));
         let shift = _mm_cvtsi64_si128(shift as i64);
         let sub_bits = _mm_cvtsi64_si128(plan.sub_bits as i64);
-        // Lanes of the rows and of the columns across two vectors of pairs.
-        let row_lanes = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
-        let col_lanes = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
+        // Coordinate d of entry j is value R * j + d of a block of eight
+        // entries (8 R values, R vectors): its lane in the first two
+        // vectors (mod 16), and in the third (mod 8) when it lies there.
+        let mut lanes = [[0i64; 8]; 3];
+        let mut third = [0u8; 3];
+        for (d, l) in lanes.iter_mut().enumerate() {
+            for (j, x) in l.iter_mut().enumerate() {
+                let at = R * j + d;
+                *x = at as i64;
+                third[d] |= u8::from(at >= 16) << j;
+            }
+        }
+        // Per dimension: the lanes, which come from the third vector, the
+        // extent and the stride.
+        let dims: [(__m512i, __mmask8, __m512i, __m512i); 3] = std::array::from_fn(|d| {
+            let lanes = _mm512_loadu_epi64(lanes[d].as_ptr());
+            (lanes, third[d], splat(e.shape[d]), splat(e.strides[d]))
+        });
         let mut inside: __mmask8 = 0xFF;
         let (mut buckets, mut subs) = ([0u64; 8], [0u64; 8]);
         let whole = n / 8 * 8;
-        for (g, pairs) in e.idx[..whole * 2].chunks_exact(16).enumerate() {
-            // SAFETY: `pairs` holds 16 values, two unaligned 64-byte loads.
-            let (lo, hi) = unsafe {
-                (
-                    _mm512_loadu_si512(pairs.as_ptr().cast()),
-                    _mm512_loadu_si512(pairs.as_ptr().add(8).cast()),
-                )
+        for (g, block) in e.idx[..whole * R].chunks_exact(8 * R).enumerate() {
+            // SAFETY: `block` holds 8 R values: R unaligned 64-byte loads.
+            let v: [__m512i; 3] = unsafe {
+                let at = |k: usize| _mm512_loadu_si512(block.as_ptr().add(8 * k.min(R - 1)).cast());
+                [at(0), at(1), at(2)]
             };
-            let row = _mm512_permutex2var_epi64(lo, row_lanes, hi);
-            let col = _mm512_permutex2var_epi64(lo, col_lanes, hi);
-            inside &= _mm512_cmplt_epu64_mask(row, rows) & _mm512_cmplt_epu64_mask(col, cols);
-            let key = _mm512_add_epi64(_mm512_mullo_epi64(row, stride), col);
+            let mut key = _mm512_setzero_si512();
+            for &(lanes, third, extent, stride) in &dims[..R] {
+                let c = match R {
+                    1 => v[0],
+                    2 => _mm512_permutex2var_epi64(v[0], lanes, v[1]),
+                    _ => _mm512_mask_permutexvar_epi64(
+                        _mm512_permutex2var_epi64(v[0], lanes, v[1]),
+                        third,
+                        lanes,
+                        v[2],
+                    ),
+                };
+                inside &= _mm512_cmplt_epu64_mask(c, extent);
+                key = _mm512_add_epi64(key, _mm512_mullo_epi64(c, stride));
+            }
             let mut h = _mm512_and_si512(_mm512_mullo_epi64(key, m1), mask);
             h = _mm512_xor_si512(h, _mm512_srl_epi64(h, shift));
             h = _mm512_and_si512(_mm512_mullo_epi64(h, m2), mask);
@@ -501,9 +551,9 @@ mod avx512 {
                 end[b] += 1;
             }
         }
-        let tail = e.idx[whole * 2..].chunks_exact(2).map(|p| {
-            let key = p[0].wrapping_mul(e.stride).wrapping_add(p[1]);
-            (key, p[0] < e.shape[0] && p[1] < e.shape[1])
+        let tail = e.idx[whole * R..].chunks_exact(R).map(|c| {
+            let inside = c.iter().zip(&e.shape).all(|(x, s)| x < s);
+            (linear(c, &e.strides[..R]), inside)
         });
         let rest = scatter_keys(plan, tail, offset + whole, packed, end, limit)?;
         Some(rest && inside == 0xFF)
@@ -771,12 +821,13 @@ mod tests {
     /// answers, and when they succeed, equal buckets.
     fn scatter_both<W: Packing + PartialEq + std::fmt::Debug>(
         plan: &Plan,
-        e: Rank2<'_>,
+        e: Flat<'_>,
         cap: usize,
     ) {
-        let key = LinearKey::<2> {
-            shape: &e.shape,
-            strides: &[e.stride, 1],
+        let r = e.rank;
+        let key = LinearKey::<0> {
+            shape: &e.shape[..r],
+            strides: &e.strides[..r],
         };
         let setup = || {
             let end: Vec<usize> = (0..plan.buckets).map(|b| b * cap).collect();
@@ -784,14 +835,14 @@ mod tests {
             (vec![W::zeroed(); plan.buckets * cap], end, limit)
         };
         let (mut want, mut want_end, limit) = setup();
-        let keys = e.idx.chunks_exact(2).map(|p| key.key(p));
+        let keys = e.idx.chunks_exact(r).map(|c| key.key(c));
         let expected = scatter_keys(plan, keys, 5, &mut want, &mut want_end, &limit);
         #[cfg(target_arch = "x86_64")]
         if avx512::available() {
             let (mut got, mut got_end, limit) = setup();
             // SAFETY: `available` said the CPU has AVX-512F and DQ.
             let answer = unsafe { avx512::scatter(plan, &e, 5, &mut got, &mut got_end, &limit) };
-            assert_eq!(answer, expected, "{} entries", e.idx.len() / 2);
+            assert_eq!(answer, expected, "rank {r}, {} entries", e.idx.len() / r);
             if answer.is_some() {
                 assert_eq!(got_end, want_end);
                 assert_eq!(got, want);
@@ -800,28 +851,36 @@ mod tests {
     }
 
     #[test]
-    fn the_rank2_vector_scatter_matches_the_key_scatter() {
-        // Lengths around multiples of eight, coordinates outside the shape
-        // in either dimension (in the vector part and in the tail), both
-        // packings, and buckets small enough to overflow. Runs the scalar
-        // scatter alone on a CPU without AVX-512DQ.
+    fn the_vector_scatter_matches_the_key_scatter() {
+        // Ranks 1 to 3, lengths around multiples of eight, a coordinate
+        // outside the shape in any dimension (in the vector part and in the
+        // tail), both packings, and buckets small enough to overflow. Runs
+        // the scalar scatter alone on a CPU without AVX-512DQ.
         let mut s = 2024u64;
-        for case in 0..120 {
+        for case in 0..180 {
+            let r = 1 + case % 3;
             let n = [0, 1, 7, 8, 9, 15, 16, 17, 1000, 4099][case % 10] + case / 10 * 3;
-            let shape = [1 + rng(&mut s) % 3000, 1 + rng(&mut s) % 3000];
-            let mut idx: Vec<u64> = (0..n)
-                .flat_map(|_| [rng(&mut s) % shape[0], rng(&mut s) % shape[1]])
-                .collect();
-            if case % 3 == 0 && n > 0 {
-                let at = rng(&mut s) as usize % (2 * n);
-                idx[at] = shape[at % 2] + rng(&mut s) % 3;
+            let (mut shape, mut strides) = ([0u64; 3], [0u64; 3]);
+            for x in shape.iter_mut().take(r) {
+                *x = 1 + rng(&mut s) % [5_000_000, 3000, 200][r - 1];
             }
-            let e = Rank2 {
+            let mut stride = 1;
+            for d in (0..r).rev() {
+                strides[d] = stride;
+                stride *= shape[d];
+            }
+            let mut idx: Vec<u64> = (0..n * r).map(|k| rng(&mut s) % shape[k % r]).collect();
+            if case % 4 < 2 && n > 0 {
+                let at = rng(&mut s) as usize % (r * n);
+                idx[at] = shape[at % r] + rng(&mut s) % 3;
+            }
+            let e = Flat {
                 idx: &idx,
+                rank: r,
                 shape,
-                stride: shape[1],
+                strides,
             };
-            let plan = Plan::new(n.max(1), bits_below((shape[0] * shape[1]) as u128)).unwrap();
+            let plan = Plan::new(n.max(1), bits_below(stride as u128)).unwrap();
             let avg = n.div_ceil(plan.buckets);
             for cap in [avg + 4 * (avg as f64).sqrt() as usize + 16, avg / 2 + 1] {
                 scatter_both::<u64>(&plan, e, cap);

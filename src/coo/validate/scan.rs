@@ -317,7 +317,7 @@ pub(crate) mod avx512 {
     /// Whether the CPU has AVX-512F (std caches the answer). The
     /// `HURRAY_COO_NO_AVX512` environment variable, read once, turns the
     /// kernels off (for benchmarks against the AVX2 ones), and the
-    /// duplicate detection's rank-2 kernel (`dup.rs`).
+    /// duplicate detection's scatter kernel (`dup.rs`).
     #[inline]
     pub(crate) fn available() -> bool {
         static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
