@@ -12,8 +12,8 @@
 //! duplicate entry; equal keys share a bucket, so the lowest over all
 //! buckets is the tensor's.
 //!
-//! When the rest of the mixed key fits 31 bits (tensors of up to a few
-//! million entries, or narrow shapes), a first pass keeps it alone in a
+//! When the rest of the mixed key fits 31 bits (at a million entries or
+//! more, a shape of up to 2^40 elements), a first pass keeps it alone in a
 //! `u32`: half the bytes to scatter and to hash, and a table that holds the
 //! sub-keys themselves. That pass says whether any key repeats; only when
 //! one does (the tensor is invalid) is the `u64` pass run to name the
@@ -23,7 +23,8 @@
 //! where the CPU has F and DQ ([`avx512::scatter`]); the scalar scatter
 //! over keys ([`scatter_keys`]) is its oracle.
 //!
-//! Transient memory: about 9 bytes per entry (5 in the narrow pass), 8 when counted (on Linux in transparent huge pages,
+//! Transient memory: about 9 bytes per entry (4.5 in the narrow pass), 8
+//! when counted (on Linux in transparent huge pages,
 //! for the scatter's many write streams), plus the bucket counts and one
 //! bucket's table (a few hundred KiB at most). The scatter buffer goes back
 //! to the library's scratch pool on return (`crate::aligned::scratch_u64`:
