@@ -131,13 +131,7 @@ impl Case {
     }
 
     fn values_buf(&self, values: &[[u8; 16]]) -> Option<Vec<u8>> {
-        let ty = self.ty?;
-        let n = values.len();
-        let mut buf = vec![0u8; values_bytes(ty, n as u64).unwrap() as usize];
-        for (i, s) in values.iter().enumerate() {
-            store_element(ty, &mut buf, i, s);
-        }
-        Some(buf)
+        Some(values_for(self.ty?, values))
     }
 
     fn run(&self) -> (Assembled, Option<Vec<u8>>) {
@@ -524,6 +518,16 @@ fn check_plan(
     }
 }
 
+/// The values buffer of elements `values` (each stored as `store` gives it)
+/// in type `ty`.
+fn values_for(ty: &TypeInfo, values: &[[u8; 16]]) -> Vec<u8> {
+    let mut buf = vec![0u8; values_bytes(ty, values.len() as u64).unwrap() as usize];
+    for (i, s) in values.iter().enumerate() {
+        store_element(ty, &mut buf, i, s);
+    }
+    buf
+}
+
 fn clone_case(c: &Case) -> Case {
     Case {
         shape: c.shape.clone(),
@@ -851,19 +855,15 @@ fn the_solvers_path_agrees_with_the_planning_path() {
         for name in ["float64", "float32", "complex64", "pattern"] {
             let pattern = name == "pattern";
             let ty = type_info_named(if pattern { "bool" } else { name });
-            let values = Case {
-                ty: Some(ty),
-                ..clone_case(&case)
-            }
-            .values_buf(
+            let values = values_for(
+                ty,
                 &(0..m)
                     .map(|_| match rng.below(4) {
                         0 => [0u8; 16],
                         _ => store(ty, random_value(&mut rng, ty)),
                     })
                     .collect::<Vec<_>>(),
-            )
-            .unwrap();
+            );
             let t = Triplets {
                 shape: &case.shape,
                 n: m,
@@ -956,16 +956,12 @@ fn sorted_input_checked_as_written_agrees_with_the_planning_path() {
             let dim_refs: Vec<&[u8]> = dims.iter().map(|d| d.as_slice()).collect();
             let name = ["float64", "float32", "complex64", "int8"][(round + kind) % 4];
             let ty = type_info_named(name);
-            let values = Case {
-                ty: Some(ty),
-                ..clone_case(&case)
-            }
-            .values_buf(
+            let values = values_for(
+                ty,
                 &(0..n)
                     .map(|_| store(ty, random_value(&mut rng, ty)))
                     .collect::<Vec<_>>(),
-            )
-            .unwrap();
+            );
             let t = Triplets {
                 shape: &case.shape,
                 n,
@@ -1227,19 +1223,15 @@ fn mesh_order_and_long_rows_agree_with_the_planning_path() {
         let dim_refs: Vec<&[u8]> = dims.iter().map(|d| d.as_slice()).collect();
         for name in ["float64", "float32", "int32"] {
             let ty = type_info_named(name);
-            let values = Case {
-                ty: Some(ty),
-                ..clone_case(&case)
-            }
-            .values_buf(
+            let values = values_for(
+                ty,
                 &(0..m)
                     .map(|_| match rng.below(6) {
                         0 => [0u8; 16],
                         _ => store(ty, random_value(&mut rng, ty)),
                     })
                     .collect::<Vec<_>>(),
-            )
-            .unwrap();
+            );
             let t = Triplets {
                 shape: &case.shape,
                 n: m,
