@@ -457,9 +457,11 @@ fn word_arrays<'a, W: bytemuck::Pod>(
     x: &'a [u8],
     y: &'a [u8],
 ) -> Option<(&'a [W], &'a [W])> {
+    if !(this_type && cfg!(target_endian = "little")) {
+        return None;
+    }
     let cast = |b| bytemuck::try_cast_slice::<u8, W>(b).ok()?.get(..n);
-    let arrays = (cast(x)?, cast(y)?);
-    (this_type && cfg!(target_endian = "little")).then_some(arrays)
+    Some((cast(x)?, cast(y)?))
 }
 
 impl<'a> Words<'a> {
