@@ -642,26 +642,58 @@ fn first_repeat_hashed(
 /// Whether two of `bucket`'s sub-keys (each below `2^NARROW_BITS`) are
 /// equal: a hash set of `sub + 1` (0 is an empty slot) in `table` (at least
 /// four slots per value), cleared first.
-fn repeats_hashed(bucket: &[u32], table: &mut [u32]) -> bool {
+///
+/// Two rounds, so that the common case does not branch: each sub-key whose
+/// home slot is empty is put there, and the others (about one in eight)
+/// are kept, in place at the front of `bucket`; then those go in with
+/// probing ([`insert_narrow`]). Equal sub-keys share a home, so the second
+/// of a pair always reaches the second round and meets the first there.
+fn repeats_hashed(bucket: &mut [u32], table: &mut [u32]) -> bool {
     let len = (bucket.len() * 4).max(16).next_power_of_two();
     let slots = &mut table[..len];
     slots.fill(0);
-    let mask = len - 1;
-    for &sub in bucket {
-        let mut s = home(sub as u64, len);
-        loop {
-            let t = slots[s];
-            if t == 0 {
-                slots[s] = sub + 1;
-                break;
-            }
-            if t == sub + 1 {
-                return true;
-            }
-            s = (s + 1) & mask;
-        }
+    let bits = len.trailing_zeros();
+    let mut kept = 0;
+    for i in 0..bucket.len() {
+        let sub = bucket[i];
+        let s = home_narrow(sub, bits);
+        let t = slots[s];
+        // `sub + 1` into an empty slot, an occupied one unchanged.
+        slots[s] = t + ((sub + 1) & u32::from(t == 0).wrapping_neg());
+        bucket[kept] = sub;
+        kept += usize::from(t != 0);
     }
-    false
+    bucket[..kept].iter().any(|&sub| insert_narrow(slots, sub))
+}
+
+/// The first slot for sub-key `sub` in a narrow table of `2^bits` slots
+/// (`4 <= bits <= 32`): the top bits of one 32-bit multiply, which spreads
+/// the already mixed sub-key's low bits.
+#[inline(always)]
+fn home_narrow(sub: u32, bits: u32) -> usize {
+    (sub.wrapping_mul(NARROW_MULTIPLIER) >> (32 - bits)) as usize
+}
+
+/// The multiplier of [`home_narrow`].
+const NARROW_MULTIPLIER: u32 = 0x9E37_79B1;
+
+/// Puts `sub + 1` into the hash set `slots` (a power of two long, linear
+/// probing from [`home_narrow`]); true when it was there already.
+#[inline(always)]
+fn insert_narrow(slots: &mut [u32], sub: u32) -> bool {
+    let mask = slots.len() - 1;
+    let mut s = home_narrow(sub, slots.len().trailing_zeros());
+    loop {
+        let t = slots[s];
+        if t == 0 {
+            slots[s] = sub + 1;
+            return false;
+        }
+        if t == sub + 1 {
+            return true;
+        }
+        s = (s + 1) & mask;
+    }
 }
 
 /// `first_repeat_hashed` without a table: sorts the bucket in place.
@@ -757,8 +789,8 @@ mod tests {
         let plan = Plan::new(1 << 20, 40).unwrap();
         let mut table = vec![0u32; 4 * 4096];
         // What one bucket leaves in the table is not another's.
-        assert!(!repeats_hashed(&[7, 8, 9], &mut table));
-        assert!(!repeats_hashed(&[8], &mut table));
+        assert!(!repeats_hashed(&mut [7, 8, 9], &mut table));
+        assert!(!repeats_hashed(&mut [8], &mut table));
         for case in 0..600 {
             let n = 1 + (rng(&mut s) % 4000) as usize;
             let range = match case % 3 {
@@ -778,8 +810,24 @@ mod tests {
         }
         // The largest sub-key a narrow bucket holds, twice.
         let top = (1u32 << NARROW_BITS) - 1;
-        assert!(repeats_hashed(&[top, 0, top], &mut table));
-        assert!(!repeats_hashed(&[top, 0, top - 1], &mut table));
+        assert!(repeats_hashed(&mut [top, 0, top], &mut table));
+        assert!(!repeats_hashed(&mut [top, 0, top - 1], &mut table));
+    }
+
+    #[test]
+    fn sub_keys_sharing_a_home_meet_in_the_second_round() {
+        // Three different sub-keys with one home slot in a 16-slot table:
+        // the first takes the home, the others wait for the probing round,
+        // where a repeat of any of them is found and distinct ones are not.
+        let mut table = vec![0u32; 64];
+        let home = |k: u32| home_narrow(k, 4);
+        let mut same = (1..).filter(|&k| home(k) == home(0));
+        let (a, b, c) = (0, same.next().unwrap(), same.next().unwrap());
+        assert!(!repeats_hashed(&mut [a, b, c], &mut table));
+        assert!(repeats_hashed(&mut [a, b, b], &mut table));
+        assert!(repeats_hashed(&mut [a, b, a], &mut table));
+        assert!(repeats_hashed(&mut [b, c, a, c], &mut table));
+        assert!(!repeats_hashed(&mut [b, c, a, 7], &mut table));
     }
 
     #[test]
