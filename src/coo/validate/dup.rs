@@ -759,10 +759,20 @@ mod tests {
     #[test]
     fn oversized_buckets_are_sorted_with_the_same_answer() {
         let mut s = 77u64;
-        for _ in 0..200 {
+        for case in 0..300 {
             let n = 1 + (rng(&mut s) % 3000) as usize;
             let entry_bits = bits_below(n as u128);
-            let subs: Vec<u64> = (0..n).map(|_| rng(&mut s) % (n as u64 / 2 + 1)).collect();
+            // Many repeats, or sub-keys of up to 30 bits (few or none) with
+            // one repeat planted late, behind many probed inserts.
+            let range = [n as u64 / 2 + 1, 1 << 30, 1 << 30][case % 3];
+            let mut subs: Vec<u64> = (0..n).map(|_| rng(&mut s) % range).collect();
+            if case % 3 == 2 && n > 2 {
+                let (j, i) = (
+                    n - 1 - (rng(&mut s) as usize % (n / 2)),
+                    rng(&mut s) as usize % (n / 2),
+                );
+                subs[j] = subs[i];
+            }
             let bucket: Vec<u64> = subs
                 .iter()
                 .enumerate()
