@@ -452,7 +452,9 @@ mod avx512 {
 
     /// [`scatter_keys`] over entries of rank 1 to 3 as they lie: the
     /// bounds, the linear keys and their mix eight entries at a time in
-    /// vectors, then the eight scattered in order; the last `len % 8`
+    /// vectors, then the eight scattered in order (each block's keys are
+    /// computed before the block before it is scattered, so the key work
+    /// of one overlaps the stores of the other); the last `len % 8`
     /// through `scatter_keys`. The same buckets, in the same order, and the
     /// same answer.
     ///
@@ -514,6 +516,10 @@ mod avx512 {
         let mut inside: __mmask8 = 0xFF;
         let (mut buckets, mut subs) = ([0u64; 8], [0u64; 8]);
         let whole = n / 8 * 8;
+        // The block whose buckets and sub-keys wait in `buckets` and
+        // `subs`: each block's keys are computed before the block before
+        // it is scattered, so that the two overlap.
+        let mut waiting = None;
         for (g, block) in e.idx[..whole * R].chunks_exact(8 * R).enumerate() {
             // SAFETY: `block` holds 8 R values: R unaligned 64-byte loads.
             let v: [__m512i; 3] = unsafe {
@@ -538,19 +544,18 @@ mod avx512 {
             let mut h = _mm512_and_si512(_mm512_mullo_epi64(key, m1), mask);
             h = _mm512_xor_si512(h, _mm512_srl_epi64(h, shift));
             h = _mm512_and_si512(_mm512_mullo_epi64(h, m2), mask);
+            if let Some(w) = waiting {
+                place(plan, &buckets, &subs, offset + w * 8, packed, end, limit)?;
+            }
             // SAFETY: two 64-byte stores into arrays of eight u64.
             unsafe {
                 _mm512_storeu_si512(buckets.as_mut_ptr().cast(), _mm512_srl_epi64(h, sub_bits));
                 _mm512_storeu_si512(subs.as_mut_ptr().cast(), _mm512_and_si512(h, sub_mask));
             }
-            for j in 0..8 {
-                let b = buckets[j] as usize;
-                if end[b] == limit[b] {
-                    return None;
-                }
-                packed[end[b]] = W::pack(plan, subs[j], offset + g * 8 + j);
-                end[b] += 1;
-            }
+            waiting = Some(g);
+        }
+        if let Some(w) = waiting {
+            place(plan, &buckets, &subs, offset + w * 8, packed, end, limit)?;
         }
         let tail = e.idx[whole * R..].chunks_exact(R).map(|c| {
             let inside = c.iter().zip(&e.shape).all(|(x, s)| x < s);
@@ -558,6 +563,29 @@ mod avx512 {
         });
         let rest = scatter_keys(plan, tail, offset + whole, packed, end, limit)?;
         Some(rest && inside == 0xFF)
+    }
+
+    /// Eight entries, `first` on, each to the end of its bucket (`buckets`,
+    /// with the rest of its key in `subs`); `None` when a bucket is full.
+    #[inline(always)]
+    fn place<W: Packing>(
+        plan: &Plan,
+        buckets: &[u64; 8],
+        subs: &[u64; 8],
+        first: usize,
+        packed: &mut [W],
+        end: &mut [usize],
+        limit: &[usize],
+    ) -> Option<()> {
+        for j in 0..8 {
+            let b = buckets[j] as usize;
+            if end[b] == limit[b] {
+                return None;
+            }
+            packed[end[b]] = W::pack(plan, subs[j], first + j);
+            end[b] += 1;
+        }
+        Some(())
     }
 }
 
