@@ -34,7 +34,7 @@ static long mapped_bytes(void) {
 static int child(void) {
     int failures = 0;
     const uint64_t shape[1] = {N};
-    const uint64_t wide[1] = {(uint64_t)1 << 45};
+    const uint64_t wide[1] = {(uint64_t)1 << 47};
     double *values = alloc64(NULL, N * sizeof(double), 0);
     uint64_t *indices = alloc64(NULL, N * sizeof(uint64_t), 0);
     hurray_coo *coo = (hurray_coo *)(uintptr_t)1;
@@ -60,10 +60,11 @@ static int child(void) {
                  HURRAY_ERR_ALLOC, "the values copy");
     CHECK(coo == NULL);
     /* Unsorted and out of order (ordered data needs no sort, hence no
-     * memory): duplicate detection over keys of 45 bits needs about 9 bytes
-     * per entry (72 MiB). (A narrower shape takes the 4-byte pass first,
-     * 36 MiB, which glibc may place inside the 64 MiB its thread arena
-     * already reserved: no new address space, so the cap cannot refuse it.) */
+     * memory): duplicate detection over keys of 47 bits needs about 9 bytes
+     * per entry (72 MiB). (A narrower shape, up to 46 bits at this count,
+     * takes the 4-byte pass first, 36 MiB, which glibc may place inside the
+     * 64 MiB its thread arena already reserved: no new address space, so
+     * the cap cannot refuse it.) */
     indices[0] = 1;
     indices[1] = 0;
     CHECK_STATUS(ctest_create(0x04, 1, wide, N, false, values, N * 8, indices, N * 8, 0, &coo),

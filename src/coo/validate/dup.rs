@@ -93,8 +93,12 @@ pub fn first_duplicate<const R: usize>(
     }
     let plan = Plan::new(count, key_bits)?;
     let threads = crate::threads::count(threads, count, crate::coo::validate::scan::MIN_PER_THREAD);
-    if plan.sub_bits <= NARROW_BITS {
-        let (found, all_valid) = detect::<u32, _, _, _>(&plan, threads, &keys_of, &flat_of)?;
+    let narrow = match plan.sub_bits <= NARROW_BITS {
+        true => Some(Plan::new(count, key_bits)?),
+        false => Plan::narrow(count, key_bits),
+    };
+    if let Some(narrow) = narrow {
+        let (found, all_valid) = detect::<u32, _, _, _>(&narrow, threads, &keys_of, &flat_of)?;
         if found.is_none() {
             return Ok((None, all_valid));
         }
@@ -111,6 +115,32 @@ struct Flat<'a> {
     rank: usize,
     shape: [u64; 3],
     strides: [u64; 3],
+}
+
+/// The scatter's line buffers: one 64-byte line per bucket, where a
+/// bucket's entries wait until a whole line of them goes to the bucket;
+/// bucket regions start `lead` entries into the buffer plus a multiple of
+/// a line.
+struct Lines<'a, W> {
+    buf: &'a mut [W],
+    lead: usize,
+}
+
+impl<W: Packing> Lines<'_, W> {
+    /// The entries still waiting in the lines, to the ends of their buckets
+    /// (`end`), after the streaming stores are ordered before what follows.
+    fn flush(&mut self, packed: &mut [W], end: &[usize]) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a store fence has no precondition (SSE, on every x86_64).
+        unsafe {
+            std::arch::x86_64::_mm_sfence()
+        };
+        let per = 64 / size_of::<W>();
+        for (b, &at) in end.iter().enumerate() {
+            let k = (at - self.lead) & (per - 1);
+            packed[at - k..at].copy_from_slice(&self.buf[b * per..b * per + k]);
+        }
+    }
 }
 
 /// [`first_duplicate`] with the entries packed as `W`: over `threads`
@@ -230,6 +260,8 @@ struct Plan {
     sub_mask: u64,
     buckets: usize,
     mixer: Mixer,
+    /// Whether the vector scatter goes through line buffers ([`Lines`]).
+    lines: bool,
 }
 
 impl Plan {
@@ -250,7 +282,31 @@ impl Plan {
             sub_mask: (1u64 << sub_bits) - 1,
             buckets: 1usize << bucket_bits,
             mixer: Mixer::new(key_bits),
+            lines: count >= LINES_FROM,
         })
+    }
+
+    /// The plan of the 4-byte pass for tensors whose sub-keys would not
+    /// fit it under [`Plan::new`]: more buckets (up to
+    /// `2^MAX_LINE_BUCKET_BITS`), so that the sub-key fits
+    /// [`NARROW_BITS`], scattered through line buffers. `None` when more
+    /// would be needed, or the buckets would hold fewer than
+    /// [`MIN_LINE_BUCKET`] entries on average.
+    fn narrow(count: usize, key_bits: u32) -> Option<Plan> {
+        let mut plan = Plan::new(count, key_bits).ok()?;
+        if plan.sub_bits <= NARROW_BITS {
+            return None;
+        }
+        let bucket_bits = key_bits - NARROW_BITS;
+        if bucket_bits > MAX_LINE_BUCKET_BITS || count >> bucket_bits < MIN_LINE_BUCKET {
+            return None;
+        }
+        plan.sub_bits = NARROW_BITS;
+        plan.sub_mask = (1u64 << NARROW_BITS) - 1;
+        plan.buckets = 1 << bucket_bits;
+        // More streams than `MAX_BUCKET_BITS` allows go through lines.
+        plan.lines |= bucket_bits > MAX_BUCKET_BITS;
+        Some(plan)
     }
 
     /// The bucket of linear key `k`, and the rest of its mixed key.
@@ -260,6 +316,17 @@ impl Plan {
         ((h >> self.sub_bits) as usize, h & self.sub_mask)
     }
 }
+
+/// At most `2^MAX_LINE_BUCKET_BITS` buckets in a scatter through line
+/// buffers (64 bytes each: 2 MiB of them).
+const MAX_LINE_BUCKET_BITS: u32 = 15;
+/// From this many entries the vector scatter goes through line buffers:
+/// its buckets (32 MiB and more) no longer stay in cache, where writing
+/// whole lines without reading them first pays; below, plain stores into
+/// cached lines are faster (measured in BENCHMARKS.md).
+const LINES_FROM: usize = 1 << 23;
+/// The fewest entries a bucket of [`Plan::narrow`] holds on average.
+const MIN_LINE_BUCKET: usize = 512;
 
 /// Sub-keys of at most this many bits are first checked packed alone in a
 /// `u32` (one more than the sub-key marks a used table slot, so 31).
@@ -368,29 +435,61 @@ fn partition<W: Packing, I: Iterator<Item = (u64, bool)>>(
     flat: Option<Flat<'_>>,
 ) -> Result<(Partition, bool), Unavailable> {
     let buckets = plan.buckets;
-    let scatter = |packed: &mut [u64], end: &mut [usize], limit: &[usize]| {
+    #[cfg(target_arch = "x86_64")]
+    let vector = flat.filter(|_| avx512::available());
+    #[cfg(not(target_arch = "x86_64"))]
+    let vector: Option<Flat<'_>> = flat.filter(|_| false);
+    let scatter = |packed: &mut [u64],
+                   end: &mut [usize],
+                   limit: &[usize],
+                   lines: Option<&mut Lines<'_, W>>| {
         let packed = bytemuck::cast_slice_mut::<u64, W>(packed);
         #[cfg(target_arch = "x86_64")]
-        if let Some(e) = flat.filter(|_| avx512::available()) {
+        if let Some(e) = vector {
             // SAFETY: the CPU has AVX-512F and DQ (`available`).
-            return unsafe { avx512::scatter(plan, &e, offset, packed, end, limit) };
+            return unsafe { avx512::scatter(plan, &e, offset, packed, end, limit, lines) };
         }
-        let _ = flat;
+        let _ = lines;
         scatter_keys(plan, keys(), offset, packed, end, limit)
     };
+    // Line buffers (64 bytes a bucket) for the vector scatter when the
+    // plan asks for them: bucket regions of whole lines from an aligned
+    // first entry.
+    let per = 64 / size_of::<W>();
+    let use_lines = plan.lines && vector.is_some();
     let avg = n.div_ceil(buckets);
-    let cap = avg + 4 * (avg as f64).sqrt() as usize + 16;
+    let mut cap = avg + 4 * (avg as f64).sqrt() as usize + 16;
+    if use_lines {
+        cap = cap.next_multiple_of(per);
+    }
     let total = buckets
         .checked_mul(cap)
+        .and_then(|t| t.checked_add(per))
         .ok_or(Unavailable::Alloc(usize::MAX))?;
+    let mut packed = scratch::<W>(total)?;
+    let lead = match use_lines {
+        true => {
+            let at = bytemuck::cast_slice::<u64, W>(&packed).as_ptr();
+            at.align_offset(64).min(per - 1)
+        }
+        false => 0,
+    };
     let mut start = zeroed::<usize>(buckets)?;
     let mut end = zeroed::<usize>(buckets)?;
     let mut limit = zeroed::<usize>(buckets)?;
     for b in 0..buckets {
-        (start[b], end[b], limit[b]) = (b * cap, b * cap, (b + 1) * cap);
+        let at = lead + b * cap;
+        (start[b], end[b], limit[b]) = (at, at, at + cap);
     }
-    let mut packed = scratch::<W>(total)?;
-    if let Some(all_valid) = scatter(&mut packed, &mut end, &limit) {
+    let mut line_buf = match use_lines {
+        true => Some(zeroed::<u64>(buckets * 8)?),
+        false => None,
+    };
+    let mut lines = line_buf.as_mut().map(|buf| Lines {
+        buf: bytemuck::cast_slice_mut::<u64, W>(buf),
+        lead,
+    });
+    if let Some(all_valid) = scatter(&mut packed, &mut end, &limit, lines.as_mut()) {
         return Ok((Partition { packed, start, end }, all_valid));
     }
     drop(packed);
@@ -407,7 +506,7 @@ fn partition<W: Packing, I: Iterator<Item = (u64, bool)>>(
     let mut packed = scratch::<W>(n)?;
     // Exact limits: only entries changed under us (against the contract)
     // could make a bucket overflow; then the answer is for the entries placed.
-    let all_valid = scatter(&mut packed, &mut end, &limit).unwrap_or(false);
+    let all_valid = scatter(&mut packed, &mut end, &limit, None).unwrap_or(false);
     Ok((Partition { packed, start, end }, all_valid))
 }
 
@@ -438,7 +537,7 @@ fn scatter_keys<W: Packing>(
 
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
-    use super::{scatter_keys, Flat, Packing, Plan};
+    use super::{scatter_keys, Flat, Lines, Packing, Plan};
     use crate::coo::key::{linear, Mixer};
     use std::arch::x86_64::*;
 
@@ -467,26 +566,31 @@ mod avx512 {
         packed: &mut [W],
         end: &mut [usize],
         limit: &[usize],
+        lines: Option<&mut Lines<'_, W>>,
     ) -> Option<bool> {
         // SAFETY: the caller's, passed on.
         unsafe {
-            match e.rank {
-                1 => scatter_rank::<W, 1>(plan, e, offset, packed, end, limit),
-                2 => scatter_rank::<W, 2>(plan, e, offset, packed, end, limit),
-                _ => scatter_rank::<W, 3>(plan, e, offset, packed, end, limit),
+            match (e.rank, lines) {
+                (1, None) => scatter_rank::<W, 1, false>(plan, e, offset, packed, end, limit, None),
+                (2, None) => scatter_rank::<W, 2, false>(plan, e, offset, packed, end, limit, None),
+                (_, None) => scatter_rank::<W, 3, false>(plan, e, offset, packed, end, limit, None),
+                (1, l) => scatter_rank::<W, 1, true>(plan, e, offset, packed, end, limit, l),
+                (2, l) => scatter_rank::<W, 2, true>(plan, e, offset, packed, end, limit, l),
+                (_, l) => scatter_rank::<W, 3, true>(plan, e, offset, packed, end, limit, l),
             }
         }
     }
 
     /// [`scatter`] at rank `R` (`e.rank`).
     #[target_feature(enable = "avx512f,avx512dq")]
-    unsafe fn scatter_rank<W: Packing, const R: usize>(
+    unsafe fn scatter_rank<W: Packing, const R: usize, const LINES: bool>(
         plan: &Plan,
         e: &Flat<'_>,
         offset: usize,
         packed: &mut [W],
         end: &mut [usize],
         limit: &[usize],
+        mut lines: Option<&mut Lines<'_, W>>,
     ) -> Option<bool> {
         let n = e.idx.len() / R;
         let (mask, shift) = plan.mixer.mask_and_shift();
@@ -545,7 +649,12 @@ mod avx512 {
             h = _mm512_xor_si512(h, _mm512_srl_epi64(h, shift));
             h = _mm512_and_si512(_mm512_mullo_epi64(h, m2), mask);
             if let Some(w) = waiting {
-                place(plan, &buckets, &subs, offset + w * 8, packed, end, limit)?;
+                match (LINES, lines.as_deref_mut()) {
+                    (true, Some(l)) => {
+                        place_lines(plan, &buckets, &subs, offset + w * 8, packed, end, limit, l)?
+                    }
+                    _ => place(plan, &buckets, &subs, offset + w * 8, packed, end, limit)?,
+                }
             }
             // SAFETY: two 64-byte stores into arrays of eight u64.
             unsafe {
@@ -555,7 +664,15 @@ mod avx512 {
             waiting = Some(g);
         }
         if let Some(w) = waiting {
-            place(plan, &buckets, &subs, offset + w * 8, packed, end, limit)?;
+            match (LINES, lines.as_deref_mut()) {
+                (true, Some(l)) => {
+                    place_lines(plan, &buckets, &subs, offset + w * 8, packed, end, limit, l)?
+                }
+                _ => place(plan, &buckets, &subs, offset + w * 8, packed, end, limit)?,
+            }
+        }
+        if let Some(l) = lines {
+            l.flush(packed, end);
         }
         let tail = e.idx[whole * R..].chunks_exact(R).map(|c| {
             let inside = c.iter().zip(&e.shape).all(|(x, s)| x < s);
@@ -563,6 +680,50 @@ mod avx512 {
         });
         let rest = scatter_keys(plan, tail, offset + whole, packed, end, limit)?;
         Some(rest && inside == 0xFF)
+    }
+
+    /// [`place`] through line buffers: each entry goes to its bucket's
+    /// 64-byte line in `lines`, and a full line goes to `packed` in one
+    /// streaming store (no read of the line it replaces, and no cache line
+    /// taken for it), where it is aligned; the buckets are the same.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn place_lines<W: Packing>(
+        plan: &Plan,
+        buckets: &[u64; 8],
+        subs: &[u64; 8],
+        first: usize,
+        packed: &mut [W],
+        end: &mut [usize],
+        limit: &[usize],
+        lines: &mut Lines<'_, W>,
+    ) -> Option<()> {
+        let per = 64 / size_of::<W>();
+        for j in 0..8 {
+            let b = buckets[j] as usize;
+            let at = end[b];
+            if at == limit[b] {
+                return None;
+            }
+            let k = (at - lines.lead) & (per - 1);
+            lines.buf[b * per + k] = W::pack(plan, subs[j], first + j);
+            end[b] = at + 1;
+            if k == per - 1 {
+                let line = &lines.buf[b * per..(b + 1) * per];
+                let dst = &mut packed[at + 1 - per..at + 1];
+                if (dst.as_ptr() as usize).is_multiple_of(64) {
+                    // SAFETY: `line` and `dst` are 64 bytes each; `dst` is
+                    // 64-byte aligned (checked), as the streaming store needs.
+                    unsafe {
+                        let v = _mm512_loadu_si512(line.as_ptr().cast());
+                        _mm512_stream_si512(dst.as_mut_ptr().cast(), v);
+                    }
+                } else {
+                    dst.copy_from_slice(line);
+                }
+            }
+        }
+        Some(())
     }
 
     /// Eight entries, `first` on, each to the end of its bucket (`buckets`,
@@ -928,11 +1089,120 @@ mod tests {
         if avx512::available() {
             let (mut got, mut got_end, limit) = setup();
             // SAFETY: `available` said the CPU has AVX-512F and DQ.
-            let answer = unsafe { avx512::scatter(plan, &e, 5, &mut got, &mut got_end, &limit) };
+            let answer =
+                unsafe { avx512::scatter(plan, &e, 5, &mut got, &mut got_end, &limit, None) };
             assert_eq!(answer, expected, "rank {r}, {} entries", e.idx.len() / r);
             if answer.is_some() {
                 assert_eq!(got_end, want_end);
                 assert_eq!(got, want);
+            }
+            // Through line buffers: regions of whole lines from `lead`, an
+            // aligned first entry (streaming stores) or one off it (copies).
+            let per = 64 / size_of::<W>();
+            let cap = cap.next_multiple_of(per);
+            for skew in [0, 1] {
+                let len = plan.buckets * cap + per;
+                let mut got = vec![W::zeroed(); len];
+                let lead = (got.as_ptr().align_offset(64) + skew) % per;
+                let end: Vec<usize> = (0..plan.buckets).map(|b| lead + b * cap).collect();
+                let limit: Vec<usize> = end.iter().map(|&at| at + cap).collect();
+                let (mut want, mut want_end) = (vec![W::zeroed(); len], end.clone());
+                let keys = e.idx.chunks_exact(r).map(|c| key.key(c));
+                let expected = scatter_keys(plan, keys, 5, &mut want, &mut want_end, &limit);
+                let mut buf = vec![W::zeroed(); plan.buckets * per];
+                let mut lines = Lines {
+                    buf: &mut buf,
+                    lead,
+                };
+                let mut got_end = end.clone();
+                // SAFETY: `available` said the CPU has AVX-512F and DQ.
+                let answer = unsafe {
+                    avx512::scatter(
+                        plan,
+                        &e,
+                        5,
+                        &mut got,
+                        &mut got_end,
+                        &limit,
+                        Some(&mut lines),
+                    )
+                };
+                assert_eq!(answer, expected, "lines, skew {skew}, rank {r}");
+                if answer.is_some() {
+                    assert_eq!(got_end, want_end);
+                    assert_eq!(got, want, "lines, skew {skew}, rank {r}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_narrow_plan_takes_the_buckets_its_sub_keys_need() {
+        // 1M entries of 40-bit keys fit the 4-byte pass as they are.
+        assert!(Plan::narrow(1 << 20, 40).is_none());
+        // Of 42 bits: 2^11 buckets (plain stores); of 46 bits at 30M:
+        // 2^15, through lines; of 47 bits: more than lines allow.
+        let p = Plan::narrow(1 << 20, 42).unwrap();
+        assert_eq!(
+            (p.buckets, p.sub_bits, p.lines),
+            (1 << 11, NARROW_BITS, false)
+        );
+        let p = Plan::narrow(30_000_000, 46).unwrap();
+        assert_eq!(
+            (p.buckets, p.sub_bits, p.lines),
+            (1 << 15, NARROW_BITS, true)
+        );
+        assert!(Plan::narrow(30_000_000, 47).is_none());
+        // Buckets of fewer than MIN_LINE_BUCKET entries on average: no.
+        assert!(Plan::narrow(1 << 20, 44).is_none());
+    }
+
+    #[test]
+    fn buckets_through_lines_give_the_same_answers() {
+        // `detect` with and without line buffers, narrow and wide, on 1 and
+        // 2 threads, against the oracle: no repeat, and a repeat planted.
+        let mut s = 17u64;
+        let n = 200_000usize;
+        let bits = 36u32;
+        let mut keys: Vec<u64> = (0..n as u64)
+            .map(|k| (k * 2_654_435_761) % (1 << bits))
+            .collect();
+        let shape = [1u64 << bits];
+        for case in 0..3 {
+            if case > 0 {
+                let (a, b) = (rng(&mut s) as usize % n, rng(&mut s) as usize % n);
+                keys[a.max(b)] = keys[a.min(b)];
+            }
+            let key = LinearKey::<1> {
+                shape: &shape,
+                strides: &[1],
+            };
+            let keys_of = |a: usize, b: usize| {
+                let (key, keys) = (&key, &keys);
+                move || keys[a..b].chunks_exact(1).map(|e| key.key(e))
+            };
+            let flat_of = |a: usize, b: usize| {
+                Some(Flat {
+                    idx: &keys[a..b],
+                    rank: 1,
+                    shape: [1 << bits, 0, 0],
+                    strides: [1, 0, 0],
+                })
+            };
+            let want = oracle(&keys);
+            for lines in [false, true] {
+                let mut plan = Plan::new(n, bits).unwrap();
+                plan.lines = lines;
+                for threads in [1, 2] {
+                    let wide = detect::<u64, _, _, _>(&plan, threads, &keys_of, &flat_of);
+                    assert_eq!(wide, Ok((want, true)), "case {case} lines {lines}");
+                    let narrow = detect::<u32, _, _, _>(&plan, threads, &keys_of, &flat_of);
+                    assert_eq!(
+                        narrow,
+                        Ok((want.map(|_| (0, 0)), true)),
+                        "case {case} lines {lines}"
+                    );
+                }
             }
         }
     }
