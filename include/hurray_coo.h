@@ -962,7 +962,7 @@ const uint64_t *hurray_coo_indices(const struct hurray_coo *coo,
  * The duplicate check of an unsorted tensor (hurray_coo_create and
  * hurray_coo_validate on a tensor whose is_sorted is false) scatters its
  * entries into 4-5 bytes per entry of work space (8-9 when the shape has more
- * than about 2^40 elements). When the check returns, the library keeps that
+ * than about 2^42 elements at 1M entries, 2^46 at 17M entries or more). When the check returns, the library keeps that
  * memory for the next check, which then writes to pages the process already
  * has instead of having the kernel map and clear fresh ones. It keeps at
  * most 4 buffers and 64 MiB in all (the work space of about 14M entries, 7M
@@ -995,8 +995,9 @@ size_t hurray_release_scratch(void);
  * HURRAY_ERR_DUPLICATE, HURRAY_ERR_NOT_SORTED, HURRAY_ERR_NONZERO_PADDING,
  * HURRAY_ERR_INVALID_VALUE,
  * HURRAY_ERR_ALLOC (duplicate detection needs about 4.5 bytes per entry when the
- * shape has at most 2^40 elements and the tensor 1M entries or more, about 9
- * otherwise, at most 16),
+ * shape has at most about 2^42 elements at 1M entries, 2^46 at 17M entries
+ * or more, about 9 otherwise, at most 16; from 8M entries also 64 bytes
+ * per bucket, at most 2 MiB per thread, of line buffers),
  * HURRAY_ERR_INTERNAL_PANIC. The duplicate detection's work space is kept
  * for the next check, within a bound (see hurray_release_scratch).
  *

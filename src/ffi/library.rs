@@ -227,7 +227,7 @@ pub extern "C" fn hurray_coo_abi_version() -> u32 {
 /// The duplicate check of an unsorted tensor (hurray_coo_create and
 /// hurray_coo_validate on a tensor whose is_sorted is false) scatters its
 /// entries into 4-5 bytes per entry of work space (8-9 when the shape has more
-/// than about 2^40 elements). When the check returns, the library keeps that
+/// than about 2^42 elements at 1M entries, 2^46 at 17M entries or more). When the check returns, the library keeps that
 /// memory for the next check, which then writes to pages the process already
 /// has instead of having the kernel map and clear fresh ones. It keeps at
 /// most 4 buffers and 64 MiB in all (the work space of about 14M entries, 7M

@@ -21,8 +21,9 @@ use super::{hurray_coo, hurray_status};
 /// HURRAY_ERR_DUPLICATE, HURRAY_ERR_NOT_SORTED, HURRAY_ERR_NONZERO_PADDING,
 /// HURRAY_ERR_INVALID_VALUE,
 /// HURRAY_ERR_ALLOC (duplicate detection needs about 4.5 bytes per entry when the
-/// shape has at most 2^40 elements and the tensor 1M entries or more, about 9
-/// otherwise, at most 16),
+/// shape has at most about 2^42 elements at 1M entries, 2^46 at 17M entries
+/// or more, about 9 otherwise, at most 16; from 8M entries also 64 bytes
+/// per bucket, at most 2 MiB per thread, of line buffers),
 /// HURRAY_ERR_INTERNAL_PANIC. The duplicate detection's work space is kept
 /// for the next check, within a bound (see hurray_release_scratch).
 ///

@@ -21,12 +21,17 @@
 //!
 //! Entries of rank 1 to 3 are keyed eight at a time in AVX-512 vectors
 //! where the CPU has F and DQ ([`avx512::scatter`]); the scalar scatter
-//! over keys ([`scatter_keys`]) is its oracle.
+//! over keys ([`scatter_keys`]) is its oracle. From [`LINES_FROM`] entries
+//! that kernel writes each bucket a whole 64-byte line at a time with
+//! streaming stores ([`Lines`]); with lines a scatter can take up to
+//! `2^MAX_LINE_BUCKET_BITS` buckets, so the 4-byte pass also serves keys
+//! of up to 46 bits at 17M entries and more ([`Plan::narrow`]).
 //!
 //! Transient memory: about 9 bytes per entry (4.5 in the narrow pass), 8
-//! when counted (on Linux in transparent huge pages,
-//! for the scatter's many write streams), plus the bucket counts and one
-//! bucket's table (a few hundred KiB at most). The scatter buffer goes back
+//! when counted, on Linux in transparent huge pages (for the scatter's many
+//! write streams); 64 bytes per bucket of line buffers (at most 2 MiB a
+//! thread) when the scatter uses them; the bucket counts and one bucket's
+//! table (a few hundred KiB at most). The scatter buffer goes back
 //! to the library's scratch pool on return (`crate::aligned::scratch_u64`:
 //! the next check reuses its pages; bounded, and freed by
 //! `hurray_release_scratch`); the rest is freed.
@@ -56,7 +61,8 @@ pub enum Unavailable {
 /// inside the shape (the answer is only meaningful then: keys of valid
 /// entries are below `2^key_bits`).
 ///
-/// When the sub-keys fit [`NARROW_BITS`], the buckets first hold the
+/// When the sub-keys fit [`NARROW_BITS`] (with more buckets if need be,
+/// [`Plan::narrow`]), the buckets first hold the
 /// sub-keys alone (4 bytes an entry instead of 8): that pass says whether
 /// any key repeats, not where. Only when one does (an invalid tensor) are
 /// the buckets built again with entry numbers, to name the lowest repeat.
@@ -93,12 +99,13 @@ pub fn first_duplicate<const R: usize>(
     }
     let plan = Plan::new(count, key_bits)?;
     let threads = crate::threads::count(threads, count, crate::coo::validate::scan::MIN_PER_THREAD);
+    let wider = Plan::narrow(count, key_bits);
     let narrow = match plan.sub_bits <= NARROW_BITS {
-        true => Some(Plan::new(count, key_bits)?),
-        false => Plan::narrow(count, key_bits),
+        true => Some(&plan),
+        false => wider.as_ref(),
     };
     if let Some(narrow) = narrow {
-        let (found, all_valid) = detect::<u32, _, _, _>(&narrow, threads, &keys_of, &flat_of)?;
+        let (found, all_valid) = detect::<u32, _, _, _>(narrow, threads, &keys_of, &flat_of)?;
         if found.is_none() {
             return Ok((None, all_valid));
         }
