@@ -296,8 +296,10 @@ impl Plan {
     /// The plan of the 4-byte pass for tensors whose sub-keys would not
     /// fit it under [`Plan::new`]: more buckets (up to
     /// `2^MAX_LINE_BUCKET_BITS`), so that the sub-key fits
-    /// [`NARROW_BITS`], scattered through line buffers. `None` when more
-    /// would be needed, or the buckets would hold fewer than
+    /// [`NARROW_BITS`], scattered through line buffers by the vector
+    /// scatter (the scalar one stores into that many buckets directly, and
+    /// was still faster than the 8-byte pass: BENCHMARKS.md). `None` when
+    /// more would be needed, or the buckets would hold fewer than
     /// [`MIN_LINE_BUCKET`] entries on average.
     fn narrow(count: usize, key_bits: u32) -> Option<Plan> {
         let mut plan = Plan::new(count, key_bits).ok()?;
@@ -693,6 +695,9 @@ mod avx512 {
     /// 64-byte line in `lines`, and a full line goes to `packed` in one
     /// streaming store (no read of the line it replaces, and no cache line
     /// taken for it), where it is aligned; the buckets are the same.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F (inlined into [`scatter_rank`], which enables it).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     unsafe fn place_lines<W: Packing>(
