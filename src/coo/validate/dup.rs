@@ -658,12 +658,9 @@ mod avx512 {
             h = _mm512_xor_si512(h, _mm512_srl_epi64(h, shift));
             h = _mm512_and_si512(_mm512_mullo_epi64(h, m2), mask);
             if let Some(w) = waiting {
-                match (LINES, lines.as_deref_mut()) {
-                    (true, Some(l)) => {
-                        place_lines(plan, &buckets, &subs, offset + w * 8, packed, end, limit, l)?
-                    }
-                    _ => place(plan, &buckets, &subs, offset + w * 8, packed, end, limit)?,
-                }
+                let l = lines.as_deref_mut().filter(|_| LINES);
+                // SAFETY: this function enables AVX-512F.
+                unsafe { place(plan, &buckets, &subs, offset + w * 8, packed, end, limit, l)? };
             }
             // SAFETY: two 64-byte stores into arrays of eight u64.
             unsafe {
@@ -673,12 +670,9 @@ mod avx512 {
             waiting = Some(g);
         }
         if let Some(w) = waiting {
-            match (LINES, lines.as_deref_mut()) {
-                (true, Some(l)) => {
-                    place_lines(plan, &buckets, &subs, offset + w * 8, packed, end, limit, l)?
-                }
-                _ => place(plan, &buckets, &subs, offset + w * 8, packed, end, limit)?,
-            }
+            let l = lines.as_deref_mut().filter(|_| LINES);
+            // SAFETY: this function enables AVX-512F.
+            unsafe { place(plan, &buckets, &subs, offset + w * 8, packed, end, limit, l)? };
         }
         if let Some(l) = lines {
             l.flush(packed, end);
@@ -691,16 +685,18 @@ mod avx512 {
         Some(rest && inside == 0xFF)
     }
 
-    /// [`place`] through line buffers: each entry goes to its bucket's
-    /// 64-byte line in `lines`, and a full line goes to `packed` in one
-    /// streaming store (no read of the line it replaces, and no cache line
-    /// taken for it), where it is aligned; the buckets are the same.
+    /// Eight entries, `first` on, each to the end of its bucket (`buckets`,
+    /// with the rest of its key in `subs`); `None` when a bucket is full.
+    /// With `lines`, each entry goes to its bucket's 64-byte line there,
+    /// and a full line goes to `packed` in one streaming store (no read of
+    /// the line it replaces, and no cache line taken for it) where it is
+    /// aligned; the buckets are the same.
     ///
     /// # Safety
     /// The CPU has AVX-512F (inlined into [`scatter_rank`], which enables it).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    unsafe fn place_lines<W: Packing>(
+    unsafe fn place<W: Packing>(
         plan: &Plan,
         buckets: &[u64; 8],
         subs: &[u64; 8],
@@ -708,8 +704,19 @@ mod avx512 {
         packed: &mut [W],
         end: &mut [usize],
         limit: &[usize],
-        lines: &mut Lines<'_, W>,
+        lines: Option<&mut Lines<'_, W>>,
     ) -> Option<()> {
+        let Some(lines) = lines else {
+            for j in 0..8 {
+                let b = buckets[j] as usize;
+                if end[b] == limit[b] {
+                    return None;
+                }
+                packed[end[b]] = W::pack(plan, subs[j], first + j);
+                end[b] += 1;
+            }
+            return Some(());
+        };
         let per = 64 / size_of::<W>();
         for j in 0..8 {
             let b = buckets[j] as usize;
@@ -734,29 +741,6 @@ mod avx512 {
                     dst.copy_from_slice(line);
                 }
             }
-        }
-        Some(())
-    }
-
-    /// Eight entries, `first` on, each to the end of its bucket (`buckets`,
-    /// with the rest of its key in `subs`); `None` when a bucket is full.
-    #[inline(always)]
-    fn place<W: Packing>(
-        plan: &Plan,
-        buckets: &[u64; 8],
-        subs: &[u64; 8],
-        first: usize,
-        packed: &mut [W],
-        end: &mut [usize],
-        limit: &[usize],
-    ) -> Option<()> {
-        for j in 0..8 {
-            let b = buckets[j] as usize;
-            if end[b] == limit[b] {
-                return None;
-            }
-            packed[end[b]] = W::pack(plan, subs[j], first + j);
-            end[b] += 1;
         }
         Some(())
     }
