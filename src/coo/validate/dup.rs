@@ -25,7 +25,7 @@
 //! that kernel writes each bucket a whole 64-byte line at a time with
 //! streaming stores ([`Lines`]); with lines a scatter can take up to
 //! `2^MAX_LINE_BUCKET_BITS` buckets, so the 4-byte pass also serves keys
-//! of up to 46 bits at 17M entries and more ([`Plan::narrow`]).
+//! of up to 46 bits at 17M entries and more ([`Plan::narrowed`]).
 //!
 //! Transient memory: about 9 bytes per entry (4.5 in the narrow pass), 8
 //! when counted, on Linux in transparent huge pages (for the scatter's many
@@ -62,7 +62,7 @@ pub enum Unavailable {
 /// entries are below `2^key_bits`).
 ///
 /// When the sub-keys fit [`NARROW_BITS`] (with more buckets if need be,
-/// [`Plan::narrow`]), the buckets first hold the
+/// [`Plan::narrowed`]), the buckets first hold the
 /// sub-keys alone (4 bytes an entry instead of 8): that pass says whether
 /// any key repeats, not where. Only when one does (an invalid tensor) are
 /// the buckets built again with entry numbers, to name the lowest repeat.
@@ -99,10 +99,13 @@ pub fn first_duplicate<const R: usize>(
     }
     let plan = Plan::new(count, key_bits)?;
     let threads = crate::threads::count(threads, count, crate::coo::validate::scan::MIN_PER_THREAD);
-    let wider = Plan::narrow(count, key_bits);
+    let wider;
     let narrow = match plan.sub_bits <= NARROW_BITS {
         true => Some(&plan),
-        false => wider.as_ref(),
+        false => {
+            wider = plan.narrowed();
+            wider.as_ref()
+        }
     };
     if let Some(narrow) = narrow {
         let (found, all_valid) = detect::<u32, _, _, _>(narrow, threads, &keys_of, &flat_of)?;
@@ -260,6 +263,7 @@ fn table_limit(plan: &Plan) -> usize {
 /// How the mixed keys are cut: the top `bucket_bits` choose the bucket, the
 /// next `sub_bits` are kept in the bucket (with the entry number,
 /// `entry_bits`, in one `u64`, or alone in a `u32`: [`Packing`]).
+#[derive(Clone, Copy)]
 struct Plan {
     count: usize,
     entry_bits: u32,
@@ -293,29 +297,31 @@ impl Plan {
         })
     }
 
-    /// The plan of the 4-byte pass for tensors whose sub-keys would not
-    /// fit it under [`Plan::new`]: more buckets (up to
-    /// `2^MAX_LINE_BUCKET_BITS`), so that the sub-key fits
-    /// [`NARROW_BITS`], scattered through line buffers by the vector
+    /// This plan for the 4-byte pass when its sub-keys do not fit it:
+    /// more buckets (up to `2^MAX_LINE_BUCKET_BITS`), so that the sub-key
+    /// fits [`NARROW_BITS`], scattered through line buffers by the vector
     /// scatter (the scalar one stores into that many buckets directly, and
     /// was still faster than the 8-byte pass: BENCHMARKS.md). `None` when
-    /// more would be needed, or the buckets would hold fewer than
-    /// [`MIN_LINE_BUCKET`] entries on average.
-    fn narrow(count: usize, key_bits: u32) -> Option<Plan> {
-        let mut plan = Plan::new(count, key_bits).ok()?;
-        if plan.sub_bits <= NARROW_BITS {
+    /// the sub-keys fit already, when more buckets would be needed, or when
+    /// the buckets would hold fewer than [`MIN_LINE_BUCKET`] entries on
+    /// average.
+    fn narrowed(&self) -> Option<Plan> {
+        let key_bits = self.sub_bits + self.buckets.trailing_zeros();
+        let bucket_bits = key_bits.checked_sub(NARROW_BITS)?;
+        if self.sub_bits <= NARROW_BITS
+            || bucket_bits > MAX_LINE_BUCKET_BITS
+            || self.count >> bucket_bits < MIN_LINE_BUCKET
+        {
             return None;
         }
-        let bucket_bits = key_bits - NARROW_BITS;
-        if bucket_bits > MAX_LINE_BUCKET_BITS || count >> bucket_bits < MIN_LINE_BUCKET {
-            return None;
-        }
-        plan.sub_bits = NARROW_BITS;
-        plan.sub_mask = (1u64 << NARROW_BITS) - 1;
-        plan.buckets = 1 << bucket_bits;
-        // More streams than `MAX_BUCKET_BITS` allows go through lines.
-        plan.lines |= bucket_bits > MAX_BUCKET_BITS;
-        Some(plan)
+        Some(Plan {
+            sub_bits: NARROW_BITS,
+            sub_mask: (1u64 << NARROW_BITS) - 1,
+            buckets: 1 << bucket_bits,
+            // More streams than `MAX_BUCKET_BITS` allows go through lines.
+            lines: self.lines || bucket_bits > MAX_BUCKET_BITS,
+            ..*self
+        })
     }
 
     /// The bucket of linear key `k`, and the rest of its mixed key.
@@ -334,7 +340,7 @@ const MAX_LINE_BUCKET_BITS: u32 = 15;
 /// whole lines without reading them first pays; below, plain stores into
 /// cached lines are faster (measured in BENCHMARKS.md).
 const LINES_FROM: usize = 1 << 23;
-/// The fewest entries a bucket of [`Plan::narrow`] holds on average.
+/// The fewest entries a bucket of [`Plan::narrowed`] holds on average.
 const MIN_LINE_BUCKET: usize = 512;
 
 /// Sub-keys of at most this many bits are first checked packed alone in a
@@ -579,6 +585,8 @@ mod avx512 {
     ) -> Option<bool> {
         // SAFETY: the caller's, passed on.
         unsafe {
+            // The kernel without lines is its own instance: no test of
+            // `lines` per block (measured: 10 % at 1M when it was one).
             match (e.rank, lines) {
                 (1, None) => scatter_rank::<W, 1, false>(plan, e, offset, packed, end, limit, None),
                 (2, None) => scatter_rank::<W, 2, false>(plan, e, offset, packed, end, limit, None),
@@ -1134,23 +1142,24 @@ mod tests {
 
     #[test]
     fn a_narrow_plan_takes_the_buckets_its_sub_keys_need() {
+        let narrowed = |count, bits| Plan::new(count, bits).unwrap().narrowed();
         // 1M entries of 40-bit keys fit the 4-byte pass as they are.
-        assert!(Plan::narrow(1 << 20, 40).is_none());
+        assert!(narrowed(1 << 20, 40).is_none());
         // Of 42 bits: 2^11 buckets (plain stores); of 46 bits at 30M:
         // 2^15, through lines; of 47 bits: more than lines allow.
-        let p = Plan::narrow(1 << 20, 42).unwrap();
+        let p = narrowed(1 << 20, 42).unwrap();
         assert_eq!(
             (p.buckets, p.sub_bits, p.lines),
             (1 << 11, NARROW_BITS, false)
         );
-        let p = Plan::narrow(30_000_000, 46).unwrap();
+        let p = narrowed(30_000_000, 46).unwrap();
         assert_eq!(
             (p.buckets, p.sub_bits, p.lines),
             (1 << 15, NARROW_BITS, true)
         );
-        assert!(Plan::narrow(30_000_000, 47).is_none());
+        assert!(narrowed(30_000_000, 47).is_none());
         // Buckets of fewer than MIN_LINE_BUCKET entries on average: no.
-        assert!(Plan::narrow(1 << 20, 44).is_none());
+        assert!(narrowed(1 << 20, 44).is_none());
     }
 
     #[test]
