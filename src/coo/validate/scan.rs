@@ -55,9 +55,17 @@ fn first_sorted_violation_r<const R: usize>(idx: &[u64], shape: &[u64]) -> Optio
     None
 }
 
+/// The largest extent whose coordinates fit 32 bits: a rank-2 shape with
+/// both extents at most this has the narrow kernel
+/// ([`avx512::block_ok_r2_narrow`]).
+const NARROW: u64 = 1 << 32;
+
 /// Whether every entry in `start..end` (`start >= 1`) is strictly after
 /// its predecessor with its coordinates but the leading one inside `shape`
-/// (the leading bound is the caller's: the block's last entry).
+/// (the leading bound is the caller's: the block's last entry). A kernel
+/// may also answer false for a block with a leading coordinate at or past
+/// `NARROW` when `shape[0] <= NARROW`: that entry is out of bounds, and the
+/// caller rescans such a block entry by entry anyway.
 ///
 /// Ranks 1 and 2 have their own kernels (AVX-512, AVX2 for rank 2, scalar),
 /// which split the words into one vector per coordinate; from rank 3 to 8,
@@ -65,7 +73,10 @@ fn first_sorted_violation_r<const R: usize>(idx: &[u64], shape: &[u64]) -> Optio
 /// which on rank 3 needs no lane moved where the split needs two permutes
 /// per coordinate, and gives ranks 4 to 8 a vector kernel at all. On ranks
 /// 1 and 2 the split was as fast or faster (BENCHMARKS.md, "the sorted check
-/// at any rank").
+/// at any rank"). A rank-2 shape whose extents both fit 32 bits (any int32
+/// matrix) packs each entry into one 64-bit key instead
+/// ([`avx512::block_ok_r2_narrow`]): one permute and three compares a step
+/// where the split takes four and four.
 #[inline]
 fn block_ok<const R: usize>(idx: &[u64], start: usize, end: usize, shape: &[u64; R]) -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -75,6 +86,9 @@ fn block_ok<const R: usize>(idx: &[u64], start: usize, end: usize, shape: &[u64;
         // is inside idx.
         return match R {
             1 => unsafe { avx512::block_ok_r1(idx, start, end) },
+            2 if shape[0] <= NARROW && shape[1] <= NARROW => unsafe {
+                avx512::block_ok_r2_narrow(idx, start, end, shape[1])
+            },
             2 => unsafe { avx512::block_ok_r2(idx, start, end, shape[R - 1]) },
             _ => unsafe { avx512::block_ok::<R>(idx, start, end, shape) },
         };
@@ -325,6 +339,26 @@ pub(crate) mod avx512 {
             && !*OFF.get_or_init(|| std::env::var_os("HURRAY_COO_NO_AVX512").is_some())
     }
 
+    /// Words ahead of a kernel's loads, in 8-word lines: prefetches of
+    /// the `lines` lines [`AHEAD`] words past word `at`. The hardware's
+    /// own prefetch leaves the kernels at 0.83-0.88 of a plain sum of the
+    /// same bytes, in cache and from memory alike; asked 4 KiB ahead
+    /// they keep up with it (BENCHMARKS.md, "the sorted check asks
+    /// ahead").
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn ahead(p: *const u64, at: usize, lines: usize) {
+        for l in 0..lines {
+            // A prefetch is a hint that never faults, whatever the address;
+            // `wrapping_add` computes one past the buffer's end without the
+            // in-bounds rule of `add`.
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(at + AHEAD + 8 * l).cast());
+        }
+    }
+
+    /// How far ahead [`ahead`] asks, in words (4 KiB).
+    const AHEAD: usize = 512;
+
     /// The lanes of `idx` (0..=15 over `a` then `b`) as a vector.
     #[inline]
     #[target_feature(enable = "avx512f")]
@@ -380,6 +414,7 @@ pub(crate) mod avx512 {
         let mut bad = 0u64;
         let mut i = start;
         while i + 8 <= end {
+            ahead(p, R * i, R);
             let (mut lt, mut eq, mut inside) = (0u64, 0u64, 0u64);
             for (v, limit) in limit.iter().enumerate() {
                 // SAFETY: words R * (i - 1) .. R * (i + 8) are inside idx
@@ -419,12 +454,84 @@ pub(crate) mod avx512 {
         let mut i = start;
         while i + 8 <= end {
             // SAFETY: entries i ..= i + 7 are inside idx (i + 8 <= end).
+            ahead(p, i, 1);
             let x = [unsafe { _mm512_loadu_si512(p.add(i).cast()) }];
             ok &= after(&x, &prev);
             prev = x;
             i += 8;
         }
         ok == 0xFF && (i >= end || super::block_ok_r1_scalar(idx, i, end))
+    }
+
+    /// [`block_ok_r2`] for shapes whose extents are both at most
+    /// [`super::NARROW`], eight entries a step with half the lane moves:
+    /// one two-source permute of 32-bit lanes packs each entry's row and
+    /// column into one key (`row << 32 | column`, in the order of the
+    /// entries), so order is one unsigned compare of each key with its
+    /// predecessor's; the loaded words themselves are compared with the
+    /// bounds (`2^32` for rows, `cols` for columns), so no key is made of
+    /// a coordinate that does not fit 32 bits. A row at or past `2^32`
+    /// answers false (out of bounds for such a shape; see
+    /// [`super::block_ok`]), in the vector steps and the tail alike. A
+    /// predecessor that does not fit takes [`block_ok_r2`]. `cols` is at
+    /// most `2^32`.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F; `1 <= start <= end` and `2 * end <= idx.len()`.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn block_ok_r2_narrow(
+        idx: &[u64],
+        start: usize,
+        end: usize,
+        cols: u64,
+    ) -> bool {
+        debug_assert!(cols <= super::NARROW);
+        let (pr, pc) = (idx[2 * start - 2], idx[2 * start - 1]);
+        if pr >= super::NARROW || pc >= super::NARROW {
+            // SAFETY: as this function's.
+            return unsafe { block_ok_r2(idx, start, end, cols) };
+        }
+        // Key k is 32-bit lanes 2k (the column's low half, word 2k + 1 of
+        // the pair of vectors) and 2k + 1 (the row's, word 2k).
+        let pack = _mm512_setr_epi32(2, 0, 6, 4, 10, 8, 14, 12, 18, 16, 22, 20, 26, 24, 30, 28);
+        let limit = _mm512_setr_epi64(
+            super::NARROW as i64,
+            cols as i64,
+            super::NARROW as i64,
+            cols as i64,
+            super::NARROW as i64,
+            cols as i64,
+            super::NARROW as i64,
+            cols as i64,
+        );
+        let p = idx.as_ptr();
+        let mut prev = _mm512_set1_epi64((pr << 32 | pc) as i64);
+        let mut ok: __mmask8 = 0xFF;
+        let mut i = start;
+        while i + 8 <= end {
+            // SAFETY: entries i ..= i + 7 are inside idx (i + 8 <= end);
+            // unaligned loads of 8 u64 each.
+            let (a, b) = unsafe {
+                (
+                    _mm512_loadu_si512(p.add(2 * i).cast()),
+                    _mm512_loadu_si512(p.add(2 * i + 8).cast()),
+                )
+            };
+            ahead(p, 2 * i, 2);
+            let key = _mm512_permutex2var_epi32(a, pack, b);
+            // [prev lane 7, key lanes 0..=6]: each entry's predecessor.
+            let before = _mm512_alignr_epi64::<7>(key, prev);
+            ok &= _mm512_cmpgt_epu64_mask(key, before)
+                & _mm512_cmplt_epu64_mask(a, limit)
+                & _mm512_cmplt_epu64_mask(b, limit);
+            prev = key;
+            i += 8;
+        }
+        let tail_rows_fit = idx[2 * i..2 * end]
+            .iter()
+            .step_by(2)
+            .all(|&r| r < super::NARROW);
+        ok == 0xFF && (i >= end || (tail_rows_fit && super::block_ok_r2_scalar(idx, i, end, cols)))
     }
 
     /// [`super::block_ok_r2_scalar`], eight entries at a time: two loads
@@ -457,6 +564,7 @@ pub(crate) mod avx512 {
                     _mm512_loadu_si512(p.add(2 * i + 8).cast()),
                 )
             };
+            ahead(p, 2 * i, 2);
             let x = [
                 _mm512_permutex2var_epi64(a, even, b),
                 _mm512_permutex2var_epi64(a, odd, b),
@@ -666,7 +774,7 @@ mod tests {
     /// it) give their scalar oracle's verdict: sorted blocks of every length around the vector
     /// width, each broken once at every position by each kind of violation
     /// (a repeat, a lower row, the same row with a lower column, a column
-    /// at or far past the shape), and random blocks with high bits set. On
+    /// at or far past the shape, a row past 2^32), and random blocks with high bits set. On
     /// a CPU without them both sides are the scalar loop, and the test
     /// still runs.
     #[test]
@@ -675,7 +783,22 @@ mod tests {
         let cols = 50u64;
         let check = |idx: &[u64], n: usize, cols: u64, what: &str| {
             let want = block_ok_r2_scalar(idx, 1, n + 1, cols);
-            assert_eq!(block_ok::<2>(idx, 1, n + 1, &[0, cols]), want, "{what}");
+            let shape = [0, cols];
+            assert_eq!(
+                block_ok::<2>(idx, 1, n + 1, &shape),
+                dispatched_verdict(idx, n, &shape, want),
+                "{what}"
+            );
+            #[cfg(target_arch = "x86_64")]
+            if avx512::available() && cols <= NARROW {
+                // SAFETY: the CPU has AVX-512F; 1 <= n + 1 and 2 * (n + 1) <= len.
+                let got = unsafe { avx512::block_ok_r2_narrow(idx, 1, n + 1, cols) };
+                assert_eq!(
+                    got,
+                    narrow_verdict(idx, n, want),
+                    "{what} (AVX-512, narrow)"
+                );
+            }
             #[cfg(target_arch = "x86_64")]
             if avx2::available() {
                 // SAFETY: the CPU has AVX2; 1 <= n + 1 and 2 * (n + 1) <= len.
@@ -706,7 +829,7 @@ mod tests {
             }
             assert!(check(&base, len, cols, "sorted"));
             for at in 1..=len {
-                for kind in 0..5 {
+                for kind in 0..6 {
                     let mut idx = base.clone();
                     let (pr, pc) = (idx[2 * at - 2], idx[2 * at - 1]);
                     match kind {
@@ -714,6 +837,9 @@ mod tests {
                         1 if pr > 0 => idx[2 * at] = pr - 1,
                         2 if pc > 0 => (idx[2 * at], idx[2 * at + 1]) = (pr, pc - 1),
                         3 => idx[2 * at + 1] = cols,
+                        // A row whose low 32 bits keep the order: only its
+                        // bound tells the narrow kernel.
+                        4 => idx[2 * at] += NARROW,
                         _ => idx[2 * at + 1] = u64::MAX,
                     }
                     check(&idx, len, cols, &format!("{len} {at} {kind}"));
@@ -732,6 +858,13 @@ mod tests {
                 .collect();
             check(&idx, n, 5, "random");
             check(&idx, n, u64::MAX, "random, any column");
+            // The same order just under 2^32, the largest coordinates the
+            // narrow kernel packs, the columns' bound 2^32 itself.
+            let edge: Vec<u64> = idx
+                .iter()
+                .map(|&v| if v < 8 { NARROW - 8 + v } else { v })
+                .collect();
+            check(&edge, n, NARROW, "random, at the 32-bit edge");
         }
     }
 
@@ -819,6 +952,33 @@ mod tests {
         }
     }
 
+    /// What the rank-2 narrow kernel answers on entries `1..=n` of `idx`
+    /// where the scalar check answers `want`: also false for a row that
+    /// does not fit 32 bits, unless the predecessor does not fit (then it
+    /// is the split kernel's exact answer).
+    fn narrow_verdict(idx: &[u64], n: usize, want: bool) -> bool {
+        if idx[0] >= NARROW || idx[1] >= NARROW {
+            return want;
+        }
+        want && idx[2..2 * (n + 1)].iter().step_by(2).all(|&r| r < NARROW)
+    }
+
+    /// What `block_ok` answers where the scalar check answers `want`: the
+    /// narrow kernel's verdict on rank 2 when it is the one dispatched
+    /// (AVX-512, both extents at most 2^32), else `want`.
+    fn dispatched_verdict<const R: usize>(
+        idx: &[u64],
+        n: usize,
+        shape: &[u64; R],
+        want: bool,
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if R == 2 && avx512::available() && shape.iter().all(|&x| x <= NARROW) {
+            return narrow_verdict(idx, n, want);
+        }
+        want
+    }
+
     /// The block check of rank R (AVX-512 where the CPU has it, any rank up
     /// to 8) gives the one-entry-at-a-time oracle's verdict: sorted blocks
     /// of lengths around the 8-entry step, each broken once at every
@@ -833,7 +993,7 @@ mod tests {
             let want = block_ok_scalar::<R>(idx, 1, n + 1, shape);
             assert_eq!(
                 block_ok::<R>(idx, 1, n + 1, shape),
-                want,
+                dispatched_verdict(idx, n, shape, want),
                 "rank {R}: {what}"
             );
             #[cfg(target_arch = "x86_64")]
