@@ -13,6 +13,7 @@
 use super::buckets::{self, kept_sorted, Placed, Rows, Sink, SortedInput, Values};
 use super::rank2::{fits, with_read, WithRead};
 use super::read::{Words, Words64};
+use super::sorted_pairs;
 use super::{AssembleOptions, IndexType, Narrow, Triplets};
 use crate::element::size;
 use crate::element::types::TypeInfo;
@@ -435,7 +436,7 @@ where
 {
     let offsets: &mut [I] = bytemuck::try_cast_slice_mut(offsets).ok()?;
     let indices: &mut [I] = bytemuck::try_cast_slice_mut(indices).ok()?;
-    sorted_into_csr(s.at, base, offsets, indices, s.threads);
+    sorted_into_csr(s.at, None, base, offsets, indices, s.threads);
     Some(())
 }
 
@@ -446,9 +447,13 @@ where
 /// columns and the offsets of the rows it owns, from one past the row
 /// before its first entry through the row of its last (the first range from
 /// row 0, the last through the end). The sorted CSR export and the sorted
-/// assembly both write through here.
+/// assembly both write through here. `pairs`, when given, is the entries'
+/// (row, column) as interleaved `u64` words (`at`'s answers, as stored): a
+/// 4-byte index type then takes the AVX-512 kernel of `sorted_pairs.rs`
+/// where the CPU has it.
 pub(crate) fn sorted_into_csr<A, I>(
     at: &A,
+    pairs: Option<&[u64]>,
     base: u64,
     offsets: &mut [I],
     indices: &mut [I],
@@ -479,7 +484,23 @@ pub(crate) fn sorted_into_csr<A, I>(
         parts.push((lo, first_row, o, i));
         first_row = last_row;
     }
+    let pairs = pairs.filter(|p| p.len() >= 2 * n);
     threads::run(parts, |_, (lo, r0, o, i)| {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(pairs) = pairs {
+            if size_of::<I>() == 4 && sorted_pairs::avx512::available() {
+                if let (Ok(o), Ok(i)) = (
+                    bytemuck::try_cast_slice_mut::<I, u32>(o),
+                    bytemuck::try_cast_slice_mut::<I, u32>(i),
+                ) {
+                    // SAFETY: the CPU has AVX-512F and VL (checked above);
+                    // the range's entries lo .. lo + i.len() are among the
+                    // n whose 2n words pairs holds (checked above).
+                    unsafe { sorted_pairs::avx512::sorted_range(pairs, lo, r0, base as u32, o, i) };
+                    return;
+                }
+            }
+        }
         sorted_range(at, lo, r0, base, o, i)
     });
 }
@@ -490,8 +511,14 @@ pub(crate) fn sorted_into_csr<A, I>(
 /// coordinates twice, once for the columns and once for the offsets).
 /// Tested by `a_large_sorted_export_has_every_offset_and_column_right` and
 /// the sorted cases of `tests/assemble_compressed.rs`.
-fn sorted_range<A, I>(at: &A, lo: usize, r0: usize, base: u64, o: &mut [I], cols: &mut [I])
-where
+pub(super) fn sorted_range<A, I>(
+    at: &A,
+    lo: usize,
+    r0: usize,
+    base: u64,
+    o: &mut [I],
+    cols: &mut [I],
+) where
     A: Fn(usize) -> (usize, usize),
     I: Pod + Narrow,
 {

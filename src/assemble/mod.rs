@@ -13,6 +13,7 @@ mod compressed;
 mod plan;
 mod rank2;
 mod read;
+mod sorted_pairs;
 
 pub(crate) use compressed::{
     compressed_room, copy_split, sorted_into_csr, try_compressed, CompressedArrays, ROOM_HINT,

@@ -227,7 +227,7 @@ where
     };
     copy_split(values, src, threads);
     let at = |k: usize| (idx[2 * k] as usize, idx[2 * k + 1] as usize);
-    sorted_into_csr(&at, base, offsets, indices, threads);
+    sorted_into_csr(&at, Some(idx), base, offsets, indices, threads);
     true
 }
 
