@@ -227,6 +227,18 @@ impl Probe {
         if (hi - lo) as u64 > SHORT {
             return None;
         }
+        // The bucket's first value is fetched while its low bits are, so a
+        // hit waits for two lines in turn (offsets, then low bits and
+        // value), not three: 7-20 % fewer ms per 1M lookups (BENCHMARKS.md,
+        // "the value asked for with the low bits").
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch never faults, whatever the address
+        // (`wrapping_add`: lo may be nnz).
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                self.values.wrapping_add(lo).cast(),
+            )
+        };
         let want = if self.low_bytes == 0 {
             key
         } else {
