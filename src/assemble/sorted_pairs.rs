@@ -16,6 +16,7 @@
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx512 {
+    use crate::coo::validate::scan::avx512::eight_pairs;
     use std::arch::x86_64::*;
 
     /// Whether the CPU has what the kernel uses (AVX-512F and VL; the
@@ -65,18 +66,9 @@ pub(crate) mod avx512 {
         let mut prev = _mm512_set1_epi64(row(0) as i64);
         let mut k = 1;
         while k + 8 <= n {
-            let at = 2 * (lo + k);
-            // A hint that never faults; the address may be past the end.
-            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(at + 512).cast());
-            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(at + 520).cast());
-            // SAFETY: words at .. at + 16 are entries lo + k ..= lo + k + 7,
-            // inside pairs (k + 8 <= n); unaligned loads.
-            let (a, b) = unsafe {
-                (
-                    _mm512_loadu_si512(p.add(at).cast()),
-                    _mm512_loadu_si512(p.add(at + 8).cast()),
-                )
-            };
+            // SAFETY: the CPU has AVX-512F; entries lo + k ..= lo + k + 7
+            // are inside pairs (k + 8 <= n).
+            let (a, b) = unsafe { eight_pairs(p, lo + k) };
             let c = _mm256_add_epi32(
                 _mm512_castsi512_si256(_mm512_permutex2var_epi32(a, pick, b)),
                 vbase,

@@ -359,6 +359,26 @@ pub(crate) mod avx512 {
     /// How far ahead [`ahead`] asks, in words (4 KiB).
     const AHEAD: usize = 512;
 
+    /// Entries `i ..= i + 7` of rank-2 words at `p` as two vectors (words
+    /// `2i..` and `2i + 8..`, unaligned loads), the lines [`AHEAD`] past
+    /// them asked for. The rank-2 check kernels and the CSR export's
+    /// (`assemble/sorted_pairs.rs`) read their entries so.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F; words `2i .. 2i + 16` at `p` are readable.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(crate) unsafe fn eight_pairs(p: *const u64, i: usize) -> (__m512i, __m512i) {
+        ahead(p, 2 * i, 2);
+        // SAFETY: per this function's contract.
+        unsafe {
+            (
+                _mm512_loadu_si512(p.add(2 * i).cast()),
+                _mm512_loadu_si512(p.add(2 * i + 8).cast()),
+            )
+        }
+    }
+
     /// The lanes of `idx` (0..=15 over `a` then `b`) as a vector.
     #[inline]
     #[target_feature(enable = "avx512f")]
@@ -509,15 +529,8 @@ pub(crate) mod avx512 {
         let mut ok: __mmask8 = 0xFF;
         let mut i = start;
         while i + 8 <= end {
-            // SAFETY: entries i ..= i + 7 are inside idx (i + 8 <= end);
-            // unaligned loads of 8 u64 each.
-            let (a, b) = unsafe {
-                (
-                    _mm512_loadu_si512(p.add(2 * i).cast()),
-                    _mm512_loadu_si512(p.add(2 * i + 8).cast()),
-                )
-            };
-            ahead(p, 2 * i, 2);
+            // SAFETY: entries i ..= i + 7 are inside idx (i + 8 <= end).
+            let (a, b) = unsafe { eight_pairs(p, i) };
             let key = _mm512_permutex2var_epi32(a, pack, b);
             // [prev lane 7, key lanes 0..=6]: each entry's predecessor.
             let before = _mm512_alignr_epi64::<7>(key, prev);
@@ -556,15 +569,8 @@ pub(crate) mod avx512 {
         let mut ok: __mmask8 = 0xFF;
         let mut i = start;
         while i + 8 <= end {
-            // SAFETY: entries i ..= i + 7 are inside idx (i + 8 <= end);
-            // unaligned loads of 8 u64 each.
-            let (a, b) = unsafe {
-                (
-                    _mm512_loadu_si512(p.add(2 * i).cast()),
-                    _mm512_loadu_si512(p.add(2 * i + 8).cast()),
-                )
-            };
-            ahead(p, 2 * i, 2);
+            // SAFETY: entries i ..= i + 7 are inside idx (i + 8 <= end).
+            let (a, b) = unsafe { eight_pairs(p, i) };
             let x = [
                 _mm512_permutex2var_epi64(a, even, b),
                 _mm512_permutex2var_epi64(a, odd, b),
