@@ -334,27 +334,34 @@ fn low_bits<T: TryFrom<u64>>(idx: &[u64], r: usize, strides: &[u64], shift: u32)
 /// or later (`nnz` when none); `None` when the memory is refused or an
 /// entry's bucket is out of order or out of range (never on data the
 /// caller verified).
-fn fill<T: TryFrom<usize> + Copy>(
-    len: usize,
-    nnz: usize,
-    bucket_of: impl Fn(usize) -> usize,
-) -> Option<Vec<T>> {
-    let mut o: Vec<T> = Vec::new();
-    o.try_reserve_exact(len).ok()?;
-    let mut next = 0usize;
+///
+/// Without a branch per entry: each entry counts one in the slot after its
+/// bucket (a zeroed buffer), then running sums make each slot the number of
+/// entries in earlier buckets. Walking the buckets and entries together
+/// (the way before) mispredicted about once an entry where the buckets hold
+/// one or two, and took 3x longer on the power-law graph and random rank 3
+/// at 30M (BENCHMARKS.md, "the first lookup's directory").
+fn fill<T>(len: usize, nnz: usize, bucket_of: impl Fn(usize) -> usize) -> Option<Vec<T>>
+where
+    T: TryFrom<usize> + Copy + bytemuck::Zeroable + std::ops::AddAssign + From<u8>,
+{
+    let mut o: Vec<T> = crate::aligned::zeroed_vec::<T>(len)?;
+    let last = len.checked_sub(1)?;
+    let (mut prev, mut bad) = (0usize, false);
     for i in 0..nnz {
         let b = bucket_of(i);
-        if b < next.saturating_sub(1) || b >= len - 1 {
-            return None;
-        }
-        let at = T::try_from(i).ok()?;
-        while next <= b {
-            o.push(at);
-            next += 1;
-        }
+        bad |= (b < prev) | (b >= last);
+        o[(b + 1).min(last)] += T::from(1);
+        prev = b;
     }
-    let end = T::try_from(nnz).ok()?;
-    o.resize(len, end);
+    if bad {
+        return None;
+    }
+    let mut run = T::from(0);
+    for x in o.iter_mut() {
+        run += *x;
+        *x = run;
+    }
     Some(o)
 }
 
