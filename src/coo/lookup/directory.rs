@@ -343,7 +343,7 @@ fn low_bits<T: TryFrom<u64>>(idx: &[u64], r: usize, strides: &[u64], shift: u32)
 /// at 30M (BENCHMARKS.md, "the first lookup's directory").
 fn fill<T>(len: usize, nnz: usize, bucket_of: impl Fn(usize) -> usize) -> Option<Vec<T>>
 where
-    T: TryFrom<usize> + Copy + bytemuck::Zeroable + std::ops::AddAssign + From<u8>,
+    T: Copy + bytemuck::Zeroable + std::ops::AddAssign + From<u8>,
 {
     let mut o: Vec<T> = crate::aligned::zeroed_vec::<T>(len)?;
     let last = len.checked_sub(1)?;
