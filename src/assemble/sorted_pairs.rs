@@ -12,7 +12,9 @@
 //! mesh, a graph without isolated vertices), so their offsets are the
 //! entries' numbers compress-stored in order; a step with an empty row
 //! between two entries writes its offsets one row at a time, as the scalar
-//! loop does.
+//! loop does. The last `len % 8` entries, and the offsets of the rows after
+//! the last entry, are the scalar loop's own (called on the rest of the
+//! range).
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx512 {
@@ -49,12 +51,9 @@ pub(crate) mod avx512 {
     ) {
         let n = cols.len();
         let row = |k: usize| pairs[2 * (lo + k)] as usize;
+        // What the scalar loop keeps: one past the row of the last entry
+        // placed; before the first, as if an entry sat on row r0 - 1.
         let mut next = r0;
-        if n == 0 {
-            o.fill((lo as u32).wrapping_add(base));
-            return;
-        }
-        one_entry(pairs, lo, 0, r0, base, &mut next, o, cols);
         // Low 32 bits of entry e's column: word 2e + 1, so 32-bit lane
         // 4e + 2 of the pair of vectors.
         let pick = _mm512_setr_epi32(2, 6, 10, 14, 18, 22, 26, 30, 0, 0, 0, 0, 0, 0, 0, 0);
@@ -63,8 +62,8 @@ pub(crate) mod avx512 {
         let one_up = _mm512_set1_epi64(1);
         let vbase = _mm256_set1_epi32(base as i32);
         let p = pairs.as_ptr();
-        let mut prev = _mm512_set1_epi64(row(0) as i64);
-        let mut k = 1;
+        let mut prev = _mm512_set1_epi64(r0.wrapping_sub(1) as i64);
+        let mut k = 0;
         while k + 8 <= n {
             // SAFETY: the CPU has AVX-512F; entries lo + k ..= lo + k + 7
             // are inside pairs (k + 8 <= n).
@@ -108,34 +107,17 @@ pub(crate) mod avx512 {
             }
             k += 8;
         }
-        while k < n {
-            one_entry(pairs, lo, k, r0, base, &mut next, o, cols);
-            k += 1;
-        }
-        o[next - r0..].fill(((lo + n) as u32).wrapping_add(base));
-    }
-
-    /// Entry `k` of the range one at a time, as the scalar loop does: an
-    /// entry whose row is not one more than the row before (the range's
-    /// first, after empty rows), and the tail.
-    #[allow(clippy::too_many_arguments)] // the range's state, by name
-    #[inline]
-    fn one_entry(
-        pairs: &[u64],
-        lo: usize,
-        k: usize,
-        r0: usize,
-        base: u32,
-        next: &mut usize,
-        o: &mut [u32],
-        cols: &mut [u32],
-    ) {
-        let r = pairs[2 * (lo + k)] as usize;
-        cols[k] = (pairs[2 * (lo + k) + 1] as u32).wrapping_add(base);
-        if r >= *next {
-            o[*next - r0..=r - r0].fill(((lo + k) as u32).wrapping_add(base));
-            *next = r + 1;
-        }
+        // The tail, and the offsets of the rows after the last entry, as
+        // the scalar loop writes them: the rest of the range is a range.
+        let at = |k: usize| (pairs[2 * k] as usize, pairs[2 * k + 1] as usize);
+        super::super::compressed::sorted_range(
+            &at,
+            lo + k,
+            next,
+            u64::from(base),
+            &mut o[next - r0..],
+            &mut cols[k..],
+        );
     }
 }
 

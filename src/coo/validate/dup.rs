@@ -137,6 +137,15 @@ struct Lines<'a, W> {
 }
 
 impl<W: Packing> Lines<'_, W> {
+    /// Entries of `W` in a 64-byte line.
+    const PER: usize = 64 / size_of::<W>();
+
+    /// Where in its line the entry at `at` of the buffer goes.
+    #[inline(always)]
+    fn in_line(&self, at: usize) -> usize {
+        (at - self.lead) & (Self::PER - 1)
+    }
+
     /// The entries still waiting in the lines, to the ends of their buckets
     /// (`end`), after the streaming stores are ordered before what follows.
     fn flush(&mut self, packed: &mut [W], end: &[usize]) {
@@ -145,9 +154,9 @@ impl<W: Packing> Lines<'_, W> {
         unsafe {
             std::arch::x86_64::_mm_sfence()
         };
-        let per = 64 / size_of::<W>();
+        let per = Self::PER;
         for (b, &at) in end.iter().enumerate() {
-            let k = (at - self.lead) & (per - 1);
+            let k = self.in_line(at);
             packed[at - k..at].copy_from_slice(&self.buf[b * per..b * per + k]);
         }
     }
@@ -398,12 +407,11 @@ trait Packing: bytemuck::Pod + Send + Sync {
         segs: &mut [Segments<'_, Self>],
         b: usize,
         run: &mut Vec<Self>,
-        kept: &mut Vec<usize>,
+        _kept: &mut Vec<usize>,
         table: &mut [u32],
         plan: &Plan,
         limit: usize,
     ) -> Option<(usize, usize)> {
-        let _ = kept;
         first_repeat_copied(segs, b, run, table, plan, limit)
     }
 }
@@ -571,7 +579,7 @@ fn partition<W: Packing, I: Iterator<Item = (u64, bool)>>(
     // Line buffers (64 bytes a bucket) for the vector scatter when the
     // plan asks for them: bucket regions of whole lines from an aligned
     // first entry.
-    let per = 64 / size_of::<W>();
+    let per = Lines::<W>::PER;
     let use_lines = plan.lines && vector.is_some();
     let avg = n.div_ceil(buckets);
     let mut cap = avg + 4 * (avg as f64).sqrt() as usize + 16;
@@ -826,14 +834,14 @@ mod avx512 {
             }
             return Some(());
         };
-        let per = 64 / size_of::<W>();
+        let per = Lines::<W>::PER;
         for j in 0..8 {
             let b = buckets[j] as usize;
             let at = end[b];
             if at == limit[b] {
                 return None;
             }
-            let k = (at - lines.lead) & (per - 1);
+            let k = lines.in_line(at);
             lines.buf[b * per + k] = W::pack(plan, subs[j], first + j);
             end[b] = at + 1;
             if k == per - 1 {
@@ -1217,7 +1225,7 @@ mod tests {
             }
             // Through line buffers: regions of whole lines from `lead`, an
             // aligned first entry (streaming stores) or one off it (copies).
-            let per = 64 / size_of::<W>();
+            let per = Lines::<W>::PER;
             let cap = cap.next_multiple_of(per);
             for skew in [0, 1] {
                 let len = plan.buckets * cap + per;
