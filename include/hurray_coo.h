@@ -820,11 +820,20 @@ typedef struct hurray_coo_options {
 /**
  * What every threads argument of this library means: 0 and 1 work on the
  * calling thread; n > 1 asks for up to n threads, at most this many (a
- * larger n is read as HURRAY_MAX_THREADS), started and joined within the
- * call (the library keeps no threads). An operation uses fewer when its
- * work is small (each function says how much a thread gets at least) and
- * its result is the same for any count. A thread that cannot be started is
- * no error: its share runs on the calling thread.
+ * larger n is read as HURRAY_MAX_THREADS), the calling thread and n - 1 of
+ * the library's own. An operation uses fewer when its work is small (each
+ * function says how much a thread gets at least) and its result is the
+ * same for any count; every share has ended when the call returns. A
+ * thread that cannot be started is no error: its share runs on the calling
+ * thread.
+ *
+ * The library's threads are kept for later calls: started when a call
+ * first needs them, at most HURRAY_MAX_THREADS - 1 in a process however
+ * many threads call, they stay for the life of the process (as OpenMP's
+ * do), spinning for about 100 microseconds after each share and then
+ * asleep until a call hands them work. Concurrent calls never share one.
+ * A process forked from one that has them starts its own. While they
+ * exist, dlclose does not unload the library.
  */
 #define HURRAY_MAX_THREADS 64
 

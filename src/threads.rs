@@ -2,8 +2,9 @@
 //! way a bulk operation runs on them.
 //!
 //! 0 and 1 work on the calling thread. n > 1 asks for up to n threads (at
-//! most [`MAX_THREADS`]; a larger n is read as `MAX_THREADS`), started and
-//! joined within the call; an operation uses fewer when its work is small
+//! most [`MAX_THREADS`]; a larger n is read as `MAX_THREADS`): the calling
+//! thread and threads the library keeps between calls ([`crew`]), every
+//! part ended when the call returns; an operation uses fewer when its work is small
 //! ([`count`]) or when more would not help (a sort merges at most
 //! [`MAX_SORT_RUNS`] runs), and its result is the same for any number. A thread that
 //! cannot be started is no error: its part runs on the calling thread. A
@@ -11,6 +12,8 @@
 //! it into `HURRAY_ERR_INTERNAL_PANIC`).
 
 use std::sync::Mutex;
+
+mod crew;
 
 /// Tests set this to make every spawn fail, as a process at its thread
 /// limit sees it.
@@ -45,8 +48,9 @@ pub fn count(requested: usize, items: usize, per_thread: usize) -> usize {
 /// `job(k, part)` for each of `parts` (the k-th part), each on a thread of
 /// its own (part 0 on the calling thread), the results in part order.
 ///
-/// Only the part hand-over is generic; starting, joining and running a
-/// part whose thread could not start happen in `spawn_all`, one copy for
+/// Only the part hand-over is generic; handing parts to kept threads,
+/// waiting for them and running a part no thread took happen in
+/// `crew::run_parts`, one copy for
 /// the whole library (the assembly kernels instantiate `run` per element
 /// type, coordinate reader and output, and the standard library's thread
 /// machinery copied into each made up a quarter of the release build's
@@ -72,7 +76,7 @@ pub fn run<P: Send, R: Send>(parts: Vec<P>, job: impl Fn(usize, P) -> R + Sync) 
             *results[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
         }
     };
-    spawn_all(n, &work);
+    crew::run_parts(n, &work);
     results
         .into_iter()
         .map(|r| {
@@ -81,31 +85,6 @@ pub fn run<P: Send, R: Send>(parts: Vec<P>, job: impl Fn(usize, P) -> R + Sync) 
                 .expect("every part runs exactly once")
         })
         .collect()
-}
-
-/// `work(k)` for k in `0..n`: k >= 1 each on a thread of its own, 0 and any
-/// k whose thread could not start on the calling thread; a panic on a
-/// thread continues on the calling thread once every thread has joined.
-fn spawn_all(n: usize, work: &(dyn Fn(usize) + Sync)) {
-    std::thread::scope(|s| {
-        let handles: Vec<_> = (1..n)
-            .map(|k| {
-                if spawn_refused() {
-                    return None;
-                }
-                std::thread::Builder::new()
-                    .spawn_scoped(s, move || work(k))
-                    .ok()
-            })
-            .collect();
-        work(0);
-        for (i, h) in handles.into_iter().enumerate() {
-            match h {
-                Some(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-                None => work(i + 1),
-            }
-        }
-    })
 }
 
 /// `job(k)` for k in `0..threads`, as [`run`] runs parts.

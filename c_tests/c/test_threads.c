@@ -5,7 +5,11 @@
 #define _POSIX_C_SOURCE 200112L
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "alloc64.h"
 #include "ctest.h"
@@ -140,14 +144,22 @@ static int test_shared_handle_concurrent_lookups(void) {
 #define SC_N 140000u
 static int test_assembly_threads_place_scattered_triplets(void) {
     int failures = 0;
-    static int32_t rows[SC_N], cols[SC_N];
-    static double vals[SC_N];
+    int32_t *rows = malloc(SC_N * sizeof *rows), *cols = malloc(SC_N * sizeof *cols);
+    double *vals = malloc(SC_N * sizeof *vals);
     uint64_t shape[2] = {SC_ROWS, SC_COLS};
-    const void *dims[2] = {rows, cols};
+    const void *dims[2];
     uint64_t s = 88172645463325252u;
     uint32_t k;
     hurray_triplets t;
     hurray_coo *one = NULL, *two = NULL;
+    if (rows == NULL || cols == NULL || vals == NULL) {
+        free(rows);
+        free(cols);
+        free(vals);
+        return 1;
+    }
+    dims[0] = rows;
+    dims[1] = cols;
     for (k = 0; k < SC_N; k++) {
         ctest_next(&s);
         rows[k] = (int32_t)(s % SC_ROWS);
@@ -167,6 +179,62 @@ static int test_assembly_threads_place_scattered_triplets(void) {
     }
     hurray_coo_free(one);
     hurray_coo_free(two);
+    free(rows);
+    free(cols);
+    free(vals);
+    return failures;
+}
+
+/* The library keeps the threads it started for later calls: callers on
+ * several threads at once share them, each call's parts on threads no other
+ * call has at the same time (under helgrind: without a data race). */
+#define CALLERS 3
+static void *assemble_on_one_and_two(void *p) {
+    int *failures = p;
+    *failures = test_assembly_threads_place_scattered_triplets();
+    return NULL;
+}
+static int test_callers_at_once_share_the_kept_threads(void) {
+    int failures = 0, each[CALLERS] = {0};
+    pthread_t t[CALLERS];
+    int started[CALLERS] = {0};
+    int i;
+    for (i = 0; i < CALLERS; i++) {
+        started[i] = pthread_create(&t[i], NULL, assemble_on_one_and_two, &each[i]) == 0;
+        CHECK(started[i]);
+    }
+    for (i = 0; i < CALLERS; i++) {
+        if (started[i]) {
+            CHECK(pthread_join(t[i], NULL) == 0);
+            CHECK(each[i] == 0);
+        }
+    }
+    return failures;
+}
+
+/* A child forked after the library kept threads (which the child does not
+ * have) starts its own: its two-thread call returns, and right. Without
+ * that it would wait for a thread that is not there, until the alarm. */
+static int test_a_forked_child_starts_its_own_threads(void) {
+    int failures = 0, status = 0;
+    pid_t pid;
+    failures += test_assembly_threads_place_scattered_triplets();
+    pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        const char *result;
+        alarm(60);
+        /* The exit status goes through exec of true or false: on a plain
+         * exit, valgrind's leak check would count the parent's threads'
+         * bookkeeping (not in the child's memory roots) as lost. */
+        result = test_assembly_threads_place_scattered_triplets() == 0 ? "/bin/true" : "/bin/false";
+        execl(result, result, (char *)NULL);
+        _exit(2);
+    }
+    if (pid > 0) {
+        CHECK(waitpid(pid, &status, 0) == pid);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
     return failures;
 }
 
@@ -174,13 +242,17 @@ size_t ctest_threads_count(void);
 const char *ctest_threads_name(size_t i);
 int ctest_threads_run(size_t i);
 
-size_t ctest_threads_count(void) { return 2; }
+size_t ctest_threads_count(void) { return 4; }
 const char *ctest_threads_name(size_t i) {
     switch (i) {
     case 0:
         return "shared_handle_concurrent_lookups";
     case 1:
         return "assembly_threads_place_scattered_triplets";
+    case 2:
+        return "callers_at_once_share_the_kept_threads";
+    case 3:
+        return "a_forked_child_starts_its_own_threads";
     default:
         return NULL;
     }
@@ -191,6 +263,10 @@ int ctest_threads_run(size_t i) {
         return test_shared_handle_concurrent_lookups();
     case 1:
         return test_assembly_threads_place_scattered_triplets();
+    case 2:
+        return test_callers_at_once_share_the_kept_threads();
+    case 3:
+        return test_a_forked_child_starts_its_own_threads();
     default:
         return -1;
     }
