@@ -196,7 +196,23 @@ mod tests {
         let caller = std::thread::current().id();
         let on = |refuse: bool| {
             REFUSE_SPAWN.store(refuse, std::sync::atomic::Ordering::SeqCst);
-            let r = each(4, |k| (k * 10, std::thread::current().id() == caller));
+            let started = std::sync::atomic::AtomicUsize::new(0);
+            let r = each(4, |k| {
+                if k > 0 {
+                    started.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                } else if !refuse {
+                    // Part 0 waits for the others to start (a part whose
+                    // thread has not started it when part 0 ends runs on
+                    // the caller instead).
+                    let t = std::time::Instant::now();
+                    while started.load(std::sync::atomic::Ordering::SeqCst) < 3
+                        && t.elapsed() < std::time::Duration::from_secs(5)
+                    {
+                        std::hint::spin_loop();
+                    }
+                }
+                (k * 10, std::thread::current().id() == caller)
+            });
             REFUSE_SPAWN.store(false, std::sync::atomic::Ordering::SeqCst);
             r
         };

@@ -281,6 +281,15 @@ pub(super) fn run_parts(n: usize, work: &(dyn Fn(usize) + Sync)) {
             first_panic = first_panic.or(r);
         }
     }
+    // A part whose thread has not started it yet (asleep, or off its core)
+    // runs here instead: that ends no later than waiting for it would.
+    for (k, c) in crew.iter_mut().enumerate().take(n).skip(1) {
+        if c.is_some_and(take_back) {
+            *c = None;
+            let r = catch_unwind(AssertUnwindSafe(|| work(k))).err();
+            first_panic = first_panic.or(r);
+        }
+    }
     for slot in crew.iter().take(n).flatten() {
         first_panic = first_panic.or(collect(slot));
     }
@@ -296,6 +305,19 @@ fn post(slot: &Slot, part: Part) {
     st.part = Some(part);
     st.phase = Phase::Posted;
     h.broadcast();
+}
+
+/// Whether the part posted to `slot` was taken back, its thread not having
+/// started it (the slot is idle again, and its thread waits on).
+fn take_back(slot: &Slot) -> bool {
+    let mut h = slot.lock();
+    let st = h.state();
+    if st.phase != Phase::Posted {
+        return false;
+    }
+    st.part = None;
+    st.phase = Phase::Idle;
+    true
 }
 
 /// Waits for the part posted to `slot` to end and gives the slot back
@@ -360,6 +382,26 @@ mod tests {
             .all(|&t| t == on[0] && t != std::thread::current().id()));
     }
 
+    /// A part that no thread has started is taken back once, and leaves
+    /// the slot idle; a part already started is not.
+    #[test]
+    fn an_unstarted_part_is_taken_back() {
+        static SLOT: Slot = Slot::new();
+        let work = |_: usize| {};
+        let erased = &work as &(dyn Fn(usize) + Sync) as *const (dyn Fn(usize) + Sync + '_);
+        // SAFETY: no thread serves SLOT, so the part is never called.
+        let erased: *const (dyn Fn(usize) + Sync + 'static) =
+            unsafe { std::mem::transmute(erased) };
+        SLOT.lock().state().phase = Phase::Claimed;
+        post(&SLOT, Part { work: erased, k: 1 });
+        assert!(take_back(&SLOT));
+        assert_eq!(SLOT.lock().state().phase, Phase::Idle);
+        assert!(SLOT.lock().state().part.is_none());
+        assert!(!take_back(&SLOT));
+        SLOT.lock().state().phase = Phase::Running;
+        assert!(!take_back(&SLOT), "a started part stays with its thread");
+    }
+
     /// A `try_lock` that fails leaves the lock to its holder (a guard made
     /// for a lock not taken would release it when dropped).
     #[test]
@@ -391,15 +433,27 @@ mod tests {
         });
         assert!(r.is_err());
         let name = std::sync::Mutex::new(None);
+        let started = std::sync::atomic::AtomicBool::new(false);
         run_parts(2, &|k| {
             if k == 1 {
                 *name.lock().unwrap() = std::thread::current().name().map(String::from);
+                started.store(true, Ordering::SeqCst);
+            } else {
+                // Part 0 waits for part 1 to start, which the caller would
+                // otherwise take back if its thread were slow to wake.
+                let t = Instant::now();
+                while !started.load(Ordering::SeqCst) && t.elapsed() < Duration::from_secs(5) {
+                    std::hint::spin_loop();
+                }
             }
         });
-        // Part 1 ran on a kept thread (unless 63 tests held every slot).
+        // Part 1 ran on a kept thread, unless none could be had (63 tests
+        // holding every slot, or another test refusing new threads for a
+        // moment), when it ran on the caller.
         let name = name.into_inner().unwrap();
+        let here = std::thread::current().name().map(String::from);
         assert!(
-            name.is_none() || name.as_deref() == Some("hurray-coo"),
+            name.as_deref() == Some("hurray-coo") || name == here,
             "{name:?}"
         );
         assert!(live() >= 1);
