@@ -831,7 +831,9 @@ typedef struct hurray_coo_options {
  * first needs them, at most HURRAY_MAX_THREADS - 1 in a process however
  * many threads call, they stay for the life of the process (as OpenMP's
  * do), spinning for about 100 microseconds after each share and then
- * asleep until a call hands them work. Concurrent calls never share one.
+ * asleep until a call hands them work; a share none of them has started
+ * when the caller's own is done runs on the calling thread. Concurrent
+ * calls never share one.
  * A process forked from one that has them starts its own. While they
  * exist, dlclose does not unload the library.
  */
