@@ -180,6 +180,9 @@ mod tests {
             );
         }
         assert_eq!(each(5, |k| k * k), vec![0, 1, 4, 9, 16]);
+        // More parts than threads a call may have: the rest on the caller.
+        let many = MAX_THREADS + 6;
+        assert_eq!(each(many, |k| k), (0..many).collect::<Vec<_>>());
         // A copy in parts: every element, on any number of threads.
         for (n, threads) in [(0, 2), (1, 2), (1 << 17, 2), ((1 << 18) + 3, 4), (1000, 1)] {
             let src: Vec<u32> = (0..n as u32)
