@@ -88,8 +88,8 @@ pub struct AssembleOptions {
     pub skip_negative: bool,
     /// Leave out entries whose (combined) value is zero.
     pub drop_zeros: bool,
-    /// Threads for the sort (0 and 1: the calling thread only); started
-    /// and joined within the call.
+    /// Threads for the sort (0 and 1: the calling thread only), as
+    /// [`crate::threads`] says; all done when the call returns.
     pub threads: usize,
     /// Build no re-assembly plan (it costs 4 to 8 bytes per triplet, plus 8
     /// per entry in the gather layout).

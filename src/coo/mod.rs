@@ -40,8 +40,8 @@ pub struct Options {
     /// Real types only, and only when the packed index applies; otherwise
     /// the index is built without values (`index_has_values` says which).
     pub index_values: bool,
-    /// Threads for the data checks (0 or 1: the calling thread only),
-    /// started and joined within the call.
+    /// Threads for the data checks (0 or 1: the calling thread only), as
+    /// [`crate::threads`] says; every share has ended when the call returns.
     pub threads: usize,
 }
 

@@ -475,8 +475,8 @@ pub struct WriteOptions {
     /// Significant digits of real values (1 to 17); `None` writes the
     /// shortest text that reads back to the same value.
     pub precision: Option<usize>,
-    /// Threads that format the entries (0 and 1: the calling thread),
-    /// started and joined within the call; the text is the same.
+    /// Threads that format the entries (0 and 1: the calling thread), as
+    /// [`crate::threads`] says; the text is the same.
     pub threads: usize,
     /// Matrix Market only: write the coordinates alone (field `pattern`),
     /// whatever the values; FROSTT, which always has values, refuses it.

@@ -24,8 +24,8 @@ impl Coo<'_> {
         self.validate_with(1)
     }
 
-    /// `validate` on up to `threads` threads (started and joined within
-    /// the call): the same answer, the same first violation.
+    /// `validate` on up to `threads` threads (as [`crate::threads`] says;
+    /// all done when it returns): the same answer, the same first violation.
     pub fn validate_with(&self, threads: usize) -> Result<(), CooError> {
         check_structure(&self.parts(), !self.is_copy(), false)?;
         self.check_data(threads)
