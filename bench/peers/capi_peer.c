@@ -38,6 +38,19 @@ static void *aligned_copy(const void *src, size_t n) {
 
 enum { MAX_REPS = 101 };
 
+/* One hurray_coo_lookup_f64 per query of d, timed (ms); the values found
+ * are added to *total. */
+static double time_lookups(const hurray_coo *h, const dataset *d, double *total) {
+    double x = 0;
+    bool found = false;
+    double s = now_ms();
+    for (uint64_t k = 0; k < d->nq; k++) {
+        hurray_coo_lookup_f64(h, d->q + k * (uint64_t)d->rank, (uint32_t)d->rank, &x, &found);
+        *total += x;
+    }
+    return now_ms() - s;
+}
+
 static double median(double *t, int n) {
     qsort(t, (size_t)n, sizeof t[0], cmp_double);
     return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
@@ -104,15 +117,7 @@ int main(int argc, char **argv) {
                 double x = 0, total = 0;
                 bool found = false;
                 bench_create(HURRAY_TYPE_FLOAT64, (uint32_t)d.rank, d.shape, d.nnz, d.sorted, val, vb, idx, ib, flags[f], 1, &h);
-                for (int r = 0; r < 3; r++) {
-                    double s = now_ms();
-                    for (uint64_t k = 0; k < d.nq; k++) {
-                        hurray_coo_lookup_f64(h, d.q + k * (uint64_t)d.rank, (uint32_t)d.rank, &x,
-                                              &found);
-                        total += x;
-                    }
-                    t[r] = now_ms() - s;
-                }
+                for (int r = 0; r < 3; r++) t[r] = time_lookups(h, &d, &total);
                 sink = (uint64_t)total;
                 printf("ours\t%s\t%s\t%.4f\n", names[f], argv[a], median3(t[0], t[1], t[2]));
                 if (f == 0) {
@@ -123,13 +128,7 @@ int main(int argc, char **argv) {
                         hurray_coo *fresh = NULL;
                         bench_create(HURRAY_TYPE_FLOAT64, (uint32_t)d.rank, d.shape, d.nnz, d.sorted, val, vb,
                                      idx, ib, 0, 1, &fresh);
-                        double s = now_ms();
-                        for (uint64_t k = 0; k < d.nq; k++) {
-                            hurray_coo_lookup_f64(fresh, d.q + k * (uint64_t)d.rank, (uint32_t)d.rank, &x,
-                                                  &found);
-                            total += x;
-                        }
-                        first[r] = now_ms() - s;
+                        first[r] = time_lookups(fresh, &d, &total);
                         hurray_coo_free(fresh);
                     }
                     sink = (uint64_t)total;

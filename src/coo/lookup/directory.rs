@@ -334,6 +334,8 @@ fn low_bits<T: TryFrom<u64>>(idx: &[u64], r: usize, strides: &[u64], shift: u32)
 /// or later (`nnz` when none); `None` when the memory is refused or an
 /// entry's bucket is out of order or out of range (never on data the
 /// caller verified).
+/// `T` must hold `nnz` (the caller picks `u32` only when it does): every
+/// count and running sum is at most `nnz`.
 ///
 /// Without a branch per entry: each entry counts one in the slot after its
 /// bucket (a zeroed buffer), then running sums make each slot the number of
